@@ -1,0 +1,15 @@
+// The operations of the `ssm` dialect (generated from SsmOps.td).
+#ifndef SSM_DIALECT_SSMOPS_H
+#define SSM_DIALECT_SSMOPS_H
+
+#include "dialect/SsmDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dialect/SsmOps.h.inc"
+
+#endif

@@ -1,0 +1,303 @@
+// The operations of the `ssm` dialect: ODS definitions and their documentation.
+#ifndef SSM_OPS_TD
+#define SSM_OPS_TD
+
+include "dialect/SsmDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def SSM_F32Tensor : RankedTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// ssm.discretize
+//===----------------------------------------------------------------------===//
+
+def SSM_DiscretizeOp : SSM_Op<"discretize", [Pure, AllTypesMatch<["A", "B", "delta", "Abar", "Bbar"]>]> {
+  let summary = "continuous (A, B, Delta) to discrete (Abar, Bbar), elementwise";
+  let description = [{
+    Discretizes a diagonal continuous-time SSM elementwise. `A`, `B`, `delta`
+    and both results have the same shape (broadcast beforehand, e.g. with
+    `linalg.broadcast`). Delta is the step size in the units of the model's
+    time axis. A and B each get their own method (DESIGN.md section 1):
+
+    * `zoh` (exact zero-order hold): Abar = exp(Delta A),
+      Bbar = (exp(Delta A) - 1) / A * B (Delta B where A = 0).
+    * `bilinear` (Tustin, S4 paper section 2.3): Abar = (1 + Delta A/2) / (1 - Delta A/2),
+      Bbar = Delta B / (1 - Delta A/2).
+    * `euler` (forward): Abar = 1 + Delta A, Bbar = Delta B.
+
+    Mamba-1 (`selective_scan_ref` in state-spaces/mamba) uses `zoh` for A and
+    `euler` for B:
+
+    ```mlir
+    %abar, %bbar = ssm.discretize %A, %B, %delta methods(zoh, euler) : tensor<2x4x8xf32>
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$A, SSM_F32Tensor:$B, SSM_F32Tensor:$delta,
+                       SSM_Discretization:$a_method, SSM_Discretization:$b_method);
+  let results = (outs SSM_F32Tensor:$Abar, SSM_F32Tensor:$Bbar);
+  let assemblyFormat = [{
+    $A `,` $B `,` $delta `methods` `(` $a_method `,` $b_method `)` attr-dict `:` type($A)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.affine_scan
+//===----------------------------------------------------------------------===//
+
+def SSM_AffineScanOp : SSM_Op<"affine_scan", [Pure, AttrSizedOperandSegments]> {
+  let summary = "first-order linear recurrence h_t = a_t * h_{t-1} + b_t along one dimension";
+  let description = [{
+    Computes `h[t] = a[t] * h[t-1] + b[t]` elementwise along dimension `dim`
+    of `b`, starting from `h0` (zeros when absent). The recurrence is a
+    composition of affine maps, (a2, b2) . (a1, b1) = (a2 a1, a2 b1 + b2),
+    which is associative with identity (1, 0): chunked and tree-shaped
+    (parallel-in-time) evaluations are legal rewrites of this op.
+
+    * `a` has the rank of `b`; each of its dims equals b's or is 1 (broadcast).
+    * `h0` and the result `h_last` have b's shape with `dim` removed.
+    * `reset` (i1, b's shape): where true, the step starts a new sequence
+      (h[t-1] is taken as 0), for packed variable-length sequences.
+    * `reverse`: the scan runs from the last index to the first; `h_last` is
+      then the state at index 0.
+
+    Results: `h` (b's shape) and `h_last`.
+
+    ```mlir
+    %h, %last = ssm.affine_scan %a, %b along 1 : (tensor<4x16xf32>, tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4xf32>)
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$a, SSM_F32Tensor:$b,
+                       Optional<SSM_F32Tensor>:$h0,
+                       Optional<RankedTensorOf<[I1]>>:$reset,
+                       I64Attr:$dim, UnitAttr:$reverse);
+  let results = (outs SSM_F32Tensor:$h, SSM_F32Tensor:$h_last);
+  let assemblyFormat = [{
+    $a `,` $b (`h0` `(` $h0^ `)`)? (`reset` `(` $reset^ `)`)? `along` $dim (`reverse` $reverse^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.selective_scan
+//===----------------------------------------------------------------------===//
+
+def SSM_SelectiveScanOp : SSM_Op<"selective_scan", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Mamba-1 selective scan (input-dependent Delta, B, C), fused D skip and silu(z) gate";
+  let description = [{
+    The selective scan of Mamba-1 (Gu and Dao 2023, Algorithm 2), with the
+    semantics of `selective_scan_ref` in state-spaces/mamba
+    (mamba_ssm/ops/selective_scan_interface.py). For each batch b, channel d
+    and state index n:
+
+        delta = delta + delta_bias[d];  delta = softplus(delta) if delta_softplus
+        h[n]  = exp(delta * A[d, n]) * h[n] + delta * B[n] * u      (zoh A, euler B)
+        y     = sum_n h[n] * C[n] + D[d] * u;  y = y * silu(z) if z is given
+
+    Shapes (dim = D channels, N = state size, L = sequence length):
+
+    | operand          | `channel_major` (mamba_ssm) | `time_major` (ggml, Mamba-2) |
+    |------------------|-----------------------------|------------------------------|
+    | u, delta, z, y   | (batch, dim, L)             | (batch, L, dim)              |
+    | B, C per token   | (batch, N, L)               | (batch, L, N)                |
+    | B, C grouped     | (batch, G, N, L)            | (batch, L, G, N)             |
+    | B, C constant    | (dim, N)                    | (dim, N)                     |
+    | A                | (dim, N)                    | (dim, N)                     |
+    | D, delta_bias    | (dim)                       | (dim)                        |
+    | h0, h_last       | (batch, dim, N)             | (batch, dim, N)              |
+
+    With G groups, channel d reads group d / (dim / G); G must divide dim.
+    B and C choose their form independently. `h_last` is the state after the
+    last token. A is real (the complex-A variant of mamba_ssm is not supported).
+
+    Decomposes (`ssm-decompose`) into `ssm.discretize` + `ssm.affine_scan` +
+    a readout, and lowers to a fused kernel that never stores the
+    (batch, L, dim, N) state.
+
+    ```mlir
+    %y, %h = ssm.selective_scan channel_major %u, %dt, %A, %B, %C D(%D) z(%z) delta_bias(%bias) {delta_softplus}
+        : (tensor<1x8x40xf32>, tensor<1x8x40xf32>, tensor<8x4xf32>, tensor<1x2x4x40xf32>, tensor<1x2x4x40xf32>,
+           tensor<8xf32>, tensor<1x8x40xf32>, tensor<8xf32>) -> (tensor<1x8x40xf32>, tensor<1x8x4xf32>)
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$u, SSM_F32Tensor:$delta, SSM_F32Tensor:$A,
+                       SSM_F32Tensor:$B, SSM_F32Tensor:$C,
+                       Optional<SSM_F32Tensor>:$D, Optional<SSM_F32Tensor>:$z,
+                       Optional<SSM_F32Tensor>:$delta_bias, Optional<SSM_F32Tensor>:$h0,
+                       SSM_Layout:$layout, UnitAttr:$delta_softplus);
+  let results = (outs SSM_F32Tensor:$y, SSM_F32Tensor:$h_last);
+  let assemblyFormat = [{
+    $layout $u `,` $delta `,` $A `,` $B `,` $C (`D` `(` $D^ `)`)? (`z` `(` $z^ `)`)?
+    (`delta_bias` `(` $delta_bias^ `)`)? (`h0` `(` $h0^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.selective_update
+//===----------------------------------------------------------------------===//
+
+def SSM_SelectiveUpdateOp : SSM_Op<"selective_update", [Pure, AttrSizedOperandSegments]> {
+  let summary = "one decode step of the selective scan (state update), with or without heads";
+  let description = [{
+    One token of the selective scan, the decode form, with the semantics of
+    `selective_state_update_ref` in state-spaces/mamba
+    (mamba_ssm/ops/triton/selective_state_update.py):
+
+        dt = dt + dt_bias;  dt = softplus(dt) if dt_softplus
+        new_state = state * exp(dt * A) + B * (dt * x)
+        y = sum_n new_state * C + D * x;  y = y * silu(z) if z is given
+
+    | operand        | without heads (Mamba-1) | with heads (Mamba-2) |
+    |----------------|-------------------------|----------------------|
+    | state, new_state | (batch, dim, N)       | (batch, H, P, N)     |
+    | x, dt, z, y    | (batch, dim)            | (batch, H, P)        |
+    | A              | (dim, N)                | (H, P, N)            |
+    | B, C           | (batch, N)              | (batch, G, N)        |
+    | D, dt_bias     | (dim)                   | (H, P)               |
+
+    Head h reads group h / (H / G). The state is a value here; bufferization
+    donates the input state buffer to `new_state` (updated in place).
+  }];
+  let arguments = (ins SSM_F32Tensor:$state, SSM_F32Tensor:$x, SSM_F32Tensor:$dt,
+                       SSM_F32Tensor:$A, SSM_F32Tensor:$B, SSM_F32Tensor:$C,
+                       Optional<SSM_F32Tensor>:$D, Optional<SSM_F32Tensor>:$z,
+                       Optional<SSM_F32Tensor>:$dt_bias, UnitAttr:$dt_softplus);
+  let results = (outs SSM_F32Tensor:$y, SSM_F32Tensor:$new_state);
+  let assemblyFormat = [{
+    $state `,` $x `,` $dt `,` $A `,` $B `,` $C (`D` `(` $D^ `)`)? (`z` `(` $z^ `)`)?
+    (`dt_bias` `(` $dt_bias^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.lti_kernel
+//===----------------------------------------------------------------------===//
+
+def SSM_LtiKernelOp : SSM_Op<"lti_kernel", [Pure]> {
+  let summary = "convolution kernel K_l = C Abar^l Bbar of a time-invariant diagonal SSM (S4, S4D)";
+  let description = [{
+    The S4/S4D convolution kernel (state-spaces/s4, models/s4/s4d.py
+    `S4DKernel`, src/models/sequence/kernels/ssm.py `SSMKernelDiag`):
+
+        K[h, l] = sum_n C[h, n] * Bbar[h, n] * Abar[h, n]^l,  l = 0 .. length-1
+
+    with (Abar, Bbar) from (A, B, delta[h]) by `discretization` (as in
+    `ssm.discretize`). A, B and C are (H, N) when real, or (H, N, 2) holding
+    (real, imaginary) pairs when complex; a complex A holds one
+    representative of each of N conjugate pairs and the kernel is
+    K = 2 Re(sum ...), the S4D convention. B is 1 when absent (folded into C).
+    delta is (H); the result is (H, length), its static shape giving the length.
+
+    With Abar 0.8, Bbar 1, C 1: K = (1, 0.8, 0.64, ...).
+  }];
+  let arguments = (ins SSM_F32Tensor:$A, Optional<SSM_F32Tensor>:$B, SSM_F32Tensor:$C,
+                       SSM_F32Tensor:$delta, SSM_Discretization:$discretization);
+  let results = (outs SSM_F32Tensor:$K);
+  let assemblyFormat = [{
+    $discretization $A `,` $C `,` $delta (`B` `(` $B^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.lti_conv
+//===----------------------------------------------------------------------===//
+
+def SSM_LtiConvOp : SSM_Op<"lti_conv", [Pure]> {
+  let summary = "causal long convolution y = K * u + D u per channel";
+  let description = [{
+    Causal depthwise convolution of `u` (batch, H, L) with a kernel `K`
+    (H, Lk), plus an optional skip `D` (H):
+
+        y[b, h, t] = sum_{k=0}^{min(t, Lk-1)} K[h, k] * u[b, h, t-k] + D[h] * u[b, h, t]
+
+    `algorithm` (direct, fft, scan) chooses how compiled code evaluates it and
+    does not change the result; S4 uses an FFT of length 2L.
+  }];
+  let arguments = (ins SSM_F32Tensor:$u, SSM_F32Tensor:$K, Optional<SSM_F32Tensor>:$D,
+                       SSM_ConvAlgorithm:$algorithm);
+  let results = (outs SSM_F32Tensor:$y);
+  let assemblyFormat = [{
+    $algorithm $u `,` $K (`D` `(` $D^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.causal_conv1d
+//===----------------------------------------------------------------------===//
+
+def SSM_CausalConv1dOp : SSM_Op<"causal_conv1d", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Mamba's short causal depthwise convolution (width 2..4), bias, optional silu, carried state";
+  let description = [{
+    The short convolution of Mamba blocks, with the semantics of
+    `causal_conv1d_ref` (Dao-AILab/causal-conv1d,
+    causal_conv1d/causal_conv1d_interface.py). With W the width and
+    xx = concat(initial_states or zeros, x) along time:
+
+        out[b, d, t] = act(bias[d] + sum_{k<W} weight[d, k] * xx[b, d, t + k])
+
+    so the last tap multiplies the current sample. `final_states` holds the
+    last W-1 samples of xx (the window a following decode step needs).
+
+    x, out: (batch, dim, L); weight: (dim, W), 2 <= W <= 4; bias: (dim);
+    initial_states, final_states: (batch, dim, W-1).
+  }];
+  let arguments = (ins SSM_F32Tensor:$x, SSM_F32Tensor:$weight,
+                       Optional<SSM_F32Tensor>:$bias, Optional<SSM_F32Tensor>:$initial_states,
+                       SSM_Activation:$activation);
+  let results = (outs SSM_F32Tensor:$out, SSM_F32Tensor:$final_states);
+  let assemblyFormat = [{
+    $activation $x `,` $weight (`bias` `(` $bias^ `)`)? (`initial_states` `(` $initial_states^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.ssd_scan
+//===----------------------------------------------------------------------===//
+
+def SSM_SsdScanOp : SSM_Op<"ssd_scan", [Pure, AttrSizedOperandSegments]> {
+  let summary = "outer-product state scan: Mamba-2 SSD, linear attention with decay, RWKV-5 (with bonus)";
+  let description = [{
+    The matrix-state recurrence of Mamba-2 (state-spaces/mamba,
+    mamba_ssm/modules/ssd_minimal.py `ssd_minimal_discrete`) and of RWKV-5
+    and decayed linear attention. Per batch b and head h, with the state S a
+    (P, N) matrix:
+
+        S_t = exp(A_t) (.) S_{t-1} + X_t B_t^T
+        Y_t = S_t C_t                                        (Mamba-2, no bonus)
+        Y_t = S_{t-1} C_t + X_t (B_t . (bonus (.) C_t))     (RWKV-5, with bonus u)
+
+    | operand               | shape                               |
+    |-----------------------|-------------------------------------|
+    | X (values, times dt)  | (batch, L, H, P)                    |
+    | A (log decay per step)| (batch, L, H) or (batch, L, H, N)   |
+    | B (keys), C (queries) | (batch, L, G, N), head h reads group h / (H / G) |
+    | initial_state, final_state | (batch, H, P, N)               |
+    | bonus                 | (H, N)                              |
+    | Y                     | (batch, L, H, P)                    |
+
+    A of rank 3 is a scalar decay per head (Mamba-2); rank 4 decays each key
+    dimension (RWKV-5, gated linear attention). `chunk_size` is the chunk
+    length compiled code uses for the chunked form (small matrix products
+    within a chunk, a scan over chunk states); it does not change the result.
+  }];
+  let arguments = (ins SSM_F32Tensor:$X, SSM_F32Tensor:$A, SSM_F32Tensor:$B, SSM_F32Tensor:$C,
+                       Optional<SSM_F32Tensor>:$initial_state, Optional<SSM_F32Tensor>:$bonus,
+                       DefaultValuedAttr<I64Attr, "64">:$chunk_size);
+  let results = (outs SSM_F32Tensor:$Y, SSM_F32Tensor:$final_state);
+  let assemblyFormat = [{
+    $X `,` $A `,` $B `,` $C (`initial_state` `(` $initial_state^ `)`)? (`bonus` `(` $bonus^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // SSM_OPS_TD
