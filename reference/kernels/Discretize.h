@@ -1,0 +1,48 @@
+// Reference ssm.discretize: continuous (A, B, Delta) -> discrete (Abar, Bbar), elementwise.
+#ifndef SSM_REFERENCE_KERNELS_DISCRETIZE_H
+#define SSM_REFERENCE_KERNELS_DISCRETIZE_H
+
+#include "reference/Array.h"
+
+#include <complex>
+#include <string>
+
+namespace ssm::ref {
+
+/// The field's names, chosen separately for A and B: Mamba-1 is zoh A with
+/// euler B, which is neither pure zoh nor pure euler (DESIGN.md section 1).
+enum class Discretization { ZOH, Bilinear, Euler };
+
+/// "zoh", "bilinear", "euler".
+const char *discretizationName(Discretization method);
+/// Inverse of discretizationName; false for an unknown name.
+bool parseDiscretization(const std::string &name, Discretization &method);
+
+/// Scalar rules, with d = delta:
+///   zoh:      Abar = exp(dA),               Bbar = (exp(dA) - 1) / A * B  (d*B at A == 0)
+///   bilinear: Abar = (1 + dA/2)/(1 - dA/2), Bbar = d*B / (1 - dA/2)
+///   euler:    Abar = 1 + dA,                Bbar = d*B
+/// Follows state-spaces/s4 src/models/sequence/kernels/ssm.py SSMKernelDiag
+/// (disc = 'zoh' | 'bilinear') and the S4 paper section 2.3.
+double discretizeA(Discretization method, double A, double delta);
+double discretizeB(Discretization method, double A, double B, double delta);
+/// Complex forms for S4D's complex diagonal A.
+std::complex<double> discretizeA(Discretization method, std::complex<double> A,
+                                 double delta);
+std::complex<double> discretizeB(Discretization method, std::complex<double> A,
+                                 std::complex<double> B, double delta);
+
+struct DiscretizeArgs {
+  const Array *A = nullptr;     // any shape S
+  const Array *B = nullptr;     // S
+  const Array *delta = nullptr; // S
+  Discretization methodA = Discretization::ZOH;
+  Discretization methodB = Discretization::ZOH;
+};
+
+/// Abar, Bbar: shape S. Returns "" on success, else a message.
+std::string discretize(const DiscretizeArgs &args, Array &Abar, Array &Bbar);
+
+} // namespace ssm::ref
+
+#endif // SSM_REFERENCE_KERNELS_DISCRETIZE_H

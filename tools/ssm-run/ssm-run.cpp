@@ -1,0 +1,322 @@
+// ssm-run: runs ssm graphs (an MLIR function on .npy inputs, or a golden case) and checks results.
+#include "passes/InitAll.h"
+#include "reference/Interpreter.h"
+#include "runtime/Compare.h"
+#include "runtime/Npy.h"
+#include "tools/ssm-run/GoldenCase.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+using namespace llvm;
+namespace cl = llvm::cl;
+
+namespace {
+
+// Exit codes of CONTRACTS.md.
+constexpr int kOk = 0, kCheckFailed = 1, kCannotRun = 2;
+
+cl::OptionCategory category("ssm-run options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::init(""),
+                               cl::cat(category));
+cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
+                               cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
+cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default)"),
+                            cl::init("reference"), cl::cat(category));
+cl::opt<std::string> target("target", cl::desc("Halide target for compiled engines (default: host)"),
+                            cl::init("host"), cl::cat(category));
+// libLLVM already registers a global "threads" option, so --threads is taken
+// off argv before cl parsing (see main) rather than declared here.
+unsigned threads = 0;
+cl::opt<unsigned> repeat("repeat", cl::desc("Time N runs after one warm-up; prints median_ms"),
+                         cl::init(0), cl::cat(category));
+cl::opt<std::string> function("function", cl::desc("Function to run (default: main, or the only one)"),
+                              cl::init(""), cl::cat(category));
+cl::list<std::string> inputs("input", cl::desc("An input .npy, one per function argument, in order"),
+                             cl::value_desc("file.npy"), cl::cat(category));
+cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded uniform(-0.5, 0.5) data"),
+                  cl::init(-1), cl::cat(category));
+cl::opt<std::string> outputDir("output-dir", cl::desc("Write each result as result<i>.npy here"),
+                               cl::init(""), cl::cat(category));
+cl::opt<bool> force("force", cl::desc("Allow overwriting existing output files"), cl::init(false),
+                    cl::cat(category));
+cl::list<std::string> expected("expected", cl::desc("Expected .npy for result i, in order"),
+                               cl::value_desc("file.npy"), cl::cat(category));
+cl::opt<double> rtol("rtol", cl::desc("Relative tolerance for --expected"), cl::init(1e-4),
+                     cl::cat(category));
+cl::opt<double> atol("atol", cl::desc("Absolute tolerance for --expected"), cl::init(1e-5),
+                     cl::cat(category));
+
+int cannotRun(const Twine &msg) {
+  errs() << "ssm-run: error: " << msg << "\n";
+  return kCannotRun;
+}
+
+/// The function to run: --function, else @main, else the only function.
+mlir::func::FuncOp pickFunction(mlir::ModuleOp module, std::string &error) {
+  if (!function.empty()) {
+    auto f = module.lookupSymbol<mlir::func::FuncOp>(function);
+    if (!f)
+      error = "no function '@" + function + "' in the module";
+    return f;
+  }
+  if (auto f = module.lookupSymbol<mlir::func::FuncOp>("main"))
+    return f;
+  mlir::func::FuncOp only;
+  unsigned count = 0;
+  for (auto f : module.getOps<mlir::func::FuncOp>())
+    if (!f.isExternal()) {
+      only = f;
+      ++count;
+    }
+  if (count != 1)
+    error = count ? "the module has several functions and no @main: pick one with --function"
+                  : "the module has no function";
+  return count == 1 ? only : mlir::func::FuncOp();
+}
+
+/// Runs the reference engine `times` times (the first one is a warm-up when
+/// timing) and returns the results of the last run.
+Expected<std::vector<ssm::ref::Array>> runEngine(mlir::func::FuncOp f,
+                                                  const std::vector<ssm::ref::Array> &args,
+                                                  double *medianMs) {
+  auto results = ssm::ref::runFunction(f, args);
+  if (!results || !repeat)
+    return results;
+  std::vector<double> ms;
+  for (unsigned i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto again = ssm::ref::runFunction(f, args);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!again)
+      return again.takeError();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  *medianMs = ms.size() % 2 ? ms[ms.size() / 2]
+                            : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  return results;
+}
+
+int checkEngine() {
+  if (engine == "reference")
+    return kOk;
+  if (engine == "cpu" || engine == "opencl" || engine == "cuda")
+    return cannotRun("engine '" + engine + "' is not built yet in this version; use --engine reference");
+  return cannotRun("unknown engine '" + engine + "' (known: reference, cpu, opencl, cuda)");
+}
+
+void printTiming(double medianMs) {
+  if (repeat)
+    outs() << "median_ms=" << format("%.4f", medianMs) << " threads=" << (threads ? threads : 1)
+           << "\n";
+}
+
+int runGolden(mlir::MLIRContext &ctx) {
+  if (int rc = checkEngine())
+    return rc;
+  ssm::GoldenCase gc;
+  std::string error;
+  if (!ssm::loadGoldenCase(goldenDir, gc, error))
+    return cannotRun(error);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(gc.mlir, &ctx, goldenDir + "/case.json");
+  if (!module)
+    return cannotRun("the function built for " + goldenDir + " does not verify (see above)");
+  auto f = module->lookupSymbol<mlir::func::FuncOp>("main");
+  std::vector<ssm::ref::Array> args;
+  for (const std::string &name : gc.argNames)
+    for (const ssm::NamedArray &a : gc.inputs)
+      if (a.name == name)
+        args.emplace_back(a.shape, a.data);
+  double medianMs = 0;
+  auto results = runEngine(f, args, &medianMs);
+  if (!results)
+    return cannotRun(toString(results.takeError()));
+  bool allPass = true;
+  for (const ssm::NamedArray &e : gc.expected) {
+    size_t i = std::find(gc.resultNames.begin(), gc.resultNames.end(), e.name) - gc.resultNames.begin();
+    const ssm::ref::Array &got = (*results)[i];
+    ssm::CompareResult r = ssm::compareArrays(got.shape, got.data, e.shape, e.data, gc.tolerance);
+    if (r.shapeMismatch)
+      errs() << "ssm-run: " << e.name << ": got shape " << ssm::ref::shapeToString(got.shape)
+             << ", expected " << ssm::ref::shapeToString(e.shape) << "\n";
+    outs() << ssm::formatCompareLine(e.name, r) << "\n";
+    allPass &= r.pass;
+  }
+  printTiming(medianMs);
+  return allPass ? kOk : kCheckFailed;
+}
+
+int runFile(mlir::MLIRContext &ctx) {
+  if (int rc = checkEngine())
+    return rc;
+  std::string errorMessage;
+  auto file = mlir::openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return cannotRun("cannot open '" + inputFile + "': " + errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  if (!module) {
+    errs() << "ssm-run: error: '" << inputFile << "' is not valid IR (see above)\n";
+    return kCheckFailed;
+  }
+  std::string error;
+  mlir::func::FuncOp f = pickFunction(*module, error);
+  if (!f)
+    return cannotRun(inputFile + ": " + error);
+  mlir::FunctionType type = f.getFunctionType();
+  if (inputs.size() > type.getNumInputs())
+    return cannotRun(formatv("{0} --input files for {1} arguments of @{2}", inputs.size(),
+                             type.getNumInputs(), f.getSymName()));
+  if (inputs.size() < type.getNumInputs() && seed < 0)
+    return cannotRun(formatv("@{0} takes {1} arguments but {2} --input files were given "
+                             "(or pass --seed N for random data)",
+                             f.getSymName(), type.getNumInputs(), inputs.size()));
+  std::vector<ssm::ref::Array> args;
+  std::mt19937_64 rng(seed < 0 ? 0 : seed);
+  std::uniform_real_distribution<double> uniform(-0.5, 0.5);
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    auto t = dyn_cast<mlir::RankedTensorType>(type.getInput(i));
+    std::vector<int64_t> shape = t ? std::vector<int64_t>(t.getShape().begin(), t.getShape().end())
+                                   : std::vector<int64_t>{};
+    if (i < inputs.size()) {
+      ssm::NpyArray npy;
+      ssm::ref::Array a;
+      if (!ssm::readNpy(inputs[i], npy, error) || !ssm::npyToDoubles(npy, a.data, error))
+        return cannotRun(error);
+      a.shape = npy.shape;
+      if (a.shape != shape)
+        return cannotRun(formatv("{0}: shape {1} but argument {2} of @{3} is {4}", inputs[i],
+                                 ssm::ref::shapeToString(a.shape), i, f.getSymName(),
+                                 ssm::ref::shapeToString(shape)));
+      args.push_back(std::move(a));
+      continue;
+    }
+    if (t && !t.hasStaticShape())
+      return cannotRun(formatv("argument {0} of @{1} has a dynamic shape: give it with --input",
+                               i, f.getSymName()));
+    ssm::ref::Array a(shape);
+    for (double &v : a.data)
+      v = uniform(rng);
+    args.push_back(std::move(a));
+  }
+
+  double medianMs = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  auto results = runEngine(f, args, &medianMs);
+  auto t1 = std::chrono::steady_clock::now();
+  if (!results)
+    return cannotRun(toString(results.takeError()));
+  errs() << formatv("ssm-run: @{0} ran on the reference interpreter in {1:f1} ms\n",
+                    f.getSymName(), std::chrono::duration<double, std::milli>(t1 - t0).count());
+
+  if (!outputDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(outputDir))
+      return cannotRun("cannot create '" + outputDir + "': " + ec.message());
+  }
+  if (expected.size() > results->size())
+    return cannotRun(formatv("{0} --expected files for {1} results", expected.size(),
+                             results->size()));
+  bool allPass = true;
+  for (size_t i = 0; i < results->size(); ++i) {
+    const ssm::ref::Array &r = (*results)[i];
+    double sum = 0, sumAbs = 0, lo = INFINITY, hi = -INFINITY;
+    for (double v : r.data) {
+      sum += v;
+      sumAbs += std::fabs(v);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    outs() << formatv("result{0} shape={1} mean={2:e} mean_abs={3:e} min={4:e} max={5:e}\n", i,
+                      ssm::ref::shapeToString(r.shape), r.data.empty() ? 0.0 : sum / r.data.size(),
+                      r.data.empty() ? 0.0 : sumAbs / r.data.size(), lo, hi);
+    if (!outputDir.empty()) {
+      SmallString<256> path(outputDir);
+      sys::path::append(path, "result" + std::to_string(i) + ".npy");
+      if (sys::fs::exists(path) && !force)
+        return cannotRun(Twine(path) + " exists; pass --force to overwrite it");
+      if (!ssm::writeNpyDoubles(std::string(path), "<f4", r.shape, r.data, error))
+        return cannotRun(error);
+    }
+    if (i < expected.size()) {
+      ssm::NpyArray npy;
+      std::vector<double> want;
+      if (!ssm::readNpy(expected[i], npy, error) || !ssm::npyToDoubles(npy, want, error))
+        return cannotRun(error);
+      ssm::CompareResult c =
+          ssm::compareArrays(r.shape, r.data, npy.shape, want, ssm::Tolerance{rtol, atol});
+      outs() << ssm::formatCompareLine("result" + std::to_string(i), c) << "\n";
+      allPass &= c.pass;
+    }
+  }
+  printTiming(medianMs);
+  return allPass ? kOk : kCheckFailed;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    StringRef a = argv[i];
+    StringRef value;
+    if (a == "--threads" || a == "-threads") {
+      if (i + 1 >= argc)
+        return cannotRun("--threads needs a value");
+      value = argv[++i];
+    } else if (a.consume_front("--threads=") || a.consume_front("-threads=")) {
+      value = a;
+    } else {
+      args.push_back(argv[i]);
+      continue;
+    }
+    if (value.getAsInteger(10, threads))
+      return cannotRun("--threads takes a non-negative integer, got '" + value + "'");
+  }
+  argc = args.size();
+  argv = args.data();
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "ssm-run: run ssm graphs and check them against data\n\n"
+                                   "  ssm-run --golden <case-dir> [--engine E] [--target T] [--threads N] [--repeat N]\n"
+                                   "  ssm-run <file.mlir> [--function F] (--input x.npy)... "
+                                   "[--seed N] [--expected r.npy]... [--output-dir D]\n",
+                                   &errs()))
+    return kCannotRun;
+  mlir::DialectRegistry registry;
+  ssm::registerAllDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  if (!goldenDir.empty()) {
+    if (!inputFile.empty())
+      return cannotRun("give either --golden or an input file, not both");
+    return runGolden(ctx);
+  }
+  if (inputFile.empty())
+    return cannotRun("no input: give an .mlir file or --golden <case-dir> (see --help)");
+  return runFile(ctx);
+}
