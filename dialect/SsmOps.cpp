@@ -263,9 +263,9 @@ LogicalResult LtiKernelOp::verify() {
   if (failed(checkShape(op, "delta", getDelta(), {h}, "(H)")))
     return failure();
   ArrayRef<int64_t> k = shapeOf(getK());
-  if (k.size() != 2)
+  if (k.size() != 2 || k[1] == kDyn)
     return emitOpError() << "result 'K' has shape " << shapeString(k)
-                         << " but must be (H, length)";
+                         << " but must be (H, length) with a static length";
   return checkResultShape(op, "K", getK(), {h, k[1]}, "(H, length)");
 }
 
@@ -345,8 +345,10 @@ LogicalResult SsdScanOp::verify() {
     return failure();
   if (getBonus() && failed(checkShape(op, "bonus", getBonus(), {h, n}, "(H, N)")))
     return failure();
-  if (getChunkSize() <= 0)
-    return emitOpError() << "chunk_size must be positive, got " << getChunkSize();
+  // I64Attr's getter is unsigned: read it signed so that negative sizes are caught.
+  int64_t chunk = static_cast<int64_t>(getChunkSize());
+  if (chunk <= 0)
+    return emitOpError() << "chunk_size must be positive, got " << chunk;
   if (failed(checkResultShape(op, "Y", getY(), x, "the shape of 'X' (batch, L, H, P)")) ||
       failed(checkResultShape(op, "final_state", getFinalState(), {batch, h, p, n},
                               "(batch, H, P, N)")))

@@ -189,7 +189,8 @@ def SSM_LtiKernelOp : SSM_Op<"lti_kernel", [Pure]> {
     `ssm.discretize`). A, B and C are (H, N) when real, or (H, N, 2) holding
     (real, imaginary) pairs when complex; a complex A holds one
     representative of each of N conjugate pairs and the kernel is
-    K = 2 Re(sum ...), the S4D convention. B is 1 when absent (folded into C).
+    K = 2 Re(sum ...), the S4D convention. B is 1 when absent (folded into C). With a complex A, a real B or C is a
+    complex number with zero imaginary part.
     delta is (H); the result is (H, length), its static shape giving the length.
 
     With Abar 0.8, Bbar 1, C 1: K = (1, 0.8, 0.64, ...).

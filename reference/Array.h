@@ -32,11 +32,11 @@ struct Array {
   std::vector<double> data;
 
   Array() = default;
-  explicit Array(std::vector<int64_t> shape)
-      : shape(std::move(shape)), data(numelOf(this->shape), 0.0) {}
-  Array(std::vector<int64_t> shape, std::vector<double> data)
-      : shape(std::move(shape)), data(std::move(data)) {
-    assert(int64_t(this->data.size()) == numelOf(this->shape));
+  explicit Array(std::vector<int64_t> shapeIn)
+      : shape(std::move(shapeIn)), data(numelOf(shape), 0.0) {}
+  Array(std::vector<int64_t> shapeIn, std::vector<double> dataIn)
+      : shape(std::move(shapeIn)), data(std::move(dataIn)) {
+    assert(int64_t(data.size()) == numelOf(shape));
   }
 
   int64_t rank() const { return int64_t(shape.size()); }

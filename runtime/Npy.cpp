@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -109,7 +110,7 @@ bool parsePreamble(const unsigned char *p, size_t n, const std::string &name,
 /// Every access goes through peek()/get(), which check the bound.
 class HeaderParser {
 public:
-  HeaderParser(const char *text, size_t size) : text(text), size(size) {}
+  HeaderParser(const char *textIn, size_t sizeIn) : text(textIn), size(sizeIn) {}
 
   bool parse(std::string &descr, bool &fortranOrder, std::vector<int64_t> &shape,
              std::string &problem) {
@@ -386,6 +387,9 @@ bool parseNpy(const void *data, size_t size, NpyArray &out, std::string &error,
 bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
   if (!hostIsLittleEndian())
     return fail(error, path, "big-endian hosts are not supported");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return fail(error, path, "is a directory, not a .npy file");
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -6,26 +6,18 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstring>
-
 int main(int argc, char **argv) {
-  // CONTRACTS.md: a missing input is "could not run" (exit 2), not a failed check (1).
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg = argv[i];
-    if (arg.empty() || arg[0] == '-' || arg == "-")
-      continue;
-    if (i > 1 && (!std::strcmp(argv[i - 1], "-o") || !std::strcmp(argv[i - 1], "--o")))
-      continue;
-    if (!llvm::sys::fs::exists(arg)) {
-      llvm::errs() << "ssm-opt: error: cannot open input file '" << arg
-                   << "': No such file or directory\n";
-      return 2;
-    }
-  }
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);
   ssm::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "ssm-opt: optimizer driver for state space model graphs\n",
-      registry));
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "ssm-opt: optimizer driver for state space model graphs\n", registry);
+  // CONTRACTS.md: a missing input is "could not run" (exit 2), not a failed check (1).
+  if (inputFilename != "-" && !llvm::sys::fs::exists(inputFilename)) {
+    llvm::errs() << "ssm-opt: error: cannot open input file '" << inputFilename
+                 << "': No such file or directory\n";
+    return 2;
+  }
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 }

@@ -61,6 +61,8 @@ cl::opt<bool> force("force", cl::desc("Allow overwriting existing output files")
                     cl::cat(category));
 cl::list<std::string> expected("expected", cl::desc("Expected .npy for result i, in order"),
                                cl::value_desc("file.npy"), cl::cat(category));
+cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::init(false),
+                          cl::cat(category));
 cl::opt<double> rtol("rtol", cl::desc("Relative tolerance for --expected"), cl::init(1e-4),
                      cl::cat(category));
 cl::opt<double> atol("atol", cl::desc("Absolute tolerance for --expected"), cl::init(1e-5),
@@ -253,6 +255,12 @@ int runFile(mlir::MLIRContext &ctx) {
     outs() << formatv("result{0} shape={1} mean={2:e} mean_abs={3:e} min={4:e} max={5:e}\n", i,
                       ssm::ref::shapeToString(r.shape), r.data.empty() ? 0.0 : sum / r.data.size(),
                       r.data.empty() ? 0.0 : sumAbs / r.data.size(), lo, hi);
+    if (printValues) {
+      outs() << "result" << i << " = [";
+      for (size_t k = 0; k < r.data.size(); ++k)
+        outs() << (k ? ", " : "") << format("%.7g", r.data[k]);
+      outs() << "]\n";
+    }
     if (!outputDir.empty()) {
       SmallString<256> path(outputDir);
       sys::path::append(path, "result" + std::to_string(i) + ".npy");

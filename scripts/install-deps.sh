@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ssm-opt builds and tests with; idempotent, quiet when all are present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache python3
+  llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools   # MLIR 19 (Apache-2.0 WITH LLVM-exception)
+  libhalide14-0-dev                                        # Halide 14 (MIT), code generation
+  libgtest-dev libbenchmark-dev                            # tests and benchmarks (BSD, Apache-2.0)
+  nlohmann-json3-dev                                       # case.json and manifests (MIT)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  [[ "$p" == \#* ]] && continue
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

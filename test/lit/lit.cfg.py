@@ -1,0 +1,61 @@
+# -*- Python -*-
+# lit configuration of the ssm-opt test suite (CIRCT style).
+#
+# Loaded by the lit.site.cfg.py that CMake configures into
+# <build>/test/lit from lit.site.cfg.py.in; that file sets ssm_src_root,
+# ssm_obj_root, ssm_tools_dir and llvm_tools_dir.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+if not hasattr(config, "ssm_obj_root"):
+    lit_config.fatal("run lit on the configured suite, <build>/test/lit, "
+                     "not on the source directory")
+
+config.name = "SSM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+
+config.test_source_root = os.path.dirname(__file__)
+# Output/ goes next to the configured lit.site.cfg.py (<build>/test/lit).
+config.test_exec_root = config.ssm_test_exec_root
+
+# Inputs/ folders hold files that RUN lines read; they are not tests.
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "lit.site.cfg.py.in"]
+
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+
+# FileCheck, not and count: from the LLVM 19 install.
+llvm_tools_dirs = [d for d in [config.llvm_tools_dir, "/usr/lib/llvm-19/bin"]
+                   if d and os.path.isdir(d)]
+for d in llvm_tools_dirs:
+    if os.path.exists(os.path.join(d, "FileCheck")):
+        config.llvm_tools_dir = d
+        break
+else:
+    lit_config.fatal("FileCheck not found in %s" % llvm_tools_dirs)
+
+llvm_config.use_default_substitutions()
+
+# ssm-opt, ssm-run: RUN lines name them bare and find them on PATH, in front
+# of any other copy.
+tool_dirs = [config.ssm_tools_dir, config.llvm_tools_dir]
+llvm_config.with_environment("PATH", tool_dirs, append_path=True)
+
+if not os.path.exists(os.path.join(config.ssm_tools_dir, "ssm-opt")):
+    lit_config.warning("ssm-opt not found in %s" % config.ssm_tools_dir)
+
+# Tests that execute graphs say `REQUIRES: ssm-run`.
+if os.path.exists(os.path.join(config.ssm_tools_dir, "ssm-run")):
+    config.available_features.add("ssm-run")
+
+# ../shared (golden cases, models): tests that read it say `REQUIRES: shared-data`
+# and use %shared. Its absence fails the ctest `golden.data-present` loudly.
+config.ssm_shared_dir = getattr(config, "ssm_shared_dir", "")
+if config.ssm_shared_dir and os.path.isdir(os.path.join(config.ssm_shared_dir, "golden")):
+    config.available_features.add("shared-data")
+config.substitutions.append(("%shared", config.ssm_shared_dir))
