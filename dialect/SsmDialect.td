@@ -8,6 +8,8 @@ include "mlir/IR/EnumAttr.td"
 def SSM_Dialect : Dialect {
   let name = "ssm";
   let cppNamespace = "::ssm";
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let summary = "Operators of state space models (S4, Mamba, Mamba-2, RWKV).";
   let description = [{
     The `ssm` dialect holds the sequence-mixing operators of state space models

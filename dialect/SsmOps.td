@@ -3,6 +3,7 @@
 #define SSM_OPS_TD
 
 include "dialect/SsmDialect.td"
+include "dialect/SsmAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def SSM_F32Tensor : RankedTensorOf<[F32]>;

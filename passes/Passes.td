@@ -19,4 +19,28 @@ def SsmDecompose : Pass<"ssm-decompose", "mlir::func::FuncOp"> {
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
+def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
+  let summary = "Attach a #ssm.schedule to every ssm op from target heuristics";
+  let description = [{
+    Sets the discardable attribute `ssm.schedule` on each ssm op that has
+    none, from the op's shapes and the target's vector width:
+
+    * `vector_width`: 16 on AVX-512, 8 on AVX/AVX2, 4 on Arm NEON and SSE
+      (for `host`, read from the CPU this runs on);
+    * `channel_tile`: enough channels per task for at least two tasks per
+      core on 2..16 cores, a multiple of the vector width, at most 256;
+    * `time_chunk`: the whole sequence up to 512 steps (long sequences run
+      as a host loop over 512-step chunks);
+    * `unroll_state`: when the state dim N is at most 32.
+
+    GPU targets (`cuda`, `opencl`) get `gpu_block = 128`. An unknown target
+    string is an error. Ops that already carry a schedule keep it.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Halide target string, e.g. host, x86-64-linux-avx2, x86-64-linux-avx512_skylake, arm-64-linux, host-cuda">
+  ];
+  let dependentDialects = [];
+}
+
 #endif // SSM_PASSES_TD

@@ -3,6 +3,8 @@
 #include "reference/Interpreter.h"
 #include "runtime/Compare.h"
 #include "runtime/Npy.h"
+#include "runtime/Module.h"
+#include "tools/ssm-run/CompileCache.h"
 #include "tools/ssm-run/GoldenCase.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 using namespace llvm;
 namespace cl = llvm::cl;
@@ -40,7 +43,7 @@ cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::ini
                                cl::cat(category));
 cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
                                cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
-cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default)"),
+cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default), cpu (compiled Halide kernels)"),
                             cl::init("reference"), cl::cat(category));
 cl::opt<std::string> target("target", cl::desc("Halide target for compiled engines (default: host)"),
                             cl::init("host"), cl::cat(category));
@@ -96,11 +99,17 @@ mlir::func::FuncOp pickFunction(mlir::ModuleOp module, std::string &error) {
   return count == 1 ? only : mlir::func::FuncOp();
 }
 
-/// Runs the reference engine `times` times (the first one is a warm-up when
-/// timing) and returns the results of the last run.
-Expected<std::vector<ssm::ref::Array>> runEngine(mlir::func::FuncOp f,
-                                                  const std::vector<ssm::ref::Array> &args,
-                                                  double *medianMs) {
+const char *gArgv0 = nullptr;
+
+double median(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+}
+
+/// The reference engine: runs once, then `repeat` timed runs.
+Expected<std::vector<ssm::ref::Array>> runReference(mlir::func::FuncOp f,
+                                                     const std::vector<ssm::ref::Array> &args,
+                                                     double *medianMs) {
   auto results = ssm::ref::runFunction(f, args);
   if (!results || !repeat)
     return results;
@@ -113,24 +122,98 @@ Expected<std::vector<ssm::ref::Array>> runEngine(mlir::func::FuncOp f,
       return again.takeError();
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
-  std::sort(ms.begin(), ms.end());
-  *medianMs = ms.size() % 2 ? ms[ms.size() / 2]
-                            : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  *medianMs = median(ms);
   return results;
+}
+
+/// A failure of the compiled engine with the exit status it implies.
+struct EngineError {
+  std::string message;
+  int exitCode = kCannotRun;
+};
+
+/// The cpu engine: compiles `mlirText` (cached, in a child ssm-compile),
+/// loads the module, runs @fnName once as a warm-up and `repeat` timed runs
+/// (binding excluded: CONTRACTS.md times the function alone).
+bool runCompiled(const std::string &mlirText, const std::string &fnName,
+                 const std::vector<ssm::ref::Array> &args, std::vector<ssm::ref::Array> &results,
+                 double *medianMs, EngineError &err) {
+  std::string dir = ssm::compileWithCache(mlirText, target, gArgv0, err.message, err.exitCode);
+  if (dir.empty())
+    return false;
+  auto module = ssm::rt::CompiledModule::load(dir, err.message);
+  if (!module)
+    return false;
+  const ssm::rt::FunctionInfo *fn = module->find(fnName);
+  if (!fn) {
+    err.message = "the compiled module has no function @" + fnName;
+    return false;
+  }
+  module->setThreads(static_cast<int>(threads));
+  std::vector<ssm::rt::HostTensor> inputs(args.size());
+  std::vector<const ssm::rt::HostTensor *> inputPtrs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    inputs[i].shape = args[i].shape;
+    inputs[i].data.assign(args[i].data.begin(), args[i].data.end());
+    inputPtrs.push_back(&inputs[i]);
+  }
+  std::vector<ssm::rt::HostTensor> outputs;
+  auto call = module->bind(*fn, inputPtrs, outputs, err.message);
+  if (!call || !call->invoke(err.message))
+    return false;
+  if (repeat) {
+    std::vector<double> ms;
+    for (unsigned i = 0; i < repeat; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      bool ok = call->invoke(err.message);
+      auto t1 = std::chrono::steady_clock::now();
+      if (!ok)
+        return false;
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    *medianMs = median(ms);
+  }
+  results.clear();
+  for (const ssm::rt::HostTensor &o : outputs)
+    results.emplace_back(o.shape, std::vector<double>(o.data.begin(), o.data.end()));
+  return true;
+}
+
+/// Runs @f with the selected engine; `mlirText` is the module f lives in.
+Expected<std::vector<ssm::ref::Array>> runEngine(mlir::func::FuncOp f, const std::string &mlirText,
+                                                  const std::vector<ssm::ref::Array> &args,
+                                                  double *medianMs, int &exitCode) {
+  exitCode = kCannotRun;
+  if (engine == "reference")
+    return runReference(f, args, medianMs);
+  std::vector<ssm::ref::Array> results;
+  EngineError err;
+  if (!runCompiled(mlirText, f.getSymName().str(), args, results, medianMs, err)) {
+    exitCode = err.exitCode;
+    return createStringError(inconvertibleErrorCode(), err.message);
+  }
+  return results;
+}
+
+unsigned reportedThreads() {
+  if (engine == "reference")
+    return 1;
+  return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
 int checkEngine() {
   if (engine == "reference")
     return kOk;
-  if (engine == "cpu" || engine == "opencl" || engine == "cuda")
-    return cannotRun("engine '" + engine + "' is not built yet in this version; use --engine reference");
+  if (engine == "cpu")
+    return kOk;
+  if (engine == "opencl" || engine == "cuda")
+    return cannotRun("engine '" + engine + "' is not built yet in this version; use cpu or reference");
   return cannotRun("unknown engine '" + engine + "' (known: reference, cpu, opencl, cuda)");
 }
 
 void printTiming(double medianMs) {
   if (repeat)
-    outs() << "median_ms=" << format("%.4f", medianMs) << " threads=" << (threads ? threads : 1)
-           << "\n";
+    outs() << "median_ms=" << format("%.4f", medianMs) << " threads=" << reportedThreads() << "\n";
 }
 
 int runGolden(mlir::MLIRContext &ctx) {
@@ -152,9 +235,12 @@ int runGolden(mlir::MLIRContext &ctx) {
       if (a.name == name)
         args.emplace_back(a.shape, a.data);
   double medianMs = 0;
-  auto results = runEngine(f, args, &medianMs);
-  if (!results)
-    return cannotRun(toString(results.takeError()));
+  int exitCode;
+  auto results = runEngine(f, gc.mlir, args, &medianMs, exitCode);
+  if (!results) {
+    errs() << "ssm-run: error: " << toString(results.takeError()) << "\n";
+    return exitCode;
+  }
   bool allPass = true;
   for (const ssm::NamedArray &e : gc.expected) {
     size_t i = std::find(gc.resultNames.begin(), gc.resultNames.end(), e.name) - gc.resultNames.begin();
@@ -177,6 +263,7 @@ int runFile(mlir::MLIRContext &ctx) {
   auto file = mlir::openInputFile(inputFile, &errorMessage);
   if (!file)
     return cannotRun("cannot open '" + inputFile + "': " + errorMessage);
+  std::string mlirText = file->getBuffer().str();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
@@ -228,12 +315,16 @@ int runFile(mlir::MLIRContext &ctx) {
 
   double medianMs = 0;
   auto t0 = std::chrono::steady_clock::now();
-  auto results = runEngine(f, args, &medianMs);
+  int exitCode;
+  auto results = runEngine(f, mlirText, args, &medianMs, exitCode);
   auto t1 = std::chrono::steady_clock::now();
-  if (!results)
-    return cannotRun(toString(results.takeError()));
-  errs() << formatv("ssm-run: @{0} ran on the reference interpreter in {1:f1} ms\n",
-                    f.getSymName(), std::chrono::duration<double, std::milli>(t1 - t0).count());
+  if (!results) {
+    errs() << "ssm-run: error: " << toString(results.takeError()) << "\n";
+    return exitCode;
+  }
+  errs() << formatv("ssm-run: @{0} ran on the {1} engine in {2:f1} ms{3}\n", f.getSymName(),
+                    engine, std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                    engine == "reference" ? "" : " (first call, compilation or cache lookup included)");
 
   if (!outputDir.empty()) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
@@ -288,6 +379,7 @@ int runFile(mlir::MLIRContext &ctx) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  gArgv0 = argv[0];
   std::vector<char *> args;
   for (int i = 0; i < argc; ++i) {
     StringRef a = argv[i];

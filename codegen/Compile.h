@@ -1,0 +1,40 @@
+// Ahead-of-time compilation of a module's functions into a kernel library and manifest.
+#ifndef SSM_CODEGEN_COMPILE_H
+#define SSM_CODEGEN_COMPILE_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace ssm::codegen {
+
+/// The compiler identity recorded in manifests and compile-cache keys.
+constexpr const char *kCompilerVersion = "ssm-opt 0.2 (MLIR 19, Halide 14)";
+
+struct CompileOptions {
+  std::string target = "host"; // a Halide target string
+  std::string outDir;          // created by the caller, empty
+  std::string libName = "ssm_module";
+};
+
+/// True when `target` is a Halide target string this Halide accepts
+/// ("host" included).
+bool isValidTarget(const std::string &target);
+
+/// Compiles every public func.func of `module` for `options.target` into
+/// `options.outDir`:
+///   <lib>.a        static library (kernels + Halide runtime)
+///   lib<lib>.so    shared library (the same, for dlopen by the runtime)
+///   <lib>.h        C header declaring every function (Halide's buffer ABI)
+///   manifest.json  functions, argument and result names, shapes, dtypes,
+///                  parameter names, symbols, target, compiler version
+/// Each function `@f` becomes `int ssm_f(halide_buffer_t *args..., halide_buffer_t *results...)`
+/// plus Halide's `ssm_f_argv` and `ssm_f_metadata`. Diagnostics go to the
+/// module's context; `error` holds a message for failures outside the IR
+/// (file system, linker).
+mlir::LogicalResult compileModule(mlir::ModuleOp module, const CompileOptions &options,
+                                  std::string &error);
+
+} // namespace ssm::codegen
+
+#endif

@@ -1,0 +1,82 @@
+// The translation state from MLIR values to Halide Funcs, and the table of per-op lowerings.
+#ifndef SSM_CODEGEN_LOWERING_H
+#define SSM_CODEGEN_LOWERING_H
+
+#include "codegen/kernels/Kernel.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ssm::codegen {
+
+/// Everything one function's translation accumulates.
+class LoweringState {
+public:
+  explicit LoweringState(Halide::Target target) : target(std::move(target)) {}
+
+  Halide::Target target;
+  llvm::DenseMap<mlir::Value, TensorFunc> values;
+  /// Funcs created by generic (non-kernel) lowerings: the translator gives
+  /// them a default schedule (compute_root, vectorise, parallelise).
+  std::vector<TensorFunc> genericStages;
+  /// Results of kernel builders: computed at root, scheduled by the kernel.
+  std::vector<TensorFunc> kernelOutputs;
+
+  /// The TensorFunc of `v`; every operand was lowered before its users.
+  const TensorFunc &get(mlir::Value v) const;
+  bool has(mlir::Value v) const { return values.count(v); }
+  void set(mlir::Value v, TensorFunc t) { values[v] = std::move(t); }
+
+  /// A fresh Halide name built from `base` (letters, digits, underscores).
+  std::string uniqueName(llvm::StringRef base);
+
+  /// The CPU schedule of `op`: its `ssm.schedule` attribute, else defaults
+  /// for this target's vector width.
+  CpuSchedule scheduleOf(mlir::Operation *op) const;
+  int vectorWidth() const;
+
+  /// Defines a new Func of `shape` (MLIR order) with `body(idx)`, idx in
+  /// MLIR order, and records it as a generic stage.
+  /// `inlined` stages (constants, zeros) are left for Halide to inline.
+  TensorFunc define(llvm::StringRef name, const std::vector<Halide::Expr> &shape,
+                    const std::function<Halide::Expr(const std::vector<Halide::Expr> &)> &body,
+                    bool inlined = false);
+
+private:
+  unsigned counter = 0;
+};
+
+/// Reads element idx (MLIR order) of `t`.
+Halide::Expr at(const TensorFunc &t, const std::vector<Halide::Expr> &idx);
+/// Static extents of a ranked tensor type as Exprs.
+std::vector<Halide::Expr> shapeExprs(mlir::Type type);
+/// The Halide type of an MLIR element type (f32, i1, integers, index).
+std::optional<Halide::Type> halideType(mlir::Type elementType);
+
+/// Lowers one op: reads its operands from `state`, sets its results.
+/// Failures are reported with op->emitError and return failure().
+using LowerFn = std::function<mlir::LogicalResult(mlir::Operation *, LoweringState &)>;
+
+/// The table of lowerings, keyed by op name ("ssm.selective_scan",
+/// "linalg.generic", ...). Filled once by the register* functions below.
+const llvm::StringMap<LowerFn> &loweringTable();
+
+void registerArithMathLowerings(llvm::StringMap<LowerFn> &table);
+void registerLinalgLowerings(llvm::StringMap<LowerFn> &table);
+void registerTensorLowerings(llvm::StringMap<LowerFn> &table);
+void registerSsmLowerings(llvm::StringMap<LowerFn> &table);
+
+/// The scalar Halide expression of an arith/math op applied to `operands`
+/// (shared by elementwise tensor ops and linalg bodies); an undefined Expr
+/// when the op is not a supported scalar op.
+Halide::Expr scalarExpr(mlir::Operation *op, const std::vector<Halide::Expr> &operands);
+
+} // namespace ssm::codegen
+
+#endif

@@ -1,0 +1,86 @@
+// A compiled module: the shared library and manifest ssm-compile wrote, loaded for execution.
+//
+// The runtime links neither libHalide nor MLIR/LLVM: it dlopens the kernel
+// library (which carries its own Halide runtime) and calls each function
+// through Halide's `<symbol>_argv` entry point.
+#ifndef SSM_RUNTIME_MODULE_H
+#define SSM_RUNTIME_MODULE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct halide_buffer_t;
+
+namespace ssm::rt {
+
+/// A dense row-major f32 tensor on the host.
+struct HostTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+};
+
+struct TensorInfo {
+  std::string name;
+  std::string param; // weight name (ssm.param), empty for plain inputs
+  std::vector<int64_t> shape;
+  std::string dtype;
+};
+
+struct FunctionInfo {
+  std::string name;   // MLIR symbol
+  std::string symbol; // C symbol
+  std::vector<TensorInfo> arguments, results;
+};
+
+class CompiledModule;
+
+/// A function with its argument and result buffers bound, ready to be
+/// called many times (timing loops, streaming decode) without rebinding.
+class BoundCall {
+public:
+  ~BoundCall();
+  /// Runs the kernel; results land in the HostTensors given to bind().
+  bool invoke(std::string &error);
+
+private:
+  friend class CompiledModule;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+class CompiledModule {
+public:
+  ~CompiledModule();
+  /// Loads <dir>/manifest.json and the shared library it names. Errors name
+  /// the file and the problem (missing, malformed manifest, missing symbol).
+  static std::unique_ptr<CompiledModule> load(const std::string &dir, std::string &error);
+
+  const std::vector<FunctionInfo> &functions() const { return fns; }
+  /// The function named `name`, or null.
+  const FunctionInfo *find(const std::string &name) const;
+  /// The Halide target string the module was compiled for.
+  const std::string &target() const { return targetString; }
+
+  /// Binds `inputs` (one per argument, shapes as in the manifest) and
+  /// `outputs` (resized here to the result shapes). The tensors must
+  /// outlive the call object.
+  std::unique_ptr<BoundCall> bind(const FunctionInfo &fn,
+                                  const std::vector<const HostTensor *> &inputs,
+                                  std::vector<HostTensor> &outputs, std::string &error);
+
+  /// Threads of the module's Halide thread pool (0: one per core).
+  void setThreads(int n);
+
+private:
+  CompiledModule() = default;
+  void *handle = nullptr;
+  std::string dir, targetString;
+  std::vector<FunctionInfo> fns;
+  std::vector<void *> entries; // <symbol>_argv per function
+};
+
+} // namespace ssm::rt
+
+#endif

@@ -1,0 +1,106 @@
+// ssm-compile: compiles an MLIR module of ssm graphs into a kernel library (like iree-compile).
+#include "codegen/Compile.h"
+#include "passes/InitAll.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+namespace cl = llvm::cl;
+
+namespace {
+constexpr int kOk = 0, kFailed = 1, kCannotRun = 2;
+
+cl::OptionCategory category("ssm-compile options");
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::Required,
+                               cl::cat(category));
+cl::opt<std::string> outputDir("o", cl::desc("Output directory (created; refused if not empty)"),
+                               cl::value_desc("dir"), cl::Required, cl::cat(category));
+cl::opt<std::string> target("target",
+                            cl::desc("Halide target: host (default), x86-64-linux-avx2, "
+                                     "x86-64-linux-avx512_skylake, arm-64-linux, ..."),
+                            cl::init("host"), cl::cat(category));
+cl::opt<std::string> libName("name", cl::desc("Library name (default ssm_module)"),
+                             cl::init("ssm_module"), cl::cat(category));
+cl::opt<bool> force("force", cl::desc("Write into a non-empty output directory"),
+                    cl::init(false), cl::cat(category));
+
+int cannotRun(const Twine &msg) {
+  errs() << "ssm-compile: error: " << msg << "\n";
+  return kCannotRun;
+}
+
+bool isNonEmptyDir(const std::string &path) {
+  std::error_code ec;
+  sys::fs::directory_iterator it(path, ec), end;
+  return !ec && it != end;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "ssm-compile: compile ssm graphs to a kernel library\n\n"
+                                   "  ssm-compile in.mlir --target=<Halide target> -o <dir>\n",
+                                   &errs()))
+    return kCannotRun;
+  if (!ssm::codegen::isValidTarget(target))
+    return cannotRun("unknown target '" + target +
+                     "' (expected a Halide target such as host, x86-64-linux-avx2, "
+                     "x86-64-linux-avx512_skylake, arm-64-linux)");
+  if (sys::fs::exists(outputDir) && !sys::fs::is_directory(outputDir))
+    return cannotRun("'" + outputDir + "' exists and is not a directory");
+  if (isNonEmptyDir(outputDir) && !force)
+    return cannotRun("'" + outputDir + "' is not empty; pass --force to write into it");
+
+  mlir::DialectRegistry registry;
+  ssm::registerAllDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
+  std::string errorMessage;
+  auto file = mlir::openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return cannotRun("cannot open '" + inputFile + "': " + errorMessage);
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  if (!module) {
+    errs() << "ssm-compile: error: '" << inputFile << "' is not valid IR (see above)\n";
+    return kFailed;
+  }
+
+  mlir::PassManager pm(&ctx);
+  ssm::SsmAssignSchedulesOptions opts;
+  opts.target = target;
+  pm.addNestedPass<mlir::func::FuncOp>(ssm::createSsmAssignSchedules(opts));
+  if (failed(pm.run(*module)))
+    return kFailed;
+
+  if (std::error_code ec = sys::fs::create_directories(outputDir))
+    return cannotRun("cannot create '" + outputDir + "': " + ec.message());
+  ssm::codegen::CompileOptions options;
+  options.target = target;
+  options.outDir = outputDir;
+  options.libName = libName;
+  std::string error;
+  if (failed(ssm::codegen::compileModule(*module, options, error))) {
+    if (!error.empty())
+      errs() << "ssm-compile: error: " << error << "\n";
+    // An op or type codegen does not support: the input could not be compiled.
+    return kCannotRun;
+  }
+  return kOk;
+}
