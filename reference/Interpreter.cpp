@@ -411,10 +411,37 @@ private:
     return llvm::Error::success();
   }
 
+  /// C += A B (or A B^T, A^T B): the named matmuls as direct loops. Their
+  /// bodies are exactly multiply-accumulate, and a 1 GFLOP layer would take a
+  /// minute through the generic per-point path below.
+  bool execMatmul(Operation *op, Env &env) {
+    bool transA = isa<linalg::MatmulTransposeAOp>(op);
+    bool transB = isa<linalg::MatmulTransposeBOp>(op);
+    if (!isa<linalg::MatmulOp>(op) && !transA && !transB)
+      return false;
+    const Array &a = get(env, op->getOperand(0));
+    const Array &b = get(env, op->getOperand(1));
+    Array c = get(env, op->getOperand(2));
+    int64_t m = c.shape[0], n = c.shape[1];
+    int64_t k = transA ? a.shape[0] : a.shape[1];
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = c.data[i * n + j];
+        for (int64_t p = 0; p < k; ++p)
+          acc += (transA ? a.data[p * m + i] : a.data[i * k + p]) *
+                 (transB ? b.data[j * k + p] : b.data[p * n + j]);
+        c.data[i * n + j] = acc;
+      }
+    set(env, op->getResult(0), std::move(c));
+    return true;
+  }
+
   /// Any structured linalg op: walk the iteration space, evaluate the body
   /// (a straight-line list of scalar ops) at each point.
   llvm::Error execLinalg(linalg::LinalgOp lop, Env &env) {
     Operation *op = lop.getOperation();
+    if (execMatmul(op, env))
+      return llvm::Error::success();
     SmallVector<int64_t> ranges = lop.getStaticLoopRanges();
     for (int64_t r : ranges)
       if (ShapedType::isDynamic(r))

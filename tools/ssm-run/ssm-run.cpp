@@ -56,7 +56,8 @@ cl::opt<std::string> function("function", cl::desc("Function to run (default: ma
                               cl::init(""), cl::cat(category));
 cl::list<std::string> inputs("input", cl::desc("An input .npy, one per function argument, in order"),
                              cl::value_desc("file.npy"), cl::cat(category));
-cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded uniform(-0.5, 0.5) data"),
+cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded data: weights (ssm.param) "
+                                   "U(-a, a) with a = sqrt(3 / fan_in), variance 1/fan_in; others U(-0.5, 0.5)"),
                   cl::init(-1), cl::cat(category));
 cl::opt<std::string> outputDir("output-dir", cl::desc("Write each result as result<i>.npy here"),
                                cl::init(""), cl::cat(category));
@@ -308,8 +309,13 @@ int runFile(mlir::MLIRContext &ctx) {
       return cannotRun(formatv("argument {0} of @{1} has a dynamic shape: give it with --input",
                                i, f.getSymName()));
     ssm::ref::Array a(shape);
+    // Weights get variance 1/fan_in (fan_in = the last dim), so that each
+    // linear layer keeps its activations' size.
+    double scale = 1.0;
+    if (f.getArgAttr(i, "ssm.param") && !shape.empty() && shape.back() > 0)
+      scale = 2.0 * std::sqrt(3.0 / static_cast<double>(shape.back()));
     for (double &v : a.data)
-      v = uniform(rng);
+      v = scale * uniform(rng);
     args.push_back(std::move(a));
   }
 
