@@ -86,6 +86,7 @@ const llvm::StringMap<LowerFn> &loweringTable() {
     llvm::StringMap<LowerFn> t;
     registerArithMathLowerings(t);
     registerLinalgLowerings(t);
+    registerMatmulLowerings(t);
     registerTensorLowerings(t);
     registerSsmLowerings(t);
     return t;

@@ -69,6 +69,8 @@ const llvm::StringMap<LowerFn> &loweringTable();
 
 void registerArithMathLowerings(llvm::StringMap<LowerFn> &table);
 void registerLinalgLowerings(llvm::StringMap<LowerFn> &table);
+void registerMatmulLowerings(llvm::StringMap<LowerFn> &table); // after linalg: overrides
+
 void registerTensorLowerings(llvm::StringMap<LowerFn> &table);
 void registerSsmLowerings(llvm::StringMap<LowerFn> &table);
 

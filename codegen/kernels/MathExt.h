@@ -49,6 +49,35 @@ inline Halide::Expr accurateExp(Halide::Expr x) {
   return p * pow2i(k1) * pow2i(ki - k1);
 }
 
+/// exp(x) for f32 on the range the scan kernels need per state element,
+/// within 1 ulp: x is clamped to [-86.6, 88.0] (results from 2.2e-38 to
+/// 1.65e38, always normal and finite), reduced Cody-Waite style to
+/// x = k ln2 + r with |r| <= ln2/2 (r exact), e^r = 1 + r q(r) with q of
+/// degree 5 (Lawson minimax fit, relative error 2e-9 before f32 rounding,
+/// exact at r = 0), and 2^k added to the exponent bits. 16 vector
+/// instructions: min, max, mul, round, mul, sub, FMA, 6 FMA, cvt, shl, add. The
+/// argument should be the plain f32 product the reference rounds (dt * A):
+/// folding log2(e) into a factor instead (2^(dt log2e * A)) rounds twice
+/// and measurably drifts over long scans.
+inline Halide::Expr expNarrow(Halide::Expr x) {
+  using namespace Halide;
+  Expr xc = clamp(x, -86.6f, 88.0f);
+  Expr k = round(xc * 1.44269504088896341f);
+  // k * 0.693359375 is exact and so is the difference (|k| < 2^8, the
+  // constant has 9 bits); strict_float keeps LLVM's reassociation from
+  // adding k * 2.12e-4 to x first, which would round at x's scale.
+  Expr r = strict_float(xc - k * 0.693359375f);
+  r = r + k * 2.12194440e-4f;
+  Expr q = 1.3843652858e-03f;
+  q = q * r + 8.3741554689e-03f;
+  q = q * r + 4.1668002057e-02f;
+  q = q * r + 1.6666431260e-01f;
+  q = q * r + 4.9999994209e-01f;
+  q = q * r + 1.0000000322e+00f;
+  Expr p = q * r + 1.0f;
+  return reinterpret<float>(reinterpret<int>(p) + (cast<int>(k) << 23));
+}
+
 /// 2^x for f32, the form the scan kernels use per state element: the caller
 /// folds log2(e) into a per-(token, channel) factor, so exp(dt * A) costs one
 /// multiply here plus this. x = k + f with k = round(x), |f| <= 1/2, and

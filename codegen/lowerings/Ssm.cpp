@@ -1,14 +1,156 @@
-// Lowerings of the ssm ops: each gathers its operands and calls the op's kernel builder.
+// Lowerings of the ssm ops: each gathers its operands and attributes and calls
+// the op's kernel builder in codegen/kernels/<Op>Kernel.cpp.
 #include "codegen/Lowering.h"
+#include "codegen/kernels/AffineScanKernel.h"
+#include "codegen/kernels/CausalConv1dKernel.h"
+#include "codegen/kernels/DiscretizeKernel.h"
+#include "codegen/kernels/LtiConvKernel.h"
+#include "codegen/kernels/LtiKernel.h"
+#include "codegen/kernels/SelectiveScanKernel.h"
+#include "codegen/kernels/SelectiveUpdateKernel.h"
+#include "codegen/kernels/SsdScanKernel.h"
 
 #include "dialect/SsmOps.h"
 
 using namespace mlir;
 
 namespace ssm::codegen {
+namespace {
+
+std::optional<TensorFunc> optional(LoweringState &state, Value v) {
+  if (!v)
+    return std::nullopt;
+  return state.get(v);
+}
+
+/// Records a kernel's results as the op's results (computed at root).
+LogicalResult finish(Operation *op, LoweringState &state, const KernelResult &r) {
+  if (r.outputs.size() != op->getNumResults())
+    return op->emitError() << "kernel returned " << r.outputs.size() << " results, expected "
+                           << op->getNumResults();
+  for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    state.kernelOutputs.push_back(r.outputs[i]);
+    state.set(op->getResult(i), r.outputs[i]);
+  }
+  return success();
+}
+
+codegen::Discretization method(ssm::Discretization m) {
+  switch (m) {
+  case ssm::Discretization::zoh: return codegen::Discretization::Zoh;
+  case ssm::Discretization::bilinear: return codegen::Discretization::Bilinear;
+  case ssm::Discretization::euler: return codegen::Discretization::Euler;
+  }
+  return codegen::Discretization::Zoh;
+}
+
+LogicalResult lowerDiscretize(Operation *o, LoweringState &state) {
+  auto op = cast<DiscretizeOp>(o);
+  DiscretizeKernelInputs in{state.get(op.getA()), state.get(op.getB()), state.get(op.getDelta()),
+                            method(op.getAMethod()), method(op.getBMethod())};
+  return finish(o, state, buildDiscretize(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerAffineScan(Operation *o, LoweringState &state) {
+  auto op = cast<AffineScanOp>(o);
+  AffineScanKernelInputs in;
+  in.a = state.get(op.getA());
+  in.b = state.get(op.getB());
+  in.h0 = optional(state, op.getH0());
+  in.reset = optional(state, op.getReset());
+  in.dim = static_cast<int>(op.getDim());
+  in.reverse = op.getReverse();
+  return finish(o, state, buildAffineScan(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerSelectiveScan(Operation *o, LoweringState &state) {
+  auto op = cast<SelectiveScanOp>(o);
+  SelectiveScanKernelInputs in;
+  in.u = state.get(op.getU());
+  in.delta = state.get(op.getDelta());
+  in.A = state.get(op.getA());
+  in.B = state.get(op.getB());
+  in.C = state.get(op.getC());
+  in.D = optional(state, op.getD());
+  in.z = optional(state, op.getZ());
+  in.deltaBias = optional(state, op.getDeltaBias());
+  in.h0 = optional(state, op.getH0());
+  in.deltaSoftplus = op.getDeltaSoftplus();
+  in.timeMajor = op.getLayout() == Layout::time_major;
+  return finish(o, state, buildSelectiveScan(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerSelectiveUpdate(Operation *o, LoweringState &state) {
+  auto op = cast<SelectiveUpdateOp>(o);
+  SelectiveUpdateKernelInputs in;
+  in.state = state.get(op.getState());
+  in.x = state.get(op.getX());
+  in.dt = state.get(op.getDt());
+  in.A = state.get(op.getA());
+  in.B = state.get(op.getB());
+  in.C = state.get(op.getC());
+  in.D = optional(state, op.getD());
+  in.z = optional(state, op.getZ());
+  in.dtBias = optional(state, op.getDtBias());
+  in.dtSoftplus = op.getDtSoftplus();
+  return finish(o, state, buildSelectiveUpdate(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerLtiKernel(Operation *o, LoweringState &state) {
+  auto op = cast<LtiKernelOp>(o);
+  LtiKernelKernelInputs in{state.get(op.getA()), optional(state, op.getB()),
+                           state.get(op.getC()), state.get(op.getDelta()),
+                           method(op.getDiscretization()),
+                           op.getK().getType().getDimSize(1)};
+  return finish(o, state, buildLtiKernel(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerLtiConv(Operation *o, LoweringState &state) {
+  auto op = cast<LtiConvOp>(o);
+  LtiConvKernelInputs in;
+  in.u = state.get(op.getU());
+  in.K = state.get(op.getK());
+  in.D = optional(state, op.getD());
+  switch (op.getAlgorithm()) {
+  case ssm::ConvAlgorithm::direct: in.algorithm = codegen::ConvAlgorithm::Direct; break;
+  case ssm::ConvAlgorithm::fft: in.algorithm = codegen::ConvAlgorithm::Fft; break;
+  case ssm::ConvAlgorithm::scan: in.algorithm = codegen::ConvAlgorithm::Scan; break;
+  }
+  return finish(o, state, buildLtiConv(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerCausalConv1d(Operation *o, LoweringState &state) {
+  auto op = cast<CausalConv1dOp>(o);
+  CausalConv1dKernelInputs in;
+  in.x = state.get(op.getX());
+  in.weight = state.get(op.getWeight());
+  in.bias = optional(state, op.getBias());
+  in.initialStates = optional(state, op.getInitialStates());
+  in.activation = op.getActivation() == Activation::silu ? codegen::ConvActivation::Silu
+                                                         : codegen::ConvActivation::Identity;
+  return finish(o, state, buildCausalConv1d(in, state.scheduleOf(o), state.target));
+}
+
+LogicalResult lowerSsdScan(Operation *o, LoweringState &state) {
+  auto op = cast<SsdScanOp>(o);
+  SsdScanKernelInputs in{state.get(op.getX()), state.get(op.getA()), state.get(op.getB()),
+                         state.get(op.getC()), optional(state, op.getInitialState()),
+                         optional(state, op.getBonus()),
+                         static_cast<int>(static_cast<int64_t>(op.getChunkSize()))};
+  return finish(o, state, buildSsdScan(in, state.scheduleOf(o), state.target));
+}
+
+} // namespace
 
 void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
-  (void)table; // kernels land in codegen/kernels/*Kernel.cpp
+  table["ssm.discretize"] = lowerDiscretize;
+  table["ssm.affine_scan"] = lowerAffineScan;
+  table["ssm.selective_scan"] = lowerSelectiveScan;
+  table["ssm.selective_update"] = lowerSelectiveUpdate;
+  table["ssm.lti_kernel"] = lowerLtiKernel;
+  table["ssm.lti_conv"] = lowerLtiConv;
+  table["ssm.causal_conv1d"] = lowerCausalConv1d;
+  table["ssm.ssd_scan"] = lowerSsdScan;
 }
 
 } // namespace ssm::codegen

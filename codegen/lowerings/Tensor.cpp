@@ -129,7 +129,8 @@ LogicalResult lowerConcat(Operation *op, LoweringState &state) {
   }
   TensorFunc out = state.define("concat", shapeExprs(c.getType()), [&](const std::vector<Expr> &idx) {
     Expr e;
-    for (int k = static_cast<int>(parts.size()) - 1; k >= 0; --k) {
+    // Later parts take over from their start on.
+    for (int k = 0; k < static_cast<int>(parts.size()); ++k) {
       std::vector<Expr> local = idx;
       int len = static_cast<int>(cast<RankedTensorType>(c.getInputs()[k].getType()).getDimSize(dim));
       local[dim] = Halide::clamp(idx[dim] - parts[k].second, 0, len - 1);

@@ -67,6 +67,9 @@ cl::list<std::string> expected("expected", cl::desc("Expected .npy for result i,
                                cl::value_desc("file.npy"), cl::cat(category));
 cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::init(false),
                           cl::cat(category));
+cl::opt<bool> check("check", cl::desc("With a compiled engine, also run the reference interpreter "
+                                      "on the same inputs and compare every result (--rtol, --atol)"),
+                    cl::init(false), cl::cat(category));
 cl::opt<double> rtol("rtol", cl::desc("Relative tolerance for --expected"), cl::init(1e-4),
                      cl::cat(category));
 cl::opt<double> atol("atol", cl::desc("Absolute tolerance for --expected"), cl::init(1e-5),
@@ -336,6 +339,17 @@ int runFile(mlir::MLIRContext &ctx) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
       return cannotRun("cannot create '" + outputDir + "': " + ec.message());
   }
+  std::vector<ssm::ref::Array> reference;
+  if (check && engine != "reference") {
+    auto t2 = std::chrono::steady_clock::now();
+    auto ref = ssm::ref::runFunction(f, args);
+    if (!ref)
+      return cannotRun("the reference interpreter failed: " + toString(ref.takeError()));
+    reference = std::move(*ref);
+    errs() << formatv("ssm-run: the reference interpreter took {0:f1} ms\n",
+                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2)
+                          .count());
+  }
   if (expected.size() > results->size())
     return cannotRun(formatv("{0} --expected files for {1} results", expected.size(),
                              results->size()));
@@ -365,6 +379,12 @@ int runFile(mlir::MLIRContext &ctx) {
         return cannotRun(Twine(path) + " exists; pass --force to overwrite it");
       if (!ssm::writeNpyDoubles(std::string(path), "<f4", r.shape, r.data, error))
         return cannotRun(error);
+    }
+    if (!reference.empty()) {
+      ssm::CompareResult c = ssm::compareArrays(r.shape, r.data, reference[i].shape,
+                                                reference[i].data, ssm::Tolerance{rtol, atol});
+      outs() << ssm::formatCompareLine("result" + std::to_string(i) + "_vs_reference", c) << "\n";
+      allPass &= c.pass;
     }
     if (i < expected.size()) {
       ssm::NpyArray npy;

@@ -1,0 +1,34 @@
+// Halide kernel of ssm.causal_conv1d: Mamba's short depthwise causal convolution with carried state.
+#ifndef SSM_CODEGEN_KERNELS_CAUSALCONV1DKERNEL_H
+#define SSM_CODEGEN_KERNELS_CAUSALCONV1DKERNEL_H
+
+#include "codegen/kernels/Kernel.h"
+#include "codegen/kernels/KernelResult.h"
+
+#include <optional>
+
+namespace ssm::codegen {
+
+/// The op's `#ssm.activation` values.
+enum class ConvActivation { Identity, Silu };
+
+struct CausalConv1dKernelInputs {
+  TensorFunc x;      // (batch, dim, L); L may be symbolic and smaller than W-1
+  TensorFunc weight; // (dim, W): W must be a constant extent (the op keeps it in 2..4)
+  std::optional<TensorFunc> bias;          // (dim)
+  std::optional<TensorFunc> initialStates; // (batch, dim, W-1); zeros when absent
+  ConvActivation activation = ConvActivation::Identity;
+};
+
+/// outputs = {out (batch, dim, L), final_states (batch, dim, W-1)}. With
+/// xx = concat(initial_states or zeros, x) along time:
+///   out[b, d, t] = act(bias[d] + sum_{k<W} weight[d, k] * xx[b, d, t + k])
+///   final_states[b, d, k] = xx[b, d, L + k]
+/// out is vectorised along L and parallel over (batch x dim tiles); the taps
+/// are unrolled. Both outputs read only the inputs, so neither needs the other.
+KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSchedule &s,
+                               const Halide::Target &t);
+
+} // namespace ssm::codegen
+
+#endif

@@ -1,0 +1,41 @@
+// Halide kernel of ssm.discretize: continuous (A, B, Delta) to discrete (Abar, Bbar), elementwise.
+#ifndef SSM_CODEGEN_KERNELS_DISCRETIZEKERNEL_H
+#define SSM_CODEGEN_KERNELS_DISCRETIZEKERNEL_H
+
+#include "codegen/kernels/Kernel.h"
+#include "codegen/kernels/KernelResult.h"
+
+namespace ssm::codegen {
+
+/// The op's `#ssm.discretization` values (DESIGN.md section 1).
+enum class Discretization { Zoh, Bilinear, Euler };
+
+/// expm1(x) = exp(x) - 1 in f32 without the cancellation of exp(x) - 1 near 0:
+/// a degree-9 Taylor polynomial for |x| < 0.35 (truncation below 1e-11
+/// relative), accurateExp(x) - 1 elsewhere (relative error below 4e-7 there).
+Halide::Expr accurateExpm1(Halide::Expr x);
+
+/// The scalar rules of ssm.discretize on f32 Exprs (reference/kernels/Discretize.cpp):
+///   zoh:      Abar = exp(dA),               Bbar = expm1(dA) / A * B  (delta*B where A == 0)
+///   bilinear: Abar = (1 + dA/2)/(1 - dA/2), Bbar = delta*B / (1 - dA/2)
+///   euler:    Abar = 1 + dA,                Bbar = delta*B
+Halide::Expr discretizeAExpr(Discretization method, Halide::Expr A, Halide::Expr delta);
+Halide::Expr discretizeBExpr(Discretization method, Halide::Expr A, Halide::Expr B,
+                             Halide::Expr delta);
+
+struct DiscretizeKernelInputs {
+  TensorFunc A;     // any shape S
+  TensorFunc B;     // S
+  TensorFunc delta; // S
+  Discretization aMethod = Discretization::Zoh;
+  Discretization bMethod = Discretization::Zoh;
+};
+
+/// outputs = {Abar, Bbar}, both of shape S. Vectorised along the innermost
+/// (contiguous) dim, parallel over the outermost when the rank is at least 2.
+KernelResult buildDiscretize(const DiscretizeKernelInputs &in, const CpuSchedule &s,
+                             const Halide::Target &t);
+
+} // namespace ssm::codegen
+
+#endif

@@ -1,0 +1,156 @@
+// Halide kernel for ssm.selective_update: one decode step, with or without heads.
+#include "codegen/kernels/SelectiveUpdateKernel.h"
+#include "codegen/kernels/MathExt.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ssm::codegen {
+
+using namespace Halide;
+
+namespace {
+
+const char *kOp = "ssm.selective_update";
+
+[[noreturn]] void fail(const std::string &msg) {
+  throw CompileError(std::string(kOp) + ": " + msg);
+}
+
+std::optional<int64_t> constInt(const Expr &e) {
+  if (!e.defined())
+    return std::nullopt;
+  Expr s = Internal::simplify(cast<int>(e));
+  if (const int64_t *p = Internal::as_const_int(s))
+    return *p;
+  return std::nullopt;
+}
+
+int floorPow2(int64_t v) {
+  int p = 1;
+  while (2 * p <= v)
+    p *= 2;
+  return p;
+}
+
+void checkRank(const TensorFunc &x, const char *name, int rank) {
+  if (x.rank() != rank)
+    fail(std::string(name) + " must have rank " + std::to_string(rank) +
+         ", got rank " + std::to_string(x.rank()));
+  if (!x.func.defined())
+    fail(std::string(name) + " has no Func");
+}
+
+std::vector<Expr> cat(std::vector<Expr> a, const std::vector<Expr> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+} // namespace
+
+KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
+                                  const CpuSchedule &s, const Target &target) {
+  (void)target;
+  const int sr = in.state.rank();
+  if (sr != 3 && sr != 4)
+    fail("state must be (batch, dim, N) or (batch, H, P, N), got rank " + std::to_string(sr));
+  const bool heads = sr == 4;
+  checkRank(in.state, "state", sr);
+  checkRank(in.x, "x", sr - 1);
+  checkRank(in.dt, "dt", sr - 1);
+  checkRank(in.A, "A", sr - 1);
+  if (in.D)
+    checkRank(*in.D, "D", sr - 2);
+  if (in.z)
+    checkRank(*in.z, "z", sr - 1);
+  if (in.dtBias)
+    checkRank(*in.dtBias, "dt_bias", sr - 2);
+  for (const TensorFunc *bc : {&in.B, &in.C})
+    if (bc->rank() != 2 && bc->rank() != 3)
+      fail(std::string(bc == &in.B ? "B" : "C") +
+           " must be (batch, N) or (batch, G, N), got rank " + std::to_string(bc->rank()));
+
+  const Expr N = in.state.dim(-1);
+  const Expr nHeads = heads ? in.state.dim(1) : Expr(1);
+  const Expr chan = in.state.dim(-2); // dim, or P with heads
+  const std::optional<int64_t> nC = constInt(N), chanC = constInt(chan);
+
+  Var n("n"), c("c"), h("h"), b("b");
+  // Channel coordinates (innermost first): (c) or (c = p, h).
+  std::vector<Expr> cv = heads ? std::vector<Expr>{c, h} : std::vector<Expr>{c};
+  std::vector<Expr> cvb = cat(cv, {b});
+  auto withN = [&](Expr nn, const std::vector<Expr> &rest) { return cat({nn}, rest); };
+  auto bcAt = [&](const TensorFunc &x, Expr nn) -> Expr {
+    if (x.rank() == 2)
+      return x.func(nn, b);
+    Expr perGroup = Internal::simplify(nHeads / x.dim(1));
+    Expr g = heads ? Expr(h / perGroup) : Expr(0);
+    return x.func(nn, g, b);
+  };
+
+  // Per channel: dt (bias, softplus) folded with log2(e), and dt * x.
+  Func pre(Internal::unique_name("su_pre"));
+  {
+    Expr raw = in.dt.func(cvb);
+    if (in.dtBias)
+      raw = raw + in.dtBias->func(cv);
+    Expr dt = in.dtSoftplus ? softplus(raw) : raw;
+    Expr xx = in.x.func(cvb);
+    pre(cvb) = Tuple(dt * 1.44269504088896341f, dt * xx);
+  }
+
+  Func ns(Internal::unique_name("su_new_state"));
+  ns(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
+                      bcAt(in.B, n) * pre(cvb)[1];
+
+  RDom rn(0, N, Internal::unique_name("su_rn"));
+  Func acc(Internal::unique_name("su_acc"));
+  acc(cvb) = in.D ? in.D->func(cv) * in.x.func(cvb) : Expr(0.0f);
+  acc(cvb) += ns(withN(rn, cvb)) * bcAt(in.C, rn);
+  Func y(Internal::unique_name("su_y"));
+  y(cvb) = in.z ? acc(cvb) * silu(in.z->func(cvb)) : acc(cvb);
+
+  // ---- Schedule ----
+  int vw = std::max(1, s.vectorWidth);
+  int nv = vw;
+  if (nC)
+    nv = std::min<int64_t>(vw, floorPow2(std::max<int64_t>(1, *nC)));
+  int cvw = vw;
+  int tile = std::max(1, s.channelTile);
+  if (chanC) {
+    cvw = std::min<int64_t>(vw, floorPow2(std::max<int64_t>(1, *chanC)));
+    tile = static_cast<int>(std::min<int64_t>(tile, *chanC));
+  }
+  tile = std::max(cvw, tile / cvw * cvw);
+
+  Var cO("cO"), ci("ci"), tb("tb"), no("no"), nl("nl");
+  ns.split(c, cO, ci, tile);
+  if (heads)
+    ns.reorder(n, ci, cO, h, b).fuse(cO, h, tb).fuse(tb, b, tb);
+  else
+    ns.reorder(n, ci, cO, b).fuse(cO, b, tb);
+  if (nC)
+    ns.bound(n, 0, static_cast<int>(*nC));
+  ns.split(n, no, nl, nv).vectorize(nl);
+  if (s.unrollState && nC)
+    ns.unroll(no);
+  if (s.parallel)
+    ns.parallel(tb);
+  pre.compute_at(ns, tb).vectorize(c, cvw, TailStrategy::GuardWithIf);
+
+  y.split(c, cO, ci, tile);
+  if (heads)
+    y.reorder(ci, cO, h, b).fuse(cO, h, tb).fuse(tb, b, tb);
+  else
+    y.reorder(ci, cO, b).fuse(cO, b, tb);
+  y.vectorize(ci, cvw);
+  if (s.parallel)
+    y.parallel(tb);
+  acc.compute_at(y, tb).vectorize(c, cvw, TailStrategy::GuardWithIf);
+  acc.update(0).vectorize(c, cvw, TailStrategy::GuardWithIf);
+
+  std::vector<Expr> yShape = in.x.shape;
+  return KernelResult{{TensorFunc{y, yShape}, TensorFunc{ns, in.state.shape}}};
+}
+
+} // namespace ssm::codegen
