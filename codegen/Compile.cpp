@@ -105,6 +105,10 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     try {
       tf->pipeline.compile_to_object(obj, tf->arguments, tf->symbol, kernelTarget);
       tf->pipeline.compile_to_header(hdr, tf->arguments, tf->symbol, kernelTarget);
+      if (options.emitStmt)
+        tf->pipeline.compile_to_lowered_stmt(join(options.outDir, tf->symbol + ".stmt"),
+                                             tf->arguments, Halide::StmtOutputFormat::Text,
+                                             kernelTarget);
     } catch (const Halide::Error &e) {
       return func.emitError() << "Halide failed to compile @" << tf->name << ": " << e.what();
     }

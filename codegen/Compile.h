@@ -15,6 +15,7 @@ struct CompileOptions {
   std::string target = "host"; // a Halide target string
   std::string outDir;          // created by the caller, empty
   std::string libName = "ssm_module";
+  bool emitStmt = false; // also write <symbol>.stmt, Halide's lowered statement
 };
 
 /// True when `target` is a Halide target string this Halide accepts

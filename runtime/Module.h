@@ -6,7 +6,9 @@
 #ifndef SSM_RUNTIME_MODULE_H
 #define SSM_RUNTIME_MODULE_H
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,10 +17,26 @@ struct halide_buffer_t;
 
 namespace ssm::rt {
 
+/// Allocates 128-byte aligned storage: compiled kernels use aligned vector
+/// loads and stores on the buffers they are given, as on Halide's own.
+template <typename T> struct AlignedAllocator {
+  using value_type = T;
+  static constexpr std::size_t kAlignment = 128;
+  AlignedAllocator() = default;
+  template <typename U> AlignedAllocator(const AlignedAllocator<U> &) {}
+  T *allocate(std::size_t n) {
+    std::size_t bytes = ((n * sizeof(T) + kAlignment - 1) / kAlignment) * kAlignment;
+    return static_cast<T *>(::operator new(bytes, std::align_val_t(kAlignment)));
+  }
+  void deallocate(T *p, std::size_t) { ::operator delete(p, std::align_val_t(kAlignment)); }
+  template <typename U> bool operator==(const AlignedAllocator<U> &) const { return true; }
+  template <typename U> bool operator!=(const AlignedAllocator<U> &) const { return false; }
+};
+
 /// A dense row-major f32 tensor on the host.
 struct HostTensor {
   std::vector<int64_t> shape;
-  std::vector<float> data;
+  std::vector<float, AlignedAllocator<float>> data;
 };
 
 struct TensorInfo {

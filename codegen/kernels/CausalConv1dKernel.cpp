@@ -31,9 +31,21 @@ KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSche
     return select(likely(j >= pad), fromX, fromInit);
   };
 
-  Expr acc = in.bias ? in.bias->func(d) : Expr(0.0f);
+  // Taps summed as a balanced tree (shorter dependency chains than a fold).
+  std::vector<Expr> terms;
   for (int i = 0; i < width; ++i)
-    acc = acc + in.weight.func(i, d) * xx(t + i);
+    terms.push_back(in.weight.func(i, d) * xx(t + i));
+  if (in.bias)
+    terms.push_back(in.bias->func(d));
+  while (terms.size() > 1) {
+    std::vector<Expr> next;
+    for (size_t i = 0; i + 1 < terms.size(); i += 2)
+      next.push_back(terms[i] + terms[i + 1]);
+    if (terms.size() % 2)
+      next.push_back(terms.back());
+    terms = next;
+  }
+  Expr acc = terms[0];
   Func out("causal_conv1d_out");
   out(t, d, b) = in.activation == ConvActivation::Silu ? silu(acc) : acc;
 
@@ -50,6 +62,11 @@ KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSche
   }
 
   Var dOuter("d_o"), dInner("d_i"), tile("tile");
+  int U = getenv("CONV_U") ? atoi(getenv("CONV_U")) : 1;
+  if (U > 1) {
+    Var tO("t_o"), tI("t_i");
+    out.split(t, tO, tI, s.vectorWidth * U, TailStrategy::GuardWithIf).vectorize(tI, s.vectorWidth).unroll(tI);
+  } else
   out.vectorize(t, s.vectorWidth, TailStrategy::GuardWithIf);
   out.split(d, dOuter, dInner, s.channelTile, TailStrategy::GuardWithIf)
       .reorder(t, dInner, dOuter, b);

@@ -225,16 +225,18 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
 
   st.compute_at(y, dO);
   st.split(d, dv, dl, vw, TailStrategy::GuardWithIf).vectorize(dl);
-  RVar rk = r.x, rt = r.y;
+  RVar rk = r.x, rt = r.y, rto("rto"), rti("rti");
+  const int preChunk = getenv("SS_PC") ? atoi(getenv("SS_PC")) : 32;
   st.update(0)
       .split(d, dv, dl, vw, TailStrategy::GuardWithIf)
-      .reorder(dl, rk, rt, dv, b)
+      .split(rt, rto, rti, preChunk, TailStrategy::GuardWithIf)
+      .reorder(dl, rk, rti, rto, dv, b)
       .vectorize(dl);
   if (unrollN)
     st.update(0).unroll(rk);
 
-  pre.compute_at(st, rt).vectorize(d, vw, TailStrategy::GuardWithIf);
-  dtF.compute_at(st, rt).vectorize(d, vw, TailStrategy::GuardWithIf);
+  pre.compute_at(st, rto).vectorize(d, vw, TailStrategy::GuardWithIf);
+  dtF.compute_at(st, rto).vectorize(d, vw, TailStrategy::GuardWithIf);
   aT.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf);
   if (bSrc.rank == 2)
     bSrc.transposed.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf);

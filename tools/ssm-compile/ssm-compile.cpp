@@ -32,6 +32,9 @@ cl::opt<std::string> target("target",
                             cl::init("host"), cl::cat(category));
 cl::opt<std::string> libName("name", cl::desc("Library name (default ssm_module)"),
                              cl::init("ssm_module"), cl::cat(category));
+cl::opt<bool> emitStmt("emit-stmt",
+                       cl::desc("Also write each function's lowered Halide statement (<symbol>.stmt)"),
+                       cl::init(false), cl::cat(category));
 cl::opt<bool> force("force", cl::desc("Write into a non-empty output directory"),
                     cl::init(false), cl::cat(category));
 
@@ -95,6 +98,7 @@ int main(int argc, char **argv) {
   options.target = target;
   options.outDir = outputDir;
   options.libName = libName;
+  options.emitStmt = emitStmt;
   std::string error;
   if (failed(ssm::codegen::compileModule(*module, options, error))) {
     if (!error.empty())

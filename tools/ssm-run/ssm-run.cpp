@@ -57,7 +57,7 @@ cl::opt<std::string> function("function", cl::desc("Function to run (default: ma
 cl::list<std::string> inputs("input", cl::desc("An input .npy, one per function argument, in order"),
                              cl::value_desc("file.npy"), cl::cat(category));
 cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded data: weights (ssm.param) "
-                                   "U(-a, a) with a = sqrt(3 / fan_in), variance 1/fan_in; others U(-0.5, 0.5)"),
+                                   "matrices U(-a, a) with a = sqrt(3 / fan_in), vectors U(0.5, 1.5); other inputs U(-0.5, 0.5)"),
                   cl::init(-1), cl::cat(category));
 cl::opt<std::string> outputDir("output-dir", cl::desc("Write each result as result<i>.npy here"),
                                cl::init(""), cl::cat(category));
@@ -312,13 +312,18 @@ int runFile(mlir::MLIRContext &ctx) {
       return cannotRun(formatv("argument {0} of @{1} has a dynamic shape: give it with --input",
                                i, f.getSymName()));
     ssm::ref::Array a(shape);
-    // Weights get variance 1/fan_in (fan_in = the last dim), so that each
-    // linear layer keeps its activations' size.
-    double scale = 1.0;
-    if (f.getArgAttr(i, "ssm.param") && !shape.empty() && shape.back() > 0)
-      scale = 2.0 * std::sqrt(3.0 / static_cast<double>(shape.back()));
+    // Weight matrices get variance 1/fan_in (fan_in = the last dim), so that
+    // each linear layer keeps its activations' size; weight vectors (norm
+    // scales, biases, D) sit around 1.
+    double scale = 1.0, offset = 0.0;
+    if (f.getArgAttr(i, "ssm.param")) {
+      if (shape.size() >= 2 && shape.back() > 0)
+        scale = 2.0 * std::sqrt(3.0 / static_cast<double>(shape.back()));
+      else
+        offset = 1.0;
+    }
     for (double &v : a.data)
-      v = scale * uniform(rng);
+      v = offset + scale * uniform(rng);
     args.push_back(std::move(a));
   }
 
