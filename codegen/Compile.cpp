@@ -123,6 +123,21 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     fj["results"] = nlohmann::ordered_json::array();
     for (const TensorSignature &t : tf->results)
       fj["results"].push_back(tensorJson(t));
+    if (!tf->kernelExtraInputs.empty()) {
+      fj["kernel_extra_arguments"] = nlohmann::ordered_json::array();
+      for (const TensorSignature &t : tf->kernelExtraInputs)
+        fj["kernel_extra_arguments"].push_back(tensorJson(t));
+    }
+    if (const std::optional<TimeChunking> &c = tf->chunking) {
+      nlohmann::ordered_json cj;
+      cj["chunk"] = c->chunk;
+      cj["length"] = c->length;
+      cj["argument_time_axes"] = c->argTimeAxis;
+      cj["result_time_axes"] = c->resultTimeAxis;
+      cj["state_argument"] = c->stateArg;
+      cj["state_result"] = c->stateResult;
+      fj["time_chunking"] = cj;
+    }
     manifest["functions"].push_back(fj);
   }
   if (objects.empty()) {

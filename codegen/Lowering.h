@@ -27,6 +27,8 @@ public:
   std::vector<TensorFunc> genericStages;
   /// Results of kernel builders: computed at root, scheduled by the kernel.
   std::vector<TensorFunc> kernelOutputs;
+  /// The initial state of a time-chunked scan that has no h0 operand.
+  std::optional<TensorFunc> carriedState;
 
   /// The TensorFunc of `v`; every operand was lowered before its users.
   const TensorFunc &get(mlir::Value v) const;

@@ -3,6 +3,8 @@
 
 #include "codegen/Lowering.h"
 
+#include "dialect/SsmOps.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -18,17 +20,6 @@ std::string cIdentifier(llvm::StringRef s) {
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
     out = "t_" + out;
   return out;
-}
-
-/// Dense row-major strides and static extents: lets Halide fold addressing.
-template <typename Dims>
-void constrainDense(Dims dimOf, const std::vector<int64_t> &shape) {
-  int64_t stride = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    int64_t ext = shape[shape.size() - 1 - i];
-    dimOf(i).set_bounds(0, static_cast<int>(ext)).set_stride(static_cast<int>(stride));
-    stride *= ext;
-  }
 }
 
 /// compute_root, vectorise the contiguous dim, parallelise the outermost.
@@ -54,12 +45,101 @@ void scheduleGeneric(TensorFunc &t, int vw) {
 
 } // namespace
 
+std::optional<TimeChunking> planTimeChunking(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  SelectiveScanOp scan;
+  for (Operation &op : entry) {
+    if (auto s = dyn_cast<SelectiveScanOp>(op); s && !scan)
+      scan = s;
+    else if (!isa<func::ReturnOp>(op))
+      return std::nullopt;
+  }
+  if (!scan)
+    return std::nullopt;
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  bool tm = scan.getLayout() == Layout::time_major;
+  int64_t len = cast<RankedTensorType>(scan.getU().getType()).getDimSize(tm ? 1 : 2);
+  int64_t chunk = 512;
+  if (auto attr = scan->getAttrOfType<ScheduleAttr>(kScheduleAttrName))
+    chunk = attr.getTimeChunk();
+  // Chunk views must start 128-byte aligned, as the kernels' vector ops assume.
+  chunk = std::max<int64_t>(32, chunk / 32 * 32);
+  if (ShapedType::isDynamic(len) || len <= chunk)
+    return std::nullopt;
+
+  TimeChunking plan;
+  plan.chunk = chunk;
+  plan.length = len;
+  auto timeAxis = [&](Value v) -> int {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    if (v == scan.getU() || v == scan.getDelta() || v == scan.getZ() || v == scan.getY())
+      return tm ? 1 : 2;
+    if (v == scan.getB() || v == scan.getC())
+      return rank == 2 ? -1 : (tm ? 1 : static_cast<int>(rank) - 1);
+    return -1;
+  };
+  for (BlockArgument arg : entry.getArguments()) {
+    // An argument used by the scan in two roles cannot be cropped consistently.
+    int axis = -2;
+    for (OpOperand &use : arg.getUses()) {
+      int a = isa<func::ReturnOp>(use.getOwner()) ? -3 : timeAxis(use.get());
+      if (axis != -2 && axis != a)
+        return std::nullopt;
+      axis = a;
+    }
+    if (axis == -3)
+      return std::nullopt; // an argument returned as is
+    plan.argTimeAxis.push_back(axis == -2 ? -1 : axis);
+    if (scan.getH0() && arg == scan.getH0())
+      plan.stateArg = arg.getArgNumber();
+  }
+  for (Value v : ret.getOperands()) {
+    if (v == scan.getY())
+      plan.resultTimeAxis.push_back(tm ? 1 : 2);
+    else if (v == scan.getHLast())
+      plan.resultTimeAxis.push_back(-1);
+    else
+      return std::nullopt;
+    if (v == scan.getHLast())
+      plan.stateResult = plan.resultTimeAxis.size() - 1;
+  }
+  if (plan.stateResult < 0)
+    return std::nullopt; // the final state is not returned: nothing to carry
+  if (plan.stateArg < 0) {
+    plan.stateArg = entry.getNumArguments();
+    plan.stateArgAdded = true;
+  }
+  return plan;
+}
+
 FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide::Target &target) {
   TranslatedFunction out;
   out.name = func.getSymName().str();
   out.symbol = "ssm_" + cIdentifier(out.name);
   LoweringState state(target);
   const llvm::StringMap<LowerFn> &table = loweringTable();
+  out.chunking = planTimeChunking(func);
+  // The dims the runtime crops per chunk stay symbolic; all others are fixed.
+  auto constrain = [](auto dimOf, const std::vector<int64_t> &shape, int timeAxis) {
+    int64_t stride = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t ext = shape[shape.size() - 1 - i];
+      bool time = static_cast<int>(shape.size() - 1 - i) == timeAxis;
+      if (!time)
+        dimOf(i).set_bounds(0, static_cast<int>(ext));
+      else
+        dimOf(i).set_min(0);
+      if (timeAxis < 0 || static_cast<int>(shape.size() - 1 - i) >= timeAxis)
+        dimOf(i).set_stride(static_cast<int>(stride)); // dims inside time keep their strides
+      stride *= ext;
+    }
+  };
+  auto shapeOf = [](Type type, int timeAxis, auto extentOf) {
+    std::vector<Halide::Expr> shape = shapeExprs(type);
+    if (timeAxis >= 0)
+      shape[timeAxis] = extentOf(static_cast<int>(shape.size()) - 1 - timeAxis);
+    return shape;
+  };
   try {
     Block &entry = func.getBody().front();
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
@@ -81,11 +161,27 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       sig.name = cIdentifier(name);
       sig.shape.assign(type.getShape().begin(), type.getShape().end());
       Halide::ImageParam ip(Halide::Float(32), type.getRank(), sig.name);
-      constrainDense([&](int d) { return ip.dim(d); }, sig.shape);
-      TensorFunc t{Halide::Func(ip), shapeExprs(type)};
+      int timeAxis = out.chunking ? out.chunking->argTimeAxis[i] : -1;
+      constrain([&](int d) { return ip.dim(d); }, sig.shape, timeAxis);
+      TensorFunc t{Halide::Func(ip),
+                   shapeOf(type, timeAxis, [&](int d) { return ip.dim(d).extent(); })};
       state.set(arg, t);
       out.arguments.push_back(ip);
       out.inputs.push_back(sig);
+    }
+
+    if (out.chunking && out.chunking->stateArgAdded) {
+      // The carried state of a chunked scan without an h0 operand.
+      auto scan = *func.getOps<SelectiveScanOp>().begin();
+      auto type = cast<RankedTensorType>(scan.getHLast().getType());
+      TensorSignature sig;
+      sig.name = "carried_state";
+      sig.shape.assign(type.getShape().begin(), type.getShape().end());
+      Halide::ImageParam ip(Halide::Float(32), type.getRank(), sig.name);
+      constrain([&](int d) { return ip.dim(d); }, sig.shape, -1);
+      state.carriedState = TensorFunc{Halide::Func(ip), shapeExprs(type)};
+      out.arguments.push_back(ip);
+      out.kernelExtraInputs.push_back(sig);
     }
 
     std::vector<Value> returned;
@@ -129,7 +225,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       sig.name = "result" + std::to_string(i);
       sig.shape.assign(type.getShape().begin(), type.getShape().end());
       Halide::Func f = t.func;
-      constrainDense([&](int d) { return f.output_buffer().dim(d); }, sig.shape);
+      constrain([&](int d) { return f.output_buffer().dim(d); }, sig.shape,
+                out.chunking ? out.chunking->resultTimeAxis[i] : -1);
       outputs.push_back(f);
       out.results.push_back(sig);
     }

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,36 @@ struct TensorSignature {
   std::string dtype = "float32";
 };
 
+/// How the runtime runs a long sequence as a host loop over time chunks,
+/// carrying the state between kernel calls, so that scratch memory stays
+/// O(tile x N x chunk) whatever the length (DESIGN.md section 5). The kernel
+/// is compiled with a symbolic time extent; each call sees views of the
+/// inputs and outputs cropped to one chunk.
+struct TimeChunking {
+  int64_t chunk = 0;                // time steps per call (a multiple of 32)
+  int64_t length = 0;               // the function's full sequence length
+  std::vector<int> argTimeAxis;     // per argument: MLIR axis of time, or -1
+  std::vector<int> resultTimeAxis;  // per result: likewise
+  int stateArg = -1;    // kernel argument holding the initial state
+  bool stateArgAdded = false; // true: the kernel's last argument, not in the MLIR function
+  int stateResult = -1; // result holding the final state (fed to the next call)
+};
+
 struct TranslatedFunction {
   std::string name;   // the MLIR symbol
   std::string symbol; // the C symbol of the compiled function
   Halide::Pipeline pipeline;
   std::vector<Halide::Argument> arguments; // inputs, in order
   std::vector<TensorSignature> inputs, results;
+  /// Kernel arguments after `inputs` that the MLIR function does not have
+  /// (the carried state of a chunked scan).
+  std::vector<TensorSignature> kernelExtraInputs;
+  std::optional<TimeChunking> chunking;
 };
+
+/// The time-chunking plan of `func`, if it is a single ssm.selective_scan
+/// whose sequence is longer than its schedule's time_chunk.
+std::optional<TimeChunking> planTimeChunking(mlir::func::FuncOp func);
 
 /// Builds the pipeline of `func` for `target`: every value lowered by the op's
 /// entry in the lowering table, kernels scheduled by their builders, other

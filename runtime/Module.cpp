@@ -7,6 +7,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <fstream>
 
 namespace ssm::rt {
@@ -16,19 +19,64 @@ using ArgvFn = int (*)(void **);
 struct BoundCall::Impl {
   ArgvFn fn = nullptr;
   std::string name;
-  std::vector<Halide::Runtime::Buffer<float>> buffers;
+  std::vector<Halide::Runtime::Buffer<float>> buffers; // kernel arguments, then results
   std::vector<void *> argv;
+  // Time chunking: the loop below replaces buffers by per-chunk views.
+  std::optional<TimeChunking> chunking;
+  std::vector<int> timeAxes; // per kernel buffer: MLIR time axis or -1
+  int stateArg = -1, stateResult = -1; // kernel buffer indices
+  HostTensor carry;                    // the state between chunks
+  Halide::Runtime::Buffer<float> carryBuffer;
+  bool userState = false; // the caller passes the initial state
+
+  bool call(std::string &error) {
+    int rc = fn(argv.data());
+    if (rc != 0) {
+      error = "kernel " + name + " failed with Halide error " + std::to_string(rc);
+      return false;
+    }
+    return true;
+  }
+
+  bool invokeChunked(std::string &error) {
+    const TimeChunking &c = *chunking;
+    Halide::Runtime::Buffer<float> &state = buffers[stateResult];
+    std::vector<Halide::Runtime::Buffer<float>> views(buffers.size());
+    for (int64_t t0 = 0; t0 < c.length; t0 += c.chunk) {
+      int64_t ext = std::min(c.chunk, c.length - t0);
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        if (timeAxes[i] < 0) {
+          views[i] = buffers[i];
+        } else {
+          int d = buffers[i].dimensions() - 1 - timeAxes[i];
+          views[i] = buffers[i].cropped(d, static_cast<int>(t0), static_cast<int>(ext))
+                         .translated(d, -static_cast<int>(t0));
+        }
+        argv[i] = views[i].raw_buffer();
+      }
+      // The first chunk starts from the caller's state (or zeros), the others
+      // from the state the previous chunk left.
+      if (t0 > 0 || !userState)
+        argv[stateArg] = carryBuffer.raw_buffer();
+      if (!call(error))
+        return false;
+      std::copy(state.data(), state.data() + state.number_of_elements(), carry.data.begin());
+    }
+    for (size_t i = 0; i < buffers.size(); ++i)
+      argv[i] = buffers[i].raw_buffer();
+    return true;
+  }
 };
 
 BoundCall::~BoundCall() = default;
 
 bool BoundCall::invoke(std::string &error) {
-  int rc = impl->fn(impl->argv.data());
-  if (rc != 0) {
-    error = "kernel " + impl->name + " failed with Halide error " + std::to_string(rc);
-    return false;
+  if (impl->chunking) {
+    // Each call starts from the caller's state (or zeros), not the last call's.
+    std::fill(impl->carry.data.begin(), impl->carry.data.end(), 0.0f);
+    return impl->invokeChunked(error);
   }
-  return true;
+  return impl->call(error);
 }
 
 CompiledModule::~CompiledModule() {
@@ -103,6 +151,35 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std
     if (!readTensors(f, "arguments", info.arguments, error, manifestPath) ||
         !readTensors(f, "results", info.results, error, manifestPath))
       return nullptr;
+    if (f.contains("kernel_extra_arguments") &&
+        !readTensors(f, "kernel_extra_arguments", info.kernelExtraArguments, error, manifestPath))
+      return nullptr;
+    if (f.contains("time_chunking")) {
+      const auto &c = f["time_chunking"];
+      TimeChunking tc;
+      bool ok = c.is_object();
+      try {
+        tc.chunk = c.at("chunk").get<int64_t>();
+        tc.length = c.at("length").get<int64_t>();
+        tc.argumentTimeAxes = c.at("argument_time_axes").get<std::vector<int>>();
+        tc.resultTimeAxes = c.at("result_time_axes").get<std::vector<int>>();
+        tc.stateArgument = c.at("state_argument").get<int>();
+        tc.stateResult = c.at("state_result").get<int>();
+      } catch (const nlohmann::json::exception &) {
+        ok = false;
+      }
+      size_t kernelArgs = info.arguments.size() + info.kernelExtraArguments.size();
+      ok = ok && tc.chunk > 0 && tc.length > 0 &&
+           tc.argumentTimeAxes.size() == info.arguments.size() &&
+           tc.resultTimeAxes.size() == info.results.size() && tc.stateArgument >= 0 &&
+           static_cast<size_t>(tc.stateArgument) < kernelArgs && tc.stateResult >= 0 &&
+           static_cast<size_t>(tc.stateResult) < info.results.size();
+      if (!ok) {
+        error = manifestPath + ": malformed \"time_chunking\" of @" + info.name;
+        return nullptr;
+      }
+      info.chunking = tc;
+    }
     m->fns.push_back(std::move(info));
   }
   std::string lib = dir + "/" + j["shared_library"].get<std::string>();
@@ -137,6 +214,34 @@ void CompiledModule::setThreads(int n) {
 }
 
 namespace {
+std::atomic<int64_t> liveScratch{0}, peakScratch{0};
+constexpr size_t kScratchAlign = 128;
+
+/// Halide's allocator contract: 128-byte aligned blocks. The block size sits
+/// in the header so that free can subtract it.
+void *countingMalloc(void *, size_t size) {
+  void *raw = std::malloc(size + kScratchAlign);
+  if (!raw)
+    return nullptr;
+  auto *base = static_cast<char *>(raw);
+  char *aligned = reinterpret_cast<char *>(
+      (reinterpret_cast<uintptr_t>(base) + kScratchAlign) & ~(uintptr_t)(kScratchAlign - 1));
+  reinterpret_cast<void **>(aligned)[-1] = raw;
+  reinterpret_cast<size_t *>(aligned)[-2] = size;
+  int64_t live = liveScratch.fetch_add(static_cast<int64_t>(size)) + static_cast<int64_t>(size);
+  int64_t peak = peakScratch.load();
+  while (live > peak && !peakScratch.compare_exchange_weak(peak, live)) {
+  }
+  return aligned;
+}
+
+void countingFree(void *, void *ptr) {
+  if (!ptr)
+    return;
+  liveScratch.fetch_sub(static_cast<int64_t>(reinterpret_cast<size_t *>(ptr)[-2]));
+  std::free(reinterpret_cast<void **>(ptr)[-1]);
+}
+
 std::string shapeString(const std::vector<int64_t> &s) {
   std::string out = "(";
   for (size_t i = 0; i < s.size(); ++i)
@@ -182,9 +287,48 @@ std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
     outputs[i].data.assign(n, 0.0f);
     call->impl->buffers.push_back(wrap(outputs[i]));
   }
+  if (fn.chunking) {
+    BoundCall::Impl &im = *call->impl;
+    im.chunking = fn.chunking;
+    const TimeChunking &c = *fn.chunking;
+    const TensorInfo &stateInfo = fn.results[c.stateResult];
+    im.carry.shape = stateInfo.shape;
+    im.carry.data.assign(outputs[c.stateResult].data.size(), 0.0f);
+    im.carryBuffer = wrap(im.carry);
+    im.userState = static_cast<size_t>(c.stateArgument) < fn.arguments.size();
+    // Kernel buffers: the arguments, the added state argument, the results.
+    std::vector<Halide::Runtime::Buffer<float>> ordered(im.buffers.begin(),
+                                                        im.buffers.begin() + inputs.size());
+    im.timeAxes = c.argumentTimeAxes;
+    for (size_t i = 0; i < fn.kernelExtraArguments.size(); ++i) {
+      ordered.push_back(im.carryBuffer);
+      im.timeAxes.push_back(-1);
+    }
+    ordered.insert(ordered.end(), im.buffers.begin() + inputs.size(), im.buffers.end());
+    im.timeAxes.insert(im.timeAxes.end(), c.resultTimeAxes.begin(), c.resultTimeAxes.end());
+    im.buffers = std::move(ordered);
+    im.stateArg = c.stateArgument;
+    im.stateResult = static_cast<int>(inputs.size() + fn.kernelExtraArguments.size()) + c.stateResult;
+  }
   for (auto &b : call->impl->buffers)
     call->impl->argv.push_back(b.raw_buffer());
   return call;
 }
+
+void CompiledModule::trackScratch() {
+  using MallocFn = void *(*)(void *, size_t);
+  using FreeFn = void (*)(void *, void *);
+  using SetMalloc = MallocFn (*)(MallocFn);
+  using SetFree = FreeFn (*)(FreeFn);
+  auto setMalloc = reinterpret_cast<SetMalloc>(dlsym(handle, "halide_set_custom_malloc"));
+  auto setFree = reinterpret_cast<SetFree>(dlsym(handle, "halide_set_custom_free"));
+  if (setMalloc && setFree) {
+    setMalloc(countingMalloc);
+    setFree(countingFree);
+  }
+  peakScratch = liveScratch.load();
+}
+
+int64_t CompiledModule::peakScratchBytes() { return peakScratch.load(); }
 
 } // namespace ssm::rt

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <new>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,10 +47,23 @@ struct TensorInfo {
   std::string dtype;
 };
 
+/// A function the runtime runs as a host loop over time chunks, carrying
+/// the state between kernel calls (manifest "time_chunking").
+struct TimeChunking {
+  int64_t chunk = 0, length = 0;
+  std::vector<int> argumentTimeAxes, resultTimeAxes; // MLIR axis or -1
+  int stateArgument = -1; // kernel argument index of the initial state
+  int stateResult = -1;   // result index of the final state
+};
+
 struct FunctionInfo {
   std::string name;   // MLIR symbol
   std::string symbol; // C symbol
   std::vector<TensorInfo> arguments, results;
+  /// Kernel arguments after `arguments` that callers do not pass (the
+  /// carried state of a chunked scan).
+  std::vector<TensorInfo> kernelExtraArguments;
+  std::optional<TimeChunking> chunking;
 };
 
 class CompiledModule;
@@ -90,6 +104,12 @@ public:
 
   /// Threads of the module's Halide thread pool (0: one per core).
   void setThreads(int n);
+
+  /// Routes the kernels' heap allocations (their scratch buffers) through
+  /// a counting allocator; peakScratchBytes() then reports the high-water
+  /// mark since the call. Process-wide: meant for measurement runs.
+  void trackScratch();
+  static int64_t peakScratchBytes();
 
 private:
   CompiledModule() = default;

@@ -73,7 +73,8 @@ KernelResult buildAffineScan(const AffineScanKernelInputs &in, const CpuSchedule
   hLast(lastVars) = h(lastIdx);
 
   // Schedule the update: [inner vars] rt [outer vars], inner vectorised,
-  // outer fused and parallel (or a tile of the outermost inner var).
+  // outer fused and parallel (or a tile of the outermost inner var). When
+  // the scanned dim is innermost, the next dim takes the inner place.
   Stage up = h.update();
   std::vector<VarOrRVar> inner, outer;
   if (hd > 0)
@@ -100,7 +101,17 @@ KernelResult buildAffineScan(const AffineScanKernelInputs &in, const CpuSchedule
       if (top.same_as(vec))
         vec = ti;
     }
-    up.vectorize(vec, s.vectorWidth, TailStrategy::GuardWithIf);
+    if (hd > 0) {
+      up.vectorize(vec, s.vectorWidth, TailStrategy::GuardWithIf);
+    } else {
+      // The scanned dim is the contiguous one: vectorising across lines would
+      // gather and scatter. Interleave vectorWidth lines instead (unrolled
+      // scalar chains, each line read and written sequentially).
+      Var lo("lines_o"), li("lines_i");
+      up.split(vec, lo, li, s.vectorWidth, TailStrategy::GuardWithIf)
+          .reorder(li, rt.x, lo)
+          .unroll(li);
+    }
   }
   if (!outer.empty() && s.parallel) {
     Var fused = outer[0].var;

@@ -62,14 +62,8 @@ KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSche
   }
 
   Var dOuter("d_o"), dInner("d_i"), tile("tile");
-  int U = getenv("CONV_U") ? atoi(getenv("CONV_U")) : 1;
-  if (U > 1) {
-    Var tO("t_o"), tI("t_i");
-    out.split(t, tO, tI, s.vectorWidth * U, TailStrategy::GuardWithIf).vectorize(tI, s.vectorWidth).unroll(tI);
-  } else
   out.vectorize(t, s.vectorWidth, TailStrategy::GuardWithIf);
-  out.split(d, dOuter, dInner, s.channelTile, TailStrategy::GuardWithIf)
-      .reorder(t, dInner, dOuter, b);
+  out.split(d, dOuter, dInner, s.channelTile, TailStrategy::GuardWithIf);
   if (s.parallel)
     out.fuse(dOuter, b, tile).parallel(tile);
 

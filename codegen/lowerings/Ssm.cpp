@@ -75,6 +75,8 @@ LogicalResult lowerSelectiveScan(Operation *o, LoweringState &state) {
   in.z = optional(state, op.getZ());
   in.deltaBias = optional(state, op.getDeltaBias());
   in.h0 = optional(state, op.getH0());
+  if (!in.h0)
+    in.h0 = state.carriedState;
   in.deltaSoftplus = op.getDeltaSoftplus();
   in.timeMajor = op.getLayout() == Layout::time_major;
   return finish(o, state, buildSelectiveScan(in, state.scheduleOf(o), state.target));

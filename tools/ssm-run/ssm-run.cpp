@@ -54,8 +54,11 @@ cl::opt<unsigned> repeat("repeat", cl::desc("Time N runs after one warm-up; prin
                          cl::init(0), cl::cat(category));
 cl::opt<std::string> function("function", cl::desc("Function to run (default: main, or the only one)"),
                               cl::init(""), cl::cat(category));
-cl::list<std::string> inputs("input", cl::desc("An input .npy, one per function argument, in order"),
-                             cl::value_desc("file.npy"), cl::cat(category));
+cl::list<std::string> inputs("input",
+                             cl::desc("An input .npy: positional (one per argument, in order) or "
+                                      "NAME=file.npy for the argument named NAME (its ssm.name, "
+                                      "ssm.param, or argN)"),
+                             cl::value_desc("[name=]file.npy"), cl::cat(category));
 cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded data: weights (ssm.param) "
                                    "matrices U(-a, a) with a = sqrt(3 / fan_in), vectors U(0.5, 1.5); other inputs U(-0.5, 0.5)"),
                   cl::init(-1), cl::cat(category));
@@ -65,6 +68,10 @@ cl::opt<bool> force("force", cl::desc("Allow overwriting existing output files")
                     cl::cat(category));
 cl::list<std::string> expected("expected", cl::desc("Expected .npy for result i, in order"),
                                cl::value_desc("file.npy"), cl::cat(category));
+cl::opt<bool> reportScratch("report-scratch",
+                            cl::desc("With a compiled engine, print the kernels' peak heap scratch "
+                                     "(scratch_peak_bytes=<n>; inputs and outputs excluded)"),
+                            cl::init(false), cl::cat(category));
 cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::init(false),
                           cl::cat(category));
 cl::opt<bool> check("check", cl::desc("With a compiled engine, also run the reference interpreter "
@@ -154,6 +161,8 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
     return false;
   }
   module->setThreads(static_cast<int>(threads));
+  if (reportScratch)
+    module->trackScratch();
   std::vector<ssm::rt::HostTensor> inputs(args.size());
   std::vector<const ssm::rt::HostTensor *> inputPtrs;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -177,6 +186,8 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
     }
     *medianMs = median(ms);
   }
+  if (reportScratch)
+    outs() << "scratch_peak_bytes=" << ssm::rt::CompiledModule::peakScratchBytes() << "\n";
   results.clear();
   for (const ssm::rt::HostTensor &o : outputs)
     results.emplace_back(o.shape, std::vector<double>(o.data.begin(), o.data.end()));
@@ -281,13 +292,43 @@ int runFile(mlir::MLIRContext &ctx) {
   if (!f)
     return cannotRun(inputFile + ": " + error);
   mlir::FunctionType type = f.getFunctionType();
-  if (inputs.size() > type.getNumInputs())
-    return cannotRun(formatv("{0} --input files for {1} arguments of @{2}", inputs.size(),
-                             type.getNumInputs(), f.getSymName()));
-  if (inputs.size() < type.getNumInputs() && seed < 0)
-    return cannotRun(formatv("@{0} takes {1} arguments but {2} --input files were given "
-                             "(or pass --seed N for random data)",
-                             f.getSymName(), type.getNumInputs(), inputs.size()));
+  // Bind --input files to arguments: NAME=file by name, others in order.
+  auto argName = [&](unsigned i, llvm::StringRef attr) -> std::string {
+    if (auto s = f.getArgAttrOfType<mlir::StringAttr>(i, attr))
+      return s.str();
+    return "";
+  };
+  std::vector<std::string> inputFor(type.getNumInputs());
+  unsigned nextPositional = 0;
+  for (const std::string &spec : inputs) {
+    llvm::StringRef name, path = spec;
+    if (spec.find('=') != std::string::npos)
+      std::tie(name, path) = llvm::StringRef(spec).split('=');
+    int target = -1;
+    if (!name.empty()) {
+      for (unsigned i = 0; i < type.getNumInputs(); ++i)
+        if (name == argName(i, "ssm.name") || name == argName(i, "ssm.param") ||
+            name == ("arg" + std::to_string(i)))
+          target = i;
+      if (target < 0)
+        return cannotRun("@" + f.getSymName() + " has no argument named '" + name + "'");
+    } else {
+      while (nextPositional < inputFor.size() && !inputFor[nextPositional].empty())
+        ++nextPositional;
+      if (nextPositional >= inputFor.size())
+        return cannotRun(formatv("more --input files than the {0} arguments of @{1}",
+                                 type.getNumInputs(), f.getSymName()));
+      target = nextPositional;
+    }
+    if (!inputFor[target].empty())
+      return cannotRun(formatv("argument {0} of @{1} is given twice", target, f.getSymName()));
+    inputFor[target] = path.str();
+  }
+  for (unsigned i = 0; i < type.getNumInputs(); ++i)
+    if (inputFor[i].empty() && seed < 0)
+      return cannotRun(formatv("no --input for argument {0} of @{1} (give one, or pass --seed N "
+                               "for random data)",
+                               i, f.getSymName()));
   std::vector<ssm::ref::Array> args;
   std::mt19937_64 rng(seed < 0 ? 0 : seed);
   std::uniform_real_distribution<double> uniform(-0.5, 0.5);
@@ -295,14 +336,14 @@ int runFile(mlir::MLIRContext &ctx) {
     auto t = dyn_cast<mlir::RankedTensorType>(type.getInput(i));
     std::vector<int64_t> shape = t ? std::vector<int64_t>(t.getShape().begin(), t.getShape().end())
                                    : std::vector<int64_t>{};
-    if (i < inputs.size()) {
+    if (!inputFor[i].empty()) {
       ssm::NpyArray npy;
       ssm::ref::Array a;
-      if (!ssm::readNpy(inputs[i], npy, error) || !ssm::npyToDoubles(npy, a.data, error))
+      if (!ssm::readNpy(inputFor[i], npy, error) || !ssm::npyToDoubles(npy, a.data, error))
         return cannotRun(error);
       a.shape = npy.shape;
       if (a.shape != shape)
-        return cannotRun(formatv("{0}: shape {1} but argument {2} of @{3} is {4}", inputs[i],
+        return cannotRun(formatv("{0}: shape {1} but argument {2} of @{3} is {4}", inputFor[i],
                                  ssm::ref::shapeToString(a.shape), i, f.getSymName(),
                                  ssm::ref::shapeToString(shape)));
       args.push_back(std::move(a));
