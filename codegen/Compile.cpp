@@ -60,6 +60,8 @@ nlohmann::ordered_json tensorJson(const TensorSignature &t) {
   j["name"] = t.name;
   if (!t.param.empty())
     j["param"] = t.param;
+  if (!t.state.empty())
+    j["state"] = t.state;
   j["shape"] = t.shape;
   j["dtype"] = t.dtype;
   return j;

@@ -158,6 +158,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
         if (!func.getArgAttr(i, "ssm.name"))
           name = p.str();
       }
+      if (auto st = func.getArgAttrOfType<StringAttr>(i, "ssm.state"))
+        sig.state = st.str();
       sig.name = cIdentifier(name);
       sig.shape.assign(type.getShape().begin(), type.getShape().end());
       Halide::ImageParam ip(Halide::Float(32), type.getRank(), sig.name);
@@ -223,6 +225,10 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       }
       TensorSignature sig;
       sig.name = "result" + std::to_string(i);
+      if (auto n = func.getResultAttrOfType<StringAttr>(i, "ssm.name"))
+        sig.name = cIdentifier(n.str());
+      if (auto st = func.getResultAttrOfType<StringAttr>(i, "ssm.state"))
+        sig.state = st.str();
       sig.shape.assign(type.getShape().begin(), type.getShape().end());
       Halide::Func f = t.func;
       constrain([&](int d) { return f.output_buffer().dim(d); }, sig.shape,

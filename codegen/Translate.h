@@ -16,6 +16,7 @@ namespace ssm::codegen {
 struct TensorSignature {
   std::string name;           // C identifier used in the generated header
   std::string param;          // the `ssm.param` weight name, if any
+  std::string state;          // the `ssm.state` name: streaming sessions carry it across calls
   std::vector<int64_t> shape; // MLIR order, static
   std::string dtype = "float32";
 };

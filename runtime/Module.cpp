@@ -101,6 +101,8 @@ bool readTensors(const nlohmann::json &j, const char *key, std::vector<TensorInf
     info.name = t["name"].get<std::string>();
     if (t.contains("param") && t["param"].is_string())
       info.param = t["param"].get<std::string>();
+    if (t.contains("state") && t["state"].is_string())
+      info.state = t["state"].get<std::string>();
     for (const auto &d : t["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0) {
         error = where + ": bad shape of '" + info.name + "'";

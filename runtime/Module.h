@@ -43,6 +43,7 @@ struct HostTensor {
 struct TensorInfo {
   std::string name;
   std::string param; // weight name (ssm.param), empty for plain inputs
+  std::string state; // streaming-state name (ssm.state), empty otherwise
   std::vector<int64_t> shape;
   std::string dtype;
 };

@@ -19,6 +19,15 @@ int64_t constExtent(const Expr &e, const char *what) {
   return *c;
 }
 
+/// Per-chunk scratch goes on the stack when it is at most this many floats
+/// (its size is constant); larger chunks fall back to the heap.
+constexpr int64_t kMaxStackFloats = 32 * 1024;
+
+void storeSmallOnStack(Func f, int64_t floats) {
+  if (floats <= kMaxStackFloats)
+    f.store_in(MemoryType::Stack);
+}
+
 /// The first candidate that divides `extent`, else 1.
 int pickDivisor(int64_t extent, std::initializer_list<int> candidates) {
   for (int c : candidates)
@@ -228,7 +237,7 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
   if (hasBonus)
     diag.compute_root();
 
-  // States: zero, h0, then the sequential chunk loop with the P x N chunk
+  // States: h0 (or 0), then the sequential chunk loop with the P x N chunk
   // product computed per register block inside it.
   st.compute_root().bound(p, 0, int(P)).bound(n, 0, int(N));
   st.update(0).vectorize(p, pV).fuse(hh, bb, f1);
@@ -241,8 +250,10 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
       .unroll(ni)
       .fuse(hh, bb, f2);
   par(scan, f2);
-  xcS.compute_at(st, rc).vectorize(p, pV).store_in(MemoryType::Stack);
-  bd.compute_at(st, rc).vectorize(n, nV).store_in(MemoryType::Stack);
+  xcS.compute_at(st, rc).vectorize(p, pV);
+  bd.compute_at(st, rc).vectorize(n, nV);
+  storeSmallOnStack(xcS, P * Q);
+  storeSmallOnStack(bd, N * Q);
   accS.compute_at(st, po).bound_extent(p, pT).bound_extent(n, nT);
   accS.vectorize(p, pV).unroll(p).unroll(n);
   accS.update().reorder(p, n, rjS).vectorize(p, pV).unroll(p).unroll(n);
@@ -262,7 +273,8 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
         .vectorize(ji, jV)
         .unroll(ii);
     par(gg, c);
-    bt.compute_at(gg, g).vectorize(j, jV).store_in(MemoryType::Stack);
+    bt.compute_at(gg, g).vectorize(j, jV);
+    storeSmallOnStack(bt, N * Q);
     ggAcc.compute_at(gg, jo).bound_extent(j, jT).bound_extent(i, iTg);
     ggAcc.vectorize(j, jV).unroll(j).unroll(i);
     ggAcc.update().reorder(j, i, rn).vectorize(j, jV).unroll(j).unroll(i);
@@ -277,7 +289,6 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
   Var yio("yio"), yii("yii");
   // One chunk each: bound_extent(c, 1) makes the sizes constant (stack).
   yc.compute_at(y, tc)
-      .store_in(MemoryType::Stack)
       .bound_extent(c, 1)
       .bound(i, 0, Q)
       .split(p, po, pi, pT)
@@ -290,7 +301,11 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
   accY.update(0).reorder(p, ii, rjY).vectorize(p, pV).unroll(p).unroll(ii);
   accY.update(1).reorder(p, ii, rn).vectorize(p, pV).unroll(p).unroll(ii);
   for (Func f : {xcY, gm, cd})
-    f.compute_at(y, tc).bound_extent(c, 1).store_in(MemoryType::Stack);
+    f.compute_at(y, tc).bound_extent(c, 1);
+  storeSmallOnStack(yc, P * Q);
+  storeSmallOnStack(xcY, P * Q);
+  storeSmallOnStack(gm, int64_t(Q) * Q);
+  storeSmallOnStack(cd, N * Q);
   xcY.vectorize(p, pV);
   gm.vectorize(j, jV);
   cd.vectorize(n, nV);

@@ -1,0 +1,118 @@
+// A streaming session (prefill with the scan, then decode with selective_update,
+// the state carried by the runtime) gives what one scan over the whole sequence gives.
+#include "runtime/Session.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace {
+
+constexpr int kDim = 64, kN = 16, kPrompt = 32, kSteps = 4, kTotal = kPrompt + kSteps;
+
+std::string t(std::initializer_list<int> shape) {
+  std::string s = "tensor<";
+  for (int d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+std::string moduleText() {
+  std::string A = t({kDim, kN}), D = t({kDim}), st = t({1, kDim, kN});
+  auto scan = [&](const std::string &name, int len, bool withState) {
+    std::string seq = t({1, len, kDim}), bc = t({1, len, kN});
+    std::string s = "func.func @" + name + "(";
+    if (withState)
+      s += "%h0: " + st + " {ssm.state = \"h\"}, ";
+    s += "%u: " + seq + ", %dt: " + seq + ", %A: " + A + ", %B: " + bc + ", %C: " + bc +
+         ", %D: " + D + ") -> (" + seq + ", " + st + (withState ? " {ssm.state = \"h\"}" : "") +
+         ") {\n  %y, %h = ssm.selective_scan time_major %u, %dt, %A, %B, %C D(%D)" +
+         (withState ? " h0(%h0)" : "") + " {delta_softplus} : (" + seq + ", " + seq + ", " + A +
+         ", " + bc + ", " + bc + ", " + D + (withState ? ", " + st : "") + ") -> (" + seq + ", " +
+         st + ")\n  return %y, %h : " + seq + ", " + st + "\n}\n";
+    return s;
+  };
+  std::string x = t({1, kDim}), bn = t({1, kN});
+  std::string decode = "func.func @decode(%s: " + st + " {ssm.state = \"h\"}, %x: " + x +
+                       ", %dt: " + x + ", %A: " + A + ", %B: " + bn + ", %C: " + bn + ", %D: " + D +
+                       ") -> (" + x + ", " + st + " {ssm.state = \"h\"}) {\n" +
+                       "  %y, %s2 = ssm.selective_update %s, %x, %dt, %A, %B, %C D(%D) {dt_softplus} : (" +
+                       st + ", " + x + ", " + x + ", " + A + ", " + bn + ", " + bn + ", " + D +
+                       ") -> (" + x + ", " + st + ")\n  return %y, %s2 : " + x + ", " + st + "\n}\n";
+  return scan("prefill", kPrompt, true) + decode + scan("full", kTotal, false);
+}
+
+ssm::rt::HostTensor random(std::vector<int64_t> shape, std::mt19937 &rng, float lo, float hi) {
+  ssm::rt::HostTensor h;
+  h.shape = shape;
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::uniform_real_distribution<float> u(lo, hi);
+  h.data.resize(n);
+  for (float &v : h.data)
+    v = u(rng);
+  return h;
+}
+
+/// Rows [t0, t0 + len) of a time-major (1, L, C) tensor.
+ssm::rt::HostTensor rows(const ssm::rt::HostTensor &x, int t0, int len, bool keepTime = true) {
+  int c = static_cast<int>(x.shape[2]);
+  ssm::rt::HostTensor r;
+  r.shape = keepTime ? std::vector<int64_t>{1, len, c} : std::vector<int64_t>{1, c};
+  r.data.assign(x.data.begin() + t0 * c, x.data.begin() + (t0 + len) * c);
+  return r;
+}
+
+TEST(StreamingSessionTest, PrefillThenDecodeMatchesOneScan) {
+  const char *compiler = SSM_COMPILE_PATH;
+  std::string dir = ::testing::TempDir() + "ssm-streaming-" + std::to_string(getpid());
+  std::string mlir = dir + ".mlir";
+  std::ofstream(mlir) << moduleText();
+  std::string cmd = std::string(compiler) + " " + mlir + " -o " + dir + " --force";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string error;
+  auto module = ssm::rt::CompiledModule::load(dir, error);
+  ASSERT_TRUE(module) << error;
+
+  std::mt19937 rng(7);
+  auto u = random({1, kTotal, kDim}, rng, -1, 1), dt = random({1, kTotal, kDim}, rng, -1, 1);
+  auto B = random({1, kTotal, kN}, rng, -1, 1), C = random({1, kTotal, kN}, rng, -1, 1);
+  auto A = random({kDim, kN}, rng, -2, -0.1f), D = random({kDim}, rng, 0.5f, 1.5f);
+
+  std::vector<ssm::rt::HostTensor> full;
+  ssm::rt::Session oneShot(*module);
+  ASSERT_TRUE(oneShot.call("full", {&u, &dt, &A, &B, &C, &D}, full, error)) << error;
+
+  ssm::rt::Session session(*module);
+  std::vector<ssm::rt::HostTensor> out;
+  auto up = rows(u, 0, kPrompt), dtp = rows(dt, 0, kPrompt), Bp = rows(B, 0, kPrompt),
+       Cp = rows(C, 0, kPrompt);
+  ASSERT_TRUE(session.call("prefill", {&up, &dtp, &A, &Bp, &Cp, &D}, out, error)) << error;
+  std::vector<float> y(out[0].data.begin(), out[0].data.end());
+  for (int s = 0; s < kSteps; ++s) {
+    auto x = rows(u, kPrompt + s, 1, false), d = rows(dt, kPrompt + s, 1, false),
+         b = rows(B, kPrompt + s, 1, false), c = rows(C, kPrompt + s, 1, false);
+    ASSERT_TRUE(session.call("decode", {&x, &d, &A, &b, &c, &D}, out, error)) << error;
+    y.insert(y.end(), out[0].data.begin(), out[0].data.end());
+  }
+  ASSERT_EQ(y.size(), full[0].data.size());
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], full[0].data[i], 1e-5 + 1e-4 * std::fabs(full[0].data[i])) << "element " << i;
+  const ssm::rt::HostTensor *h = session.state("h");
+  ASSERT_TRUE(h);
+  for (size_t i = 0; i < h->data.size(); ++i)
+    EXPECT_NEAR(h->data[i], full[1].data[i], 1e-5 + 1e-4 * std::fabs(full[1].data[i]));
+
+  // A reset starts a new sequence: prefill again gives the first output again.
+  session.reset();
+  ASSERT_TRUE(session.call("prefill", {&up, &dtp, &A, &Bp, &Cp, &D}, out, error)) << error;
+  for (int i = 0; i < kPrompt * kDim; ++i)
+    EXPECT_FLOAT_EQ(out[0].data[i], y[i]);
+}
+
+} // namespace
