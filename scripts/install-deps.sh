@@ -10,6 +10,11 @@ packages=(
   nlohmann-json3-dev                                       # case.json and manifests (MIT)
 )
 
+# --bench adds the peers of bench/run.py (PyTorch eager).
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(python3-torch)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   [[ "$p" == \#* ]] && continue
