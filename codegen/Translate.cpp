@@ -145,10 +145,13 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       BlockArgument arg = entry.getArgument(i);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      if (!type || !type.hasStaticShape() ||
+          !(type.getElementType().isF32() || type.getElementType().isInteger(32)))
         return func.emitError() << "argument " << i
-                                << " must be a statically shaped f32 tensor for compiled engines, got "
+                                << " must be a statically shaped f32 or i32 tensor for compiled "
+                                   "engines, got "
                                 << arg.getType();
+      bool isInt = type.getElementType().isInteger(32);
       TensorSignature sig;
       std::string name = "arg" + std::to_string(i);
       if (auto n = func.getArgAttrOfType<StringAttr>(i, "ssm.name"))
@@ -162,7 +165,9 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
         sig.state = st.str();
       sig.name = cIdentifier(name);
       sig.shape.assign(type.getShape().begin(), type.getShape().end());
-      Halide::ImageParam ip(Halide::Float(32), type.getRank(), sig.name);
+      if (isInt)
+        sig.dtype = "int32";
+      Halide::ImageParam ip(isInt ? Halide::Int(32) : Halide::Float(32), type.getRank(), sig.name);
       int timeAxis = out.chunking ? out.chunking->argTimeAxis[i] : -1;
       constrain([&](int d) { return ip.dim(d); }, sig.shape, timeAxis);
       TensorFunc t{Halide::Func(ip),
@@ -208,8 +213,9 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
     std::vector<Halide::Func> outputs;
     for (size_t i = 0; i < returned.size(); ++i) {
       auto type = dyn_cast<RankedTensorType>(returned[i].getType());
-      if (!type || !type.hasStaticShape())
-        return func.emitError() << "result " << i << " must be a statically shaped tensor";
+      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+        return func.emitError() << "result " << i
+                                << " must be a statically shaped f32 tensor for compiled engines";
       TensorFunc t = state.get(returned[i]);
       // An output must be a computed stage of its own: not an input, an
       // inlined constant, or another result.

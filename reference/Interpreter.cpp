@@ -460,6 +460,7 @@ private:
       ScalarOp op;
       SmallVector<int, 3> in;
       int out;
+      const Array *table = nullptr; // tensor.extract: a gather from this array
     };
     std::vector<Instr> program;
     std::vector<std::pair<int, unsigned>> indexSlots;
@@ -501,6 +502,20 @@ private:
         slots[out] = a->data[0];
         continue;
       }
+      if (auto ex = dyn_cast<tensor::ExtractOp>(bop)) {
+        const Array *table = env.lookup(ex.getTensor()).get();
+        if (!table)
+          return opError(&bop, "tensor.extract from a tensor defined inside the body");
+        Instr ins{ScalarOp{SK::Identity}, {}, out, table};
+        for (Value v : ex.getIndices()) {
+          int sl = slotFor(v);
+          if (sl < 0)
+            return opError(&bop, "index is not a scalar");
+          ins.in.push_back(sl);
+        }
+        program.push_back(ins);
+        continue;
+      }
       std::optional<ScalarOp> s = classify(&bop);
       if (!s)
         return opError(&bop, "unsupported op in a linalg body");
@@ -540,6 +555,19 @@ private:
       for (auto [slot, dim] : indexSlots)
         slots[slot] = double(point[dim]);
       for (const Instr &ins : program) {
+        if (ins.table) {
+          int64_t off = 0;
+          for (size_t k = 0; k < ins.in.size(); ++k) {
+            int64_t i = static_cast<int64_t>(slots[ins.in[k]]);
+            if (i < 0 || i >= ins.table->shape[k])
+              return opError(op, llvm::formatv("tensor.extract index {0} is out of range for "
+                                                "dim {1} of size {2}",
+                                                i, k, ins.table->shape[k]));
+            off = off * ins.table->shape[k] + i;
+          }
+          slots[ins.out] = ins.table->data[off];
+          continue;
+        }
         double x[3] = {0, 0, 0};
         for (size_t k = 0; k < ins.in.size() && k < 3; ++k)
           x[k] = slots[ins.in[k]];

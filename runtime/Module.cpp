@@ -19,14 +19,14 @@ using ArgvFn = int (*)(void **);
 struct BoundCall::Impl {
   ArgvFn fn = nullptr;
   std::string name;
-  std::vector<Halide::Runtime::Buffer<float>> buffers; // kernel arguments, then results
+  std::vector<Halide::Runtime::Buffer<void>> buffers; // kernel arguments, then results
   std::vector<void *> argv;
   // Time chunking: the loop below replaces buffers by per-chunk views.
   std::optional<TimeChunking> chunking;
   std::vector<int> timeAxes; // per kernel buffer: MLIR time axis or -1
   int stateArg = -1, stateResult = -1; // kernel buffer indices
   HostTensor carry;                    // the state between chunks
-  Halide::Runtime::Buffer<float> carryBuffer;
+  Halide::Runtime::Buffer<void> carryBuffer;
   bool userState = false; // the caller passes the initial state
 
   bool call(std::string &error) {
@@ -40,8 +40,8 @@ struct BoundCall::Impl {
 
   bool invokeChunked(std::string &error) {
     const TimeChunking &c = *chunking;
-    Halide::Runtime::Buffer<float> &state = buffers[stateResult];
-    std::vector<Halide::Runtime::Buffer<float>> views(buffers.size());
+    Halide::Runtime::Buffer<void> &state = buffers[stateResult];
+    std::vector<Halide::Runtime::Buffer<void>> views(buffers.size());
     for (int64_t t0 = 0; t0 < c.length; t0 += c.chunk) {
       int64_t ext = std::min(c.chunk, c.length - t0);
       for (size_t i = 0; i < buffers.size(); ++i) {
@@ -60,7 +60,8 @@ struct BoundCall::Impl {
         argv[stateArg] = carryBuffer.raw_buffer();
       if (!call(error))
         return false;
-      std::copy(state.data(), state.data() + state.number_of_elements(), carry.data.begin());
+      const float *st = static_cast<const float *>(state.data());
+      std::copy(st, st + state.number_of_elements(), carry.data.begin());
     }
     for (size_t i = 0; i < buffers.size(); ++i)
       argv[i] = buffers[i].raw_buffer();
@@ -111,8 +112,9 @@ bool readTensors(const nlohmann::json &j, const char *key, std::vector<TensorInf
       info.shape.push_back(d.get<int64_t>());
     }
     info.dtype = t.value("dtype", "float32");
-    if (info.dtype != "float32") {
-      error = where + ": '" + info.name + "' has dtype " + info.dtype + "; only float32 is supported";
+    if (info.dtype != "float32" && info.dtype != "int32") {
+      error = where + ": '" + info.name + "' has dtype " + info.dtype +
+              "; float32 and int32 are supported";
       return false;
     }
     out.push_back(std::move(info));
@@ -252,8 +254,10 @@ std::string shapeString(const std::vector<int64_t> &s) {
 }
 
 /// A Halide buffer over a row-major host tensor (Halide's dim 0 = last dim).
-Halide::Runtime::Buffer<float> wrap(const HostTensor &t) {
+Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
   std::vector<int> extents(t.shape.rbegin(), t.shape.rend());
+  if (t.dtype == "int32")
+    return Halide::Runtime::Buffer<int32_t>(const_cast<int32_t *>(t.ints.data()), extents);
   return Halide::Runtime::Buffer<float>(const_cast<float *>(t.data.data()), extents);
 }
 } // namespace
@@ -272,6 +276,11 @@ std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
   call->impl->fn = reinterpret_cast<ArgvFn>(entries[&fn - fns.data()]);
   call->impl->name = fn.symbol;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i]->dtype != fn.arguments[i].dtype) {
+      error = "argument '" + fn.arguments[i].name + "' of @" + fn.name + " is " + inputs[i]->dtype +
+              " but the compiled function expects " + fn.arguments[i].dtype;
+      return nullptr;
+    }
     if (inputs[i]->shape != fn.arguments[i].shape) {
       error = "argument '" + fn.arguments[i].name + "' of @" + fn.name + " has shape " +
               shapeString(inputs[i]->shape) + " but the compiled function expects " +
@@ -299,7 +308,7 @@ std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
     im.carryBuffer = wrap(im.carry);
     im.userState = static_cast<size_t>(c.stateArgument) < fn.arguments.size();
     // Kernel buffers: the arguments, the added state argument, the results.
-    std::vector<Halide::Runtime::Buffer<float>> ordered(im.buffers.begin(),
+    std::vector<Halide::Runtime::Buffer<void>> ordered(im.buffers.begin(),
                                                         im.buffers.begin() + inputs.size());
     im.timeAxes = c.argumentTimeAxes;
     for (size_t i = 0; i < fn.kernelExtraArguments.size(); ++i) {

@@ -34,10 +34,13 @@ template <typename T> struct AlignedAllocator {
   template <typename U> bool operator!=(const AlignedAllocator<U> &) const { return false; }
 };
 
-/// A dense row-major f32 tensor on the host.
+/// A dense row-major tensor on the host: float32 values in `data`, or, when
+/// `dtype` is "int32" (token ids), int32 values in `ints`.
 struct HostTensor {
   std::vector<int64_t> shape;
   std::vector<float, AlignedAllocator<float>> data;
+  std::string dtype = "float32";
+  std::vector<int32_t, AlignedAllocator<int32_t>> ints;
 };
 
 struct TensorInfo {

@@ -87,14 +87,15 @@ KernelResult buildLtiKernel(const LtiKernelKernelInputs &in, const CpuSchedule &
   // Abar == 0 gives log 0 = -inf; -1e300 keeps l = 0 at Abar^0 = 1.
   coef(n, h) = Tuple(max(logMag, f64(-1.0e300)), ang, cast<float>(w.re), cast<float>(w.im));
 
-  // Per (l, h, n): phase l * arg reduced mod pi/2 in f64 (fdlibm's two-part
-  // pi/2, the first part exact for q < 2^20), sin/cos by Cephes' minimax
-  // polynomials on [-pi/4, pi/4], quadrant by q mod 4.
+  // Per (l, h, n): phase l * arg reduced mod pi/2 in f64 (error about
+  // 2^-52 |phase|, 2e-10 rad at a phase of 1e6: a two-part pi/2 would not
+  // survive Halide's simplifier, which folds float constants), sin/cos by
+  // Cephes' minimax polynomials on [-pi/4, pi/4], quadrant by q mod 4.
   RDom rn(0, nModes, "n");
   Expr ld = cast<double>(l);
   Expr phi = ld * coef(rn, h)[1];
   Expr q = round(phi * f64(0.63661977236758134308));
-  Expr r = (phi - q * f64(1.57079632673412561417e+00)) - q * f64(6.07710050650619224932e-11);
+  Expr r = phi - q * f64(1.57079632679489661923);
   Expr quad = cast<int>(q - f64(4.0) * floor(q * f64(0.25)));
   Expr rf = cast<float>(r);
   Expr z = rf * rf;

@@ -15,7 +15,6 @@
 #define SSM_CODEGEN_KERNELS_MATHEXT_H
 
 #include "Halide.h"
-#include <cstdlib>
 
 namespace ssm::codegen {
 
@@ -64,7 +63,7 @@ inline Halide::Expr expNarrow(Halide::Expr x) {
   using namespace Halide;
   Expr xc = clamp(x, -86.6f, 88.0f);
   Expr k = round(xc * 1.44269504088896341f);
-  Expr r = (getenv("SS_STRICT") ? strict_float(xc - k * 0.693359375f) : xc - k * 0.693359375f);
+  Expr r = xc - k * 0.693359375f;
   r = r + k * 2.12194440e-4f;
   Expr q = 1.3843652858e-03f;
   q = q * r + 8.3741554689e-03f;
@@ -76,26 +75,26 @@ inline Halide::Expr expNarrow(Halide::Expr x) {
   return reinterpret<float>(reinterpret<int>(p) + (cast<int>(k) << 23));
 }
 
-/// 2^x for f32, the form the scan kernels use per state element: the caller
-/// folds log2(e) into a per-(token, channel) factor, so exp(dt * A) costs one
-/// multiply here plus this. x = k + f with k = round(x), |f| <= 1/2, and
-/// 2^f = 1 + f q(f) with q a degree-4 polynomial fitted (Lawson's minimax,
-/// relative error 9.1e-8 before f32 rounding, exact at f = 0 so that a
-/// product of many factors near 1 does not drift); 2^k is added to the
-/// exponent bits. x is clamped to [-125, 127]: results stay normal and finite
-/// (2^-125 stands in for anything smaller, which an f32 scan cannot tell
-/// from 0 next to an O(1) input term). 13 vector instructions with the
-/// clamps: mul (caller), min, max, round, sub, 5 FMA, cvt, shl, add.
+/// 2^x for f32 within 1 ulp: x = k + f with k = round(x), |f| <= 1/2, and
+/// 2^f = 1 + f q(f) with q of degree 5 (Lawson minimax fit, relative error
+/// 2e-9 before f32 rounding, exact at f = 0 so that a product of many
+/// factors near 1 does not drift); 2^k is added to the exponent bits. x is
+/// clamped to [-125, 127]: results stay normal and finite (2^-125 stands in
+/// for anything smaller). 14 vector instructions: min, max, round, sub,
+/// 6 FMA, cvt, shl, add. With x = (dt log2 e) * A, one multiply more gives
+/// exp(dt A); that rounds the argument twice (once more than a plain
+/// dt * A), see expNarrow for the single-rounding form.
 inline Halide::Expr accurateExp2(Halide::Expr x) {
   using namespace Halide;
   Expr xc = clamp(x, -125.0f, 127.0f);
   Expr k = round(xc);
   Expr f = xc - k;
-  Expr q = 1.3264723893e-03f;
-  q = q * f + 9.6715128695e-03f;
-  q = q * f + 5.5507337542e-02f;
-  q = q * f + 2.4022242080e-01f;
-  q = q * f + 6.9314697759e-01f;
+  Expr q = 1.5353360629e-04f;
+  q = q * f + 1.3398874867e-03f;
+  q = q * f + 9.6184373664e-03f;
+  q = q * f + 5.5503324697e-02f;
+  q = q * f + 2.4022647913e-01f;
+  q = q * f + 6.9314720286e-01f;
   Expr p = q * f + 1.0f;
   return reinterpret<float>(reinterpret<int>(p) + (cast<int>(k) << 23));
 }

@@ -95,7 +95,7 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
   Func pre(Internal::unique_name("ss_pre"));
   {
     Expr uu = seq(in.u, d, t, b);
-    pre(d, t, b) = Tuple(dtF(d, t, b), dtF(d, t, b) * uu,
+    pre(d, t, b) = Tuple(dtF(d, t, b) * 1.44269504088896341f, dtF(d, t, b) * uu,
                          in.D ? in.D->func(d) * uu : Expr(0.0f));
   }
 
@@ -149,7 +149,7 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
     r = RDom(0, static_cast<int>(*nC) + 1, 0, len, Internal::unique_name("ss_r"));
     Expr k = r.x, tt = r.y;
     Expr kk = min(k, N - 1);
-    Expr a = expNarrow(pre(d, tt, b)[0] * aT(d, kk));
+    Expr a = accurateExp2(pre(d, tt, b)[0] * aT(d, kk));
     if (getenv("SS_T1")) a = 1.0f + pre(d, tt, b)[0] * aT(d, kk);
     Expr hNew = a * st(d, kk, b) + pre(d, tt, b)[1] * bcValue(bSrc, kk, d, tt, b);
     // Readout with four partial sums (shorter dependency chains).
@@ -175,7 +175,7 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
     r = RDom(0, 2 * N + 1, 0, len, Internal::unique_name("ss_r"));
     Expr k = r.x, tt = r.y;
     Expr hn = clamp((k - 1) / 2, 0, N - 1), cn = clamp((k - 2) / 2, 0, N - 1);
-    Expr a = expNarrow(pre(d, tt, b)[0] * aT(d, hn));
+    Expr a = accurateExp2(pre(d, tt, b)[0] * aT(d, hn));
     Expr hNew = a * st(d, hn, b) + pre(d, tt, b)[1] * bcValue(bSrc, hn, d, tt, b);
     Expr yAcc = st(d, N + tt, b) + st(d, cn, b) * bcValue(cSrc, cn, d, tt, b);
     Expr isY = k % 2 == 0;

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -129,6 +130,10 @@ LogicalResult lowerLinalg(Operation *op, LoweringState &state) {
       }
       std::vector<Expr> xs;
       for (Value v : bop.getOperands()) {
+        if (isa<tensor::ExtractOp>(bop) && v == bop.getOperand(0)) {
+          xs.push_back(Expr()); // the table, read below
+          continue;
+        }
         if (env.count(v)) {
           xs.push_back(env.lookup(v));
         } else if (state.has(v) && state.get(v).rank() == 0) {
@@ -139,6 +144,20 @@ LogicalResult lowerLinalg(Operation *op, LoweringState &state) {
         }
       }
       Expr e;
+      if (auto ex = dyn_cast<tensor::ExtractOp>(bop)) {
+        // A gather (an embedding lookup): indices computed in the body,
+        // clamped into the table so that a bad token cannot read outside it.
+        if (!state.has(ex.getTensor())) {
+          err = "tensor.extract from a tensor defined inside the body";
+          return Expr();
+        }
+        const TensorFunc &table = state.get(ex.getTensor());
+        std::vector<Expr> idx;
+        for (size_t k = 1; k < xs.size(); ++k)
+          idx.push_back(Halide::clamp(Halide::cast(Halide::Int(32), xs[k]), 0, table.shape[k - 1] - 1));
+        env[ex.getResult()] = at(table, idx);
+        continue;
+      }
       if (auto c = dyn_cast<arith::ConstantOp>(bop)) {
         if (auto f = dyn_cast<FloatAttr>(c.getValue()))
           e = Expr(static_cast<float>(f.getValueAsDouble()));

@@ -165,9 +165,18 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
     module->trackScratch();
   std::vector<ssm::rt::HostTensor> inputs(args.size());
   std::vector<const ssm::rt::HostTensor *> inputPtrs;
+  if (args.size() != fn->arguments.size()) {
+    err.message = "the compiled @" + fnName + " takes " + std::to_string(fn->arguments.size()) +
+                  " arguments, got " + std::to_string(args.size());
+    return false;
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     inputs[i].shape = args[i].shape;
-    inputs[i].data.assign(args[i].data.begin(), args[i].data.end());
+    inputs[i].dtype = fn->arguments[i].dtype;
+    if (inputs[i].dtype == "int32")
+      inputs[i].ints.assign(args[i].data.begin(), args[i].data.end());
+    else
+      inputs[i].data.assign(args[i].data.begin(), args[i].data.end());
     inputPtrs.push_back(&inputs[i]);
   }
   std::vector<ssm::rt::HostTensor> outputs;
