@@ -6,6 +6,7 @@
 #include "runtime/Module.h"
 #include "tools/ssm-run/CompileCache.h"
 #include "tools/ssm-run/GoldenCase.h"
+#include "tools/ssm-run/ModelRunner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -39,7 +40,7 @@ constexpr int kOk = 0, kCheckFailed = 1, kCannotRun = 2;
 
 cl::OptionCategory category("ssm-run options");
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::init(""),
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir | model-dir>"), cl::init(""),
                                cl::cat(category));
 cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
                                cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
@@ -77,6 +78,20 @@ cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::
 cl::opt<bool> check("check", cl::desc("With a compiled engine, also run the reference interpreter "
                                       "on the same inputs and compare every result (--rtol, --atol)"),
                     cl::init(false), cl::cat(category));
+cl::opt<std::string> prompt("prompt", cl::desc("Model runs: the prompt; its UTF-8 bytes are the tokens"),
+                            cl::init(""), cl::cat(category));
+cl::opt<std::string> tokensFile("tokens", cl::desc("Model runs: the tokens, an int32 .npy vector"),
+                                cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
+cl::opt<std::string> mode("mode", cl::desc("Model runs: sequence (the scan form, default) or step "
+                                           "(one token at a time, the state-update form)"),
+                          cl::init("sequence"), cl::cat(category));
+cl::opt<std::string> logitsOut("logits-out", cl::desc("Model runs: write the logits after the last token (vocab,)"),
+                               cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
+cl::opt<std::string> allLogitsOut("all-logits-out",
+                                  cl::desc("Model runs: write every position's logits (L, vocab)"),
+                                  cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
+cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print them"),
+                          cl::init(0), cl::cat(category));
 cl::opt<double> rtol("rtol", cl::desc("Relative tolerance for --expected"), cl::init(1e-4),
                      cl::cat(category));
 cl::opt<double> atol("atol", cl::desc("Absolute tolerance for --expected"), cl::init(1e-5),
@@ -485,7 +500,9 @@ int main(int argc, char **argv) {
                                    "ssm-run: run ssm graphs and check them against data\n\n"
                                    "  ssm-run --golden <case-dir> [--engine E] [--target T] [--threads N] [--repeat N]\n"
                                    "  ssm-run <file.mlir> [--function F] (--input x.npy)... "
-                                   "[--seed N] [--expected r.npy]... [--output-dir D]\n",
+                                   "[--seed N] [--expected r.npy]... [--output-dir D]\n"
+                                   "  ssm-run <model-dir> (--prompt TEXT | --tokens F.npy) [--mode sequence|step] "
+                                   "[--logits-out F] [--all-logits-out F] [--generate N]\n",
                                    &errs()))
     return kCannotRun;
   mlir::DialectRegistry registry;
@@ -498,6 +515,25 @@ int main(int argc, char **argv) {
     return runGolden(ctx);
   }
   if (inputFile.empty())
-    return cannotRun("no input: give an .mlir file or --golden <case-dir> (see --help)");
+    return cannotRun("no input: give an .mlir file, a model folder or --golden <case-dir> (see --help)");
+  if (ssm::isModelDir(inputFile)) {
+    ssm::ModelRunOptions o;
+    o.dir = inputFile;
+    o.prompt = prompt;
+    o.hasPrompt = prompt.getNumOccurrences() > 0;
+    o.tokensFile = tokensFile;
+    o.mode = mode;
+    o.engine = engine;
+    o.target = target;
+    o.threads = threads;
+    o.logitsOut = logitsOut;
+    o.allLogitsOut = allLogitsOut;
+    o.generate = generate;
+    o.force = force;
+    o.argv0 = gArgv0;
+    return ssm::runModel(o, ctx);
+  }
+  if (llvm::sys::fs::is_directory(inputFile))
+    return cannotRun("'" + inputFile + "' is a folder without model.json (not an ssm-import output)");
   return runFile(ctx);
 }

@@ -1,0 +1,39 @@
+// Running imported models (ssm-import output): prompt or tokens in, logits and generated tokens out.
+#ifndef SSM_TOOLS_SSMRUN_MODELRUNNER_H
+#define SSM_TOOLS_SSMRUN_MODELRUNNER_H
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+}
+
+namespace ssm {
+
+struct ModelRunOptions {
+  std::string dir;          // holds model.json, model.mlir, weights.safetensors
+  std::string prompt;       // --prompt: UTF-8 bytes as tokens
+  bool hasPrompt = false;
+  std::string tokensFile;   // --tokens: an int32 (or int64) .npy vector
+  std::string mode = "sequence"; // sequence | step
+  std::string engine = "reference";
+  std::string target = "host";
+  unsigned threads = 0;
+  std::string logitsOut, allLogitsOut;
+  int64_t generate = 0;
+  bool force = false;
+  const char *argv0 = nullptr;
+};
+
+/// Runs the model as CONTRACTS.md describes `ssm-run <model-dir>`; returns
+/// the exit status (0 ok, 1 the work failed, 2 it could not run), messages
+/// on stderr, generated text on stdout, tokens/s on stderr.
+int runModel(const ModelRunOptions &options, mlir::MLIRContext &ctx);
+
+/// True when `path` is a folder with a model.json.
+bool isModelDir(const std::string &path);
+
+} // namespace ssm
+
+#endif
