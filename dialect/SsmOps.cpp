@@ -355,3 +355,34 @@ LogicalResult SsdScanOp::verify() {
     return failure();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// wkv4
+//===----------------------------------------------------------------------===//
+
+LogicalResult Wkv4Op::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "k", getK(), {3}, "rank 3 (batch, L, C)")))
+    return failure();
+  ArrayRef<int64_t> k = shapeOf(getK());
+  int64_t batch = k[0], c = k[2];
+  if (failed(checkShape(op, "v", getV(), k, "the shape of 'k' (batch, L, C)")) ||
+      failed(checkShape(op, "w", getW(), {c}, "(C)")) ||
+      failed(checkShape(op, "u", getU(), {c}, "(C)")))
+    return failure();
+  int given = (getAa() ? 1 : 0) + (getBb() ? 1 : 0) + (getPp() ? 1 : 0);
+  if (given != 0 && given != 3)
+    return emitOpError() << "takes the state operands 'aa', 'bb' and 'pp' together: "
+                         << given << " of 3 given";
+  for (auto [name, v] : {std::pair<StringRef, Value>{"aa", getAa()}, {"bb", getBb()},
+                         {"pp", getPp()}})
+    if (v && failed(checkShape(op, name, v, {batch, c}, "(batch, C)")))
+      return failure();
+  if (failed(checkResultShape(op, "wkv", getWkv(), k, "the shape of 'k' (batch, L, C)")))
+    return failure();
+  for (auto [name, v] : {std::pair<StringRef, Value>{"aa_out", getAaOut()},
+                         {"bb_out", getBbOut()}, {"pp_out", getPpOut()}})
+    if (failed(checkResultShape(op, name, v, {batch, c}, "(batch, C)")))
+      return failure();
+  return success();
+}

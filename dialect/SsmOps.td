@@ -302,4 +302,55 @@ def SSM_SsdScanOp : SSM_Op<"ssd_scan", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// ssm.wkv4
+//===----------------------------------------------------------------------===//
+
+def SSM_Wkv4Op : SSM_Op<"wkv4", [Pure, AttrSizedOperandSegments]> {
+  let summary = "RWKV-4 WKV: two exponentially weighted sums with a running maximum exponent";
+  let description = [{
+    The time mixing of RWKV-4 (BlinkDL/RWKV-LM, RWKV-v4/src/model_run.py;
+    rwkv.cpp rwkv_graph.inc), in the stabilised form that keeps a running
+    maximum exponent `pp` so that no exp overflows (fp32 overflows for k
+    around 88 otherwise). Per batch b and channel c, with the state
+    (aa, bb, pp) and for t = 0 .. L-1:
+
+        q   = max(pp, u + k_t);    e1 = exp(pp - q);      e2 = exp(u + k_t - q)
+        wkv_t = (e1 aa + e2 v_t) / (e1 bb + e2)
+        q2  = max(pp + w, k_t);    e1 = exp(pp + w - q2); e2 = exp(k_t - q2)
+        aa  = e1 aa + e2 v_t;      bb = e1 bb + e2;       pp = q2
+
+    so that wkv_t = (sum_{s<t} e^{(t-1-s) w + k_s} v_s + e^{u + k_t} v_t) /
+    (the same with v = 1), aa / bb holding the sums divided by e^pp.
+
+    | operand                  | shape          |
+    |--------------------------|----------------|
+    | w (log decay, negative: rwkv.cpp's `time_decay` = -exp(decay)) | (C) |
+    | u (bonus of the current token, `time_first`) | (C)  |
+    | k, v, wkv                | (batch, L, C)  |
+    | aa, bb, pp (state in) and aa_out, bb_out, pp_out | (batch, C) |
+
+    The state operands are optional, all three or none; without them the
+    scan starts from aa = bb = 0, pp = -1e30 (rwkv.cpp's initial state).
+    The results are wkv and the state after the last token.
+
+    ```mlir
+    %wkv, %aa1, %bb1, %pp1 = ssm.wkv4 %w, %u, %k, %v state(%aa, %bb, %pp)
+        : (tensor<64xf32>, tensor<64xf32>, tensor<1x16x64xf32>, tensor<1x16x64xf32>,
+           tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>)
+        -> (tensor<1x16x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x64xf32>)
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$w, SSM_F32Tensor:$u, SSM_F32Tensor:$k, SSM_F32Tensor:$v,
+                       Optional<SSM_F32Tensor>:$aa, Optional<SSM_F32Tensor>:$bb,
+                       Optional<SSM_F32Tensor>:$pp);
+  let results = (outs SSM_F32Tensor:$wkv, SSM_F32Tensor:$aa_out, SSM_F32Tensor:$bb_out,
+                      SSM_F32Tensor:$pp_out);
+  let assemblyFormat = [{
+    $w `,` $u `,` $k `,` $v (`state` `(` $aa^ `,` $bb `,` $pp `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SSM_OPS_TD

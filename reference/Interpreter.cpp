@@ -10,6 +10,7 @@
 #include "reference/kernels/SelectiveScan.h"
 #include "reference/kernels/SelectiveUpdate.h"
 #include "reference/kernels/SsdScan.h"
+#include "reference/kernels/Wkv4.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -794,6 +795,21 @@ private:
       a.initialState = getOpt(env, o.getInitialState());
       a.bonus = getOpt(env, o.getBonus());
       err = r::ssdScan(a, out0, out1);
+    } else if (auto o = dyn_cast<ssm::Wkv4Op>(op)) {
+      r::Wkv4Args a;
+      a.w = &get(env, o.getW());
+      a.u = &get(env, o.getU());
+      a.k = &get(env, o.getK());
+      a.v = &get(env, o.getV());
+      a.aa = getOpt(env, o.getAa());
+      a.bb = getOpt(env, o.getBb());
+      a.pp = getOpt(env, o.getPp());
+      Array out2, out3;
+      err = r::wkv4(a, out0, out1, out2, out3);
+      if (err.empty()) {
+        set(env, op->getResult(2), std::move(out2));
+        set(env, op->getResult(3), std::move(out3));
+      }
     } else {
       return opError(op, "unsupported ssm op in the reference interpreter");
     }

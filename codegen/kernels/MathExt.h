@@ -55,15 +55,17 @@ inline Halide::Expr accurateExp(Halide::Expr x) {
 /// x = k ln2 + r with |r| <= ln2/2 (r exact), e^r = 1 + r q(r) with q of
 /// degree 5 (Lawson minimax fit, relative error 2e-9 before f32 rounding,
 /// exact at r = 0), and 2^k added to the exponent bits. 16 vector
-/// instructions: min, max, mul, round, mul, sub, FMA, 6 FMA, cvt, shl, add. The
-/// argument should be the plain f32 product the reference rounds (dt * A):
-/// folding log2(e) into a factor instead (2^(dt log2e * A)) rounds twice
-/// and measurably drifts over long scans.
+/// instructions: min, max, mul, round, mul, sub, FMA, 6 FMA, cvt, shl, add.
+/// The kernels use it per (token, channel) (softplus, silu); per state
+/// element they use accurateExp2, which is two instructions shorter.
 inline Halide::Expr expNarrow(Halide::Expr x) {
   using namespace Halide;
   Expr xc = clamp(x, -86.6f, 88.0f);
   Expr k = round(xc * 1.44269504088896341f);
-  Expr r = xc - k * 0.693359375f;
+  // k * 0.693359375 is exact and so is the difference (|k| < 2^8, the
+  // constant has 9 bits). strict_float keeps the two steps apart: Halide's
+  // simplifier otherwise folds them into x - k * fl(ln 2) in some contexts.
+  Expr r = strict_float(xc - k * 0.693359375f);
   r = r + k * 2.12194440e-4f;
   Expr q = 1.3843652858e-03f;
   q = q * r + 8.3741554689e-03f;

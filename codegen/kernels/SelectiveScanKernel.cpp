@@ -3,7 +3,6 @@
 #include "codegen/kernels/MathExt.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace ssm::codegen {
@@ -150,7 +149,6 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
     Expr k = r.x, tt = r.y;
     Expr kk = min(k, N - 1);
     Expr a = accurateExp2(pre(d, tt, b)[0] * aT(d, kk));
-    if (getenv("SS_T1")) a = 1.0f + pre(d, tt, b)[0] * aT(d, kk);
     Expr hNew = a * st(d, kk, b) + pre(d, tt, b)[1] * bcValue(bSrc, kk, d, tt, b);
     // Readout with four partial sums (shorter dependency chains).
     std::vector<Expr> acc;
@@ -167,7 +165,6 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
     else
       for (const Expr &e : acc)
         y = y + e;
-    if (getenv("SS_T2")) y = pre(d, tt, b)[2];
     st(d, select(k < N, kk, N + tt), b) = select(k < N, hNew, y);
   } else {
     // Symbolic N: k = 0 starts the readout with D u, odd k advances state
@@ -226,7 +223,7 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
   st.compute_at(y, dO);
   st.split(d, dv, dl, vw, TailStrategy::GuardWithIf).vectorize(dl);
   RVar rk = r.x, rt = r.y, rto("rto"), rti("rti");
-  const int preChunk = getenv("SS_PC") ? atoi(getenv("SS_PC")) : 32;
+  const int preChunk = 64;
   st.update(0)
       .split(d, dv, dl, vw, TailStrategy::GuardWithIf)
       .split(rt, rto, rti, preChunk, TailStrategy::GuardWithIf)

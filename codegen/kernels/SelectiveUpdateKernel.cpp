@@ -99,14 +99,18 @@ KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
     pre(cvb) = Tuple(dt * 1.44269504088896341f, dt * xx);
   }
 
+  // The new state, computed once per channel tile; new_state copies it and
+  // the readout reduces it while the tile is in L1.
+  Func S(Internal::unique_name("su_state"));
+  S(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
+                     bcAt(in.B, n) * pre(cvb)[1];
   Func ns(Internal::unique_name("su_new_state"));
-  ns(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
-                      bcAt(in.B, n) * pre(cvb)[1];
+  ns(withN(n, cvb)) = S(withN(n, cvb));
 
   RDom rn(0, N, Internal::unique_name("su_rn"));
   Func acc(Internal::unique_name("su_acc"));
   acc(cvb) = in.D ? in.D->func(cv) * in.x.func(cvb) : Expr(0.0f);
-  acc(cvb) += ns(withN(rn, cvb)) * bcAt(in.C, rn);
+  acc(cvb) += S(withN(rn, cvb)) * bcAt(in.C, rn);
   Func y(Internal::unique_name("su_y"));
   y(cvb) = in.z ? acc(cvb) * silu(in.z->func(cvb)) : acc(cvb);
 
@@ -123,31 +127,51 @@ KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
   }
   tile = std::max(cvw, tile / cvw * cvw);
 
-  Var cO("cO"), ci("ci"), tb("tb"), no("no"), nl("nl");
+  Var cO("cO"), ci("ci"), no("no"), nl("nl");
+  // new_state: (n, c[, h], b) with the channel tile loop cO outermost but b
+  // (and h); y shares that loop (compute_with), so one parallel loop does all.
   ns.split(c, cO, ci, tile);
-  if (heads)
-    ns.reorder(n, ci, cO, h, b).fuse(cO, h, tb).fuse(tb, b, tb);
-  else
-    ns.reorder(n, ci, cO, b).fuse(cO, b, tb);
+  y.split(c, cO, ci, tile);
+  if (heads) {
+    ns.reorder(n, ci, cO, h, b);
+    y.reorder(ci, cO, h, b);
+  } else {
+    ns.reorder(n, ci, cO, b);
+    y.reorder(ci, cO, b);
+  }
+  // Static extents make every per-tile scratch buffer a constant-size
+  // stack allocation (a heap allocation per tile costs more than the tile).
   if (nC)
     ns.bound(n, 0, static_cast<int>(*nC));
+  if (chanC) {
+    ns.bound(c, 0, static_cast<int>(*chanC));
+    y.bound(c, 0, static_cast<int>(*chanC));
+  }
   ns.split(n, no, nl, nv).vectorize(nl);
   if (s.unrollState && nC)
     ns.unroll(no);
-  if (s.parallel)
-    ns.parallel(tb);
-  pre.compute_at(ns, tb).vectorize(c, cvw, TailStrategy::GuardWithIf);
-
-  y.split(c, cO, ci, tile);
-  if (heads)
-    y.reorder(ci, cO, h, b).fuse(cO, h, tb).fuse(tb, b, tb);
-  else
-    y.reorder(ci, cO, b).fuse(cO, b, tb);
   y.vectorize(ci, cvw);
-  if (s.parallel)
-    y.parallel(tb);
-  acc.compute_at(y, tb).vectorize(c, cvw, TailStrategy::GuardWithIf);
-  acc.update(0).vectorize(c, cvw, TailStrategy::GuardWithIf);
+  VarOrRVar par = heads ? VarOrRVar(h) : VarOrRVar(cO);
+  if (s.parallel) {
+    ns.parallel(par);
+    y.parallel(par);
+  }
+  y.compute_with(ns, cO);
+
+  S.compute_at(ns, cO).split(n, no, nl, nv, TailStrategy::GuardWithIf).vectorize(nl);
+  if (s.unrollState && nC)
+    S.unroll(no);
+  pre.compute_at(ns, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
+  // The readout: 8 channels at a time, vectorised over both the channel and
+  // n, so that the horizontal sums become one 64-to-8 lane reduction.
+  Var cc("cc"), cl("cl");
+  acc.compute_at(y, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
+  acc.update(0)
+      .split(c, cc, cl, cvw, TailStrategy::GuardWithIf)
+      .reorder(rn, cl, cc)
+      .atomic()
+      .vectorize(rn, nv, TailStrategy::GuardWithIf)
+      .vectorize(cl);
 
   std::vector<Expr> yShape = in.x.shape;
   return KernelResult{{TensorFunc{y, yShape}, TensorFunc{ns, in.state.shape}}};

@@ -9,6 +9,7 @@
 #include "codegen/kernels/SelectiveScanKernel.h"
 #include "codegen/kernels/SelectiveUpdateKernel.h"
 #include "codegen/kernels/SsdScanKernel.h"
+#include "codegen/kernels/Wkv4Kernel.h"
 
 #include "dialect/SsmOps.h"
 
@@ -142,6 +143,19 @@ LogicalResult lowerSsdScan(Operation *o, LoweringState &state) {
   return finish(o, state, buildSsdScan(in, state.scheduleOf(o), state.target));
 }
 
+LogicalResult lowerWkv4(Operation *o, LoweringState &state) {
+  auto op = cast<Wkv4Op>(o);
+  Wkv4KernelInputs in;
+  in.w = state.get(op.getW());
+  in.u = state.get(op.getU());
+  in.k = state.get(op.getK());
+  in.v = state.get(op.getV());
+  in.aa = optional(state, op.getAa());
+  in.bb = optional(state, op.getBb());
+  in.pp = optional(state, op.getPp());
+  return finish(o, state, buildWkv4(in, state.scheduleOf(o), state.target));
+}
+
 } // namespace
 
 void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
@@ -153,6 +167,7 @@ void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
   table["ssm.lti_conv"] = lowerLtiConv;
   table["ssm.causal_conv1d"] = lowerCausalConv1d;
   table["ssm.ssd_scan"] = lowerSsdScan;
+  table["ssm.wkv4"] = lowerWkv4;
 }
 
 } // namespace ssm::codegen

@@ -8,10 +8,7 @@
 #include "runtime/Safetensors.h"
 #include "tools/ssm-run/CompileCache.h"
 
-#if __has_include("import/ModelBuilder.h")
 #include "import/ModelBuilder.h"
-#define SSM_HAVE_MODEL_BUILDER 1
-#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -362,25 +359,10 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   if (!readSafetensors(o.dir + "/weights.safetensors", weights, error))
     return fail(kCannotRun, error);
 
-  // The graph for a sequence of any length comes from the model's builder;
-  // model.mlir serves the step form and is the fallback.
+  // The graph for a sequence of any length comes from the model's builder
+  // (model.mlir is that graph for the length given at import).
   auto textFor = [&](int64_t len, std::string &text, std::string &err) -> bool {
-#ifdef SSM_HAVE_MODEL_BUILDER
-    if (ssm::buildModelMLIR(modelJson, len, text, err))
-      return true;
-    return false;
-#else
-    (void)len;
-    std::ifstream f(o.dir + "/model.mlir");
-    if (!f) {
-      err = o.dir + "/model.mlir: cannot open";
-      return false;
-    }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
-    return true;
-#endif
+    return ssm::buildModelMLIR(modelJson, len, text, err);
   };
   std::unique_ptr<Engine> engine;
   if (o.engine == "reference") {

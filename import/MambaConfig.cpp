@@ -1,0 +1,228 @@
+// Hugging Face MambaConfig: validation, defaults, and the parameter and state lists it implies.
+#include "import/MambaModel.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ssm::importer {
+
+namespace {
+
+using nlohmann::json;
+
+std::string typeName(const json &v) {
+  if (v.is_number_integer())
+    return "an integer";
+  if (v.is_number_float())
+    return "a number";
+  if (v.is_boolean())
+    return "a boolean";
+  if (v.is_string())
+    return "the string " + v.dump();
+  if (v.is_null())
+    return "null";
+  if (v.is_array())
+    return "an array";
+  return "an object";
+}
+
+/// A positive integer field; a float with an integral value (2.0) counts, as
+/// Python's int() would take it. `required` fields have no default.
+bool readInt(const json &cfg, const char *key, bool required, int64_t lo, int64_t hi,
+             int64_t &out, std::string &error) {
+  auto it = cfg.find(key);
+  if (it == cfg.end() || it->is_null()) {
+    if (!required)
+      return true;
+    error = std::string("missing field '") + key + "'";
+    return false;
+  }
+  int64_t v = 0;
+  if (it->is_number_integer()) {
+    v = it->get<int64_t>();
+  } else if (it->is_number_float() && std::isfinite(it->get<double>()) &&
+             std::floor(it->get<double>()) == it->get<double>() &&
+             std::fabs(it->get<double>()) < 9e15) {
+    v = int64_t(it->get<double>());
+  } else {
+    error = std::string("field '") + key + "' must be an integer, got " + typeName(*it);
+    return false;
+  }
+  if (v < lo || v > hi) {
+    error = std::string("field '") + key + "' is " + std::to_string(v) + ", expected " +
+            (hi == std::numeric_limits<int64_t>::max()
+                 ? "at least " + std::to_string(lo)
+                 : std::to_string(lo) + " to " + std::to_string(hi));
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+bool readBool(const json &cfg, const char *key, bool &out, std::string &error) {
+  auto it = cfg.find(key);
+  if (it == cfg.end() || it->is_null())
+    return true;
+  if (!it->is_boolean()) {
+    error = std::string("field '") + key + "' must be true or false, got " + typeName(*it);
+    return false;
+  }
+  out = it->get<bool>();
+  return true;
+}
+
+// Large enough for any real checkpoint, small enough that products of
+// dimensions stay far from int64 overflow.
+constexpr int64_t kMaxDim = int64_t(1) << 24;
+
+} // namespace
+
+bool parseMambaConfig(const json &cfg, MambaConfig &out, std::string &error) {
+  if (!cfg.is_object()) {
+    error = "the config must be a JSON object, got " + typeName(cfg);
+    return false;
+  }
+  if (auto it = cfg.find("model_type"); it != cfg.end() && !it->is_null()) {
+    if (!it->is_string()) {
+      error = "field 'model_type' must be a string, got " + typeName(*it);
+      return false;
+    }
+    if (it->get<std::string>() != "mamba") {
+      error = "field 'model_type' is '" + it->get<std::string>() +
+              "'; ssm-import mamba reads Mamba-1 checkpoints (model_type 'mamba')";
+      return false;
+    }
+  }
+  // The original state-spaces config (d_model, n_layer) is a different
+  // format; say so instead of only reporting the missing field.
+  if (!cfg.contains("hidden_size") && cfg.contains("d_model")) {
+    error = "missing field 'hidden_size' (this looks like a state-spaces/mamba config with "
+            "'d_model'; use the Hugging Face config.json, MambaConfig field names)";
+    return false;
+  }
+  MambaConfig c;
+  if (!readInt(cfg, "vocab_size", true, 1, kMaxDim, c.vocabSize, error) ||
+      !readInt(cfg, "hidden_size", true, 1, kMaxDim, c.hiddenSize, error) ||
+      !readInt(cfg, "state_size", true, 1, 4096, c.stateSize, error) ||
+      !readInt(cfg, "num_hidden_layers", true, 1, 4096, c.numLayers, error) ||
+      !readInt(cfg, "expand", false, 1, 64, c.expand, error) ||
+      // ssm.causal_conv1d takes widths 2 to 4, as causal-conv1d's kernels do.
+      !readInt(cfg, "conv_kernel", false, 2, 4, c.convKernel, error))
+    return false;
+  c.intermediateSize = c.expand * c.hiddenSize;
+  if (c.intermediateSize > kMaxDim) {
+    error = "expand * hidden_size = " + std::to_string(c.intermediateSize) + " is too large";
+    return false;
+  }
+  if (auto it = cfg.find("intermediate_size"); it != cfg.end() && !it->is_null()) {
+    int64_t inter = 0;
+    if (!readInt(cfg, "intermediate_size", true, 1, kMaxDim, inter, error))
+      return false;
+    if (inter != c.intermediateSize) {
+      error = "field 'intermediate_size' is " + std::to_string(inter) +
+              " but expand * hidden_size is " + std::to_string(c.intermediateSize);
+      return false;
+    }
+  }
+  // time_step_rank: an integer or "auto" (MambaConfig: ceil(hidden_size / 16)).
+  c.timeStepRank = (c.hiddenSize + 15) / 16;
+  if (auto it = cfg.find("time_step_rank"); it != cfg.end() && !it->is_null()) {
+    if (it->is_string()) {
+      if (it->get<std::string>() != "auto") {
+        error = "field 'time_step_rank' must be an integer or \"auto\", got " + typeName(*it);
+        return false;
+      }
+    } else if (!readInt(cfg, "time_step_rank", true, 1, kMaxDim, c.timeStepRank, error)) {
+      return false;
+    }
+  }
+  if (auto it = cfg.find("layer_norm_epsilon"); it != cfg.end() && !it->is_null()) {
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
+      error = "field 'layer_norm_epsilon' must be a number >= 0, got " +
+              (it->is_number() ? it->dump() : typeName(*it));
+      return false;
+    }
+    c.layerNormEpsilon = it->get<double>();
+  }
+  if (!readBool(cfg, "use_bias", c.useBias, error) ||
+      !readBool(cfg, "use_conv_bias", c.useConvBias, error) ||
+      !readBool(cfg, "tie_word_embeddings", c.tieWordEmbeddings, error) ||
+      !readBool(cfg, "residual_in_fp32", c.residualInFp32, error))
+    return false;
+  if (auto it = cfg.find("hidden_act"); it != cfg.end() && !it->is_null()) {
+    if (!it->is_string() || it->get<std::string>() != "silu") {
+      error = "field 'hidden_act' must be \"silu\" (the activation Mamba-1's conv and gate "
+              "use), got " + typeName(*it);
+      return false;
+    }
+  }
+  if (auto it = cfg.find("rms_norm"); it != cfg.end() && it->is_boolean() && !it->get<bool>()) {
+    error = "field 'rms_norm' is false: only RMSNorm Mamba models are supported";
+    return false;
+  }
+  out = c;
+  return true;
+}
+
+json mambaConfigToJson(const MambaConfig &c) {
+  json j = json::object();
+  j["model_type"] = "mamba";
+  j["vocab_size"] = c.vocabSize;
+  j["hidden_size"] = c.hiddenSize;
+  j["state_size"] = c.stateSize;
+  j["num_hidden_layers"] = c.numLayers;
+  j["expand"] = c.expand;
+  j["intermediate_size"] = c.intermediateSize;
+  j["conv_kernel"] = c.convKernel;
+  j["time_step_rank"] = c.timeStepRank;
+  j["layer_norm_epsilon"] = c.layerNormEpsilon;
+  j["use_bias"] = c.useBias;
+  j["use_conv_bias"] = c.useConvBias;
+  j["tie_word_embeddings"] = c.tieWordEmbeddings;
+  j["residual_in_fp32"] = c.residualInFp32;
+  j["hidden_act"] = "silu";
+  return j;
+}
+
+std::vector<MambaParam> mambaParams(const MambaConfig &c) {
+  const int64_t d = c.hiddenSize, di = c.intermediateSize, n = c.stateSize,
+                r = c.timeStepRank, w = c.convKernel;
+  std::vector<MambaParam> ps;
+  ps.push_back({"backbone.embedding.weight", {c.vocabSize, d}});
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    std::string p = "backbone.layers." + std::to_string(l) + ".";
+    std::string m = p + "mixer.";
+    ps.push_back({p + "norm.weight", {d}});
+    ps.push_back({m + "in_proj.weight", {2 * di, d}});
+    if (c.useBias)
+      ps.push_back({m + "in_proj.bias", {2 * di}});
+    // nn.Conv1d(groups = d_inner) stores (out_channels, in_channels / groups, W).
+    ps.push_back({m + "conv1d.weight", {di, 1, w}});
+    if (c.useConvBias)
+      ps.push_back({m + "conv1d.bias", {di}});
+    ps.push_back({m + "x_proj.weight", {r + 2 * n, di}});
+    ps.push_back({m + "dt_proj.weight", {di, r}});
+    ps.push_back({m + "dt_proj.bias", {di}});
+    ps.push_back({m + "A_log", {di, n}});
+    ps.push_back({m + "D", {di}});
+    ps.push_back({m + "out_proj.weight", {d, di}});
+    if (c.useBias)
+      ps.push_back({m + "out_proj.bias", {d}});
+  }
+  ps.push_back({"backbone.norm_f.weight", {d}});
+  if (!c.tieWordEmbeddings)
+    ps.push_back({"lm_head.weight", {c.vocabSize, d}});
+  return ps;
+}
+
+std::vector<MambaState> mambaStates(const MambaConfig &c) {
+  std::vector<MambaState> ss;
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    std::string p = "layers." + std::to_string(l) + ".";
+    ss.push_back({p + "conv_state", {c.intermediateSize, c.convKernel - 1}, 0.0});
+    ss.push_back({p + "ssm_state", {c.intermediateSize, c.stateSize}, 0.0});
+  }
+  return ss;
+}
+
+} // namespace ssm::importer

@@ -1,0 +1,184 @@
+// importMamba: a Hugging Face Mamba-1 checkpoint (config.json + safetensors) into model.mlir, weights.safetensors, model.json.
+#include "import/MambaModel.h"
+#include "import/Safetensors.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ssm::importer {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+bool readJsonFile(const std::string &path, json &out, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open the file";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  out = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded()) {
+    error = path + ": not valid JSON";
+    return false;
+  }
+  return true;
+}
+
+bool writeTextFile(const fs::path &path, const std::string &text, std::string &error) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    error = path.string() + ": cannot write the file";
+    return false;
+  }
+  return true;
+}
+
+/// Creates `dir`, or accepts it if empty (or, with `force`, whatever it holds).
+bool prepareOutputDir(const std::string &dir, bool force, std::string &error) {
+  std::error_code ec;
+  fs::path p(dir);
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p, ec)) {
+      error = dir + ": exists and is not a directory";
+      return false;
+    }
+    if (!force && !fs::is_empty(p, ec)) {
+      error = dir + ": the directory exists and is not empty (use --force to overwrite)";
+      return false;
+    }
+    return true;
+  }
+  fs::create_directories(p, ec);
+  if (ec) {
+    error = dir + ": cannot create the directory: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+/// "backbone.layers.N." -> N, or -1.
+int64_t layerIndex(const std::string &name) {
+  const std::string pre = "backbone.layers.";
+  if (name.rfind(pre, 0) != 0)
+    return -1;
+  size_t end = name.find('.', pre.size());
+  std::string num = name.substr(pre.size(), end - pre.size());
+  if (num.empty() || num.size() > 9 || num.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::stoll(num);
+}
+
+} // namespace
+
+json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &source) {
+  json j;
+  j["format"] = "ssm-opt-model";
+  j["version"] = 1;
+  j["architecture"] = "mamba1";
+  j["config"] = mambaConfigToJson(c);
+  j["byte_tokens"] = c.vocabSize == 256;
+  j["source"] = source;
+  j["seq_len"] = seqLen;
+  j["functions"] = {{"sequence", "forward_sequence"}, {"step", "forward_step"}};
+  json states = json::array();
+  for (const MambaState &s : mambaStates(c))
+    states.push_back({{"name", s.name}, {"shape", s.shape}, {"init", s.init}});
+  j["states"] = states;
+  json params = json::array();
+  for (const MambaParam &p : mambaParams(c))
+    params.push_back({{"name", p.name}, {"shape", p.shape}});
+  j["params"] = params;
+  return j;
+}
+
+bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
+                 const std::string &outDir, bool force, int64_t seqLen, std::string &error) {
+  json rawConfig;
+  if (!readJsonFile(configPath, rawConfig, error))
+    return false;
+  MambaConfig cfg;
+  if (!parseMambaConfig(rawConfig, cfg, error)) {
+    error = configPath + ": " + error;
+    return false;
+  }
+  std::string mlir;
+  if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error))
+    return false;
+
+  StFile in;
+  if (!readSafetensors(safetensorsPath, in, error))
+    return false;
+
+  // A checkpoint with more layers than the config says is the wrong config,
+  // not extra data to skip.
+  for (const StTensor &t : in.tensors) {
+    int64_t l = layerIndex(t.name);
+    if (l >= cfg.numLayers) {
+      error = safetensorsPath + ": tensor '" + t.name + "' belongs to layer " +
+              std::to_string(l) + " but " + configPath + " says num_hidden_layers = " +
+              std::to_string(cfg.numLayers);
+      return false;
+    }
+  }
+
+  StFile out;
+  std::set<std::string> sourceDtypes;
+  for (const MambaParam &p : mambaParams(cfg)) {
+    const StTensor *t = in.find(p.name);
+    if (!t) {
+      error = safetensorsPath + ": missing tensor '" + p.name + "' (expected shape " +
+              shapeString(p.shape) + ")";
+      if (p.name == "lm_head.weight")
+        error += "; the config has tie_word_embeddings = false";
+      return false;
+    }
+    if (t->shape != p.shape) {
+      error = safetensorsPath + ": tensor '" + p.name + "' has shape " + shapeString(t->shape) +
+              " but the config implies " + shapeString(p.shape);
+      return false;
+    }
+    std::vector<float> values;
+    if (!toFloats(*t, values, error)) {
+      error = safetensorsPath + ": " + error;
+      return false;
+    }
+    sourceDtypes.insert(stDTypeName(t->dtype));
+    out.tensors.push_back(makeF32Tensor(p.name, p.shape, values));
+  }
+  std::string dtypes;
+  for (const std::string &d : sourceDtypes)
+    dtypes += (dtypes.empty() ? "" : ",") + d;
+  out.metadata["format"] = "pt";
+  out.metadata["source"] = fs::path(safetensorsPath).filename().string();
+  out.metadata["source_dtypes"] = dtypes;
+
+  if (!prepareOutputDir(outDir, force, error))
+    return false;
+  fs::path dir(outDir);
+  if (!writeSafetensors((dir / "weights.safetensors").string(), out, error))
+    return false;
+  if (!writeTextFile(dir / "model.mlir", mlir, error))
+    return false;
+  json model = mambaModelJson(cfg, seqLen, safetensorsPath);
+  model["source_dtypes"] = dtypes;
+  if (!writeTextFile(dir / "model.json", model.dump(2) + "\n", error))
+    return false;
+  return true;
+}
+
+} // namespace ssm::importer

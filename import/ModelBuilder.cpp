@@ -1,0 +1,53 @@
+// buildModelMLIR: dispatches on model.json's "architecture" to the importer that knows it.
+#include "import/ModelBuilder.h"
+#include "import/RwkvModel.h"
+
+#if __has_include("import/MambaModel.h")
+#include "import/MambaModel.h"
+#define SSM_HAVE_MAMBA_MODEL 1
+#endif
+
+#include <nlohmann/json.hpp>
+
+namespace ssm::importer {
+
+bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
+                    std::string &error) {
+  if (seqLen < 1) {
+    error = "sequence length must be at least 1, got " + std::to_string(seqLen);
+    return false;
+  }
+  nlohmann::json j = nlohmann::json::parse(modelJsonText, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    error = "model.json is not a JSON object";
+    return false;
+  }
+  if (!j.contains("architecture") || !j["architecture"].is_string()) {
+    error = "model.json has no string \"architecture\"";
+    return false;
+  }
+  std::string arch = j["architecture"].get<std::string>();
+  if (arch == "rwkv4" || arch == "rwkv5.1" || arch == "rwkv5.2") {
+    RwkvConfig config;
+    if (!rwkvConfigFromJson(modelJsonText, config, error))
+      return false;
+    return buildRwkvMLIR(config, seqLen, mlir, error);
+  }
+  if (arch == "mamba1") {
+    // ---- Mamba-1 (import/MambaModel.h, the Mamba importer's) ----
+#ifdef SSM_HAVE_MAMBA_MODEL
+    if (!j.contains("config") || !j["config"].is_object()) {
+      error = "model.json has no object \"config\"";
+      return false;
+    }
+    return buildMambaMLIR(j["config"], seqLen, mlir, error);
+#else
+    error = "architecture 'mamba1' is not built into this binary (import/MambaModel.h missing)";
+    return false;
+#endif
+  }
+  error = "unknown architecture '" + arch + "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, mamba1)";
+  return false;
+}
+
+} // namespace ssm::importer

@@ -1,0 +1,37 @@
+// Regenerates an imported model's graph from its model.json for any sequence length.
+//
+// Shared by the importers (RWKV: import/RwkvModel.h; Mamba: import/MambaModel.h)
+// and the model runner. The module holds two public functions:
+//
+//   func.func @forward_sequence(%tokens: tensor<Lxi32> {ssm.name = "tokens"},
+//       <states, each {ssm.state = "<name>"}, in model.json "states" order>,
+//       <weights, each {ssm.param = "<tensor name in weights.safetensors>"}>)
+//       -> (tensor<Lx<vocab>xf32> {ssm.name = "logits"}, <states, same order>)
+//   func.func @forward_step(%token: tensor<1xi32> {ssm.name = "tokens"},
+//       <same states>, <same weights>)
+//       -> (tensor<1x<vocab>xf32> {ssm.name = "logits"}, <same states>)
+//
+// forward_sequence runs the scan form (logits at every position);
+// forward_step the state-update form. A model directory's model.mlir is
+// exactly buildModelMLIR(model.json, --seq-len). No MLIR link.
+#ifndef SSM_IMPORT_MODELBUILDER_H
+#define SSM_IMPORT_MODELBUILDER_H
+
+#include <cstdint>
+#include <string>
+
+namespace ssm::importer {
+
+/// Dispatches on model.json's "architecture" ("rwkv4", "rwkv5.1", "rwkv5.2",
+/// "mamba1"). Returns false with `error` set for bad JSON, an unknown
+/// architecture, or seqLen < 1.
+bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
+                    std::string &error);
+
+} // namespace ssm::importer
+
+namespace ssm {
+using importer::buildModelMLIR; // the runner calls it as ssm::buildModelMLIR
+} // namespace ssm
+
+#endif // SSM_IMPORT_MODELBUILDER_H

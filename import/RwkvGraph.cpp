@@ -1,0 +1,471 @@
+// The MLIR graph of an RWKV-4 / 5.1 / 5.2 model: @forward_sequence and @forward_step.
+//
+// Conventions (import/ModelBuilder.h): arguments (tokens, states, weights),
+// results (logits, states); everything f32 except the i32 tokens. The math
+// is ../shared/models/rwkv/README.md; per block
+//   x += TimeMix(LayerNorm(x; ln1)); x += ChannelMix(LayerNorm(x; ln2))
+// with token shift through the carried normalised inputs att_xx / ffn_xx.
+//
+// Sequence form: token shift is concat(state row, x[0 : L-1]) and the new
+// carry x[L-1]; RWKV-4's WKV is ssm.wkv4 (the stabilised scan); RWKV-5's
+// is ssm.ssd_scan with a per-key log decay A = log w broadcast over time,
+// X = v, B = k, C = r and bonus u (the op's state is (value j, key i), so
+// the (head, i, j) state is transposed in and out).
+// Step form: the same with L = 1, the WKV written out as linalg.generic
+// (RWKV-4: rwkv.cpp's update with the running maximum exponent; RWKV-5:
+// out_j = sum_i r_i (u_i k_i v_j + M_ij), M_ij = w_i M_ij + k_i v_j).
+#include "import/RwkvMlirEmitter.h"
+#include "import/RwkvModel.h"
+
+#include <cctype>
+#include <map>
+#include <stdexcept>
+
+namespace ssm::importer {
+
+namespace {
+
+std::string sanitize(const std::string &s) {
+  std::string out;
+  for (char ch : s)
+    out += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
+  return out;
+}
+
+class RwkvGraph {
+public:
+  RwkvGraph(const RwkvConfig &c, MlirEmitter &e) : c(c), e(e) {}
+
+  void emitFunction(const std::string &name, int64_t L, bool step);
+
+private:
+  using Body = GenericBody;
+  const RwkvConfig &c;
+  MlirEmitter &e;
+  std::map<std::string, TValue> params;
+  std::map<std::string, TValue> states;
+  std::vector<TValue> newStates; // in rwkvStates order
+  int64_t L = 1;
+  bool step = false;
+
+  const TValue &param(const std::string &n) { return params.at(n); }
+
+  TValue layerNorm(const TValue &x, const std::string &w, const std::string &b,
+                   const std::string &hint);
+  TValue embed(const TValue &tokens);
+  /// The previous-token rows of `xn` (L, C) given the carried row `state` (C).
+  TValue shifted(const TValue &xn, const TValue &state, const std::string &hint);
+  /// The new carried row: xn[L-1].
+  TValue lastRow(const TValue &xn, const std::string &hint);
+  TValue mix(const TValue &xn, const TValue &prev, const std::string &m, const std::string &hint);
+  TValue timeMix4(const std::string &p, const TValue &xn, int64_t layer);
+  TValue timeMix5(const std::string &p, const TValue &xn, int64_t layer);
+  TValue channelMix(const std::string &p, const TValue &xn, int64_t layer);
+  TValue residual(const TValue &x, const TValue &y, const std::string &hint);
+};
+
+TValue RwkvGraph::layerNorm(const TValue &x, const std::string &w, const std::string &b,
+                            const std::string &hint) {
+  // Biased variance, eps inside the square root, then weight and bias.
+  int64_t n = x.shape[1];
+  double eps = c.layerNormEps;
+  TValue wv = e.flatten(param(w), hint + "_w");
+  TValue bv = e.flatten(param(b), hint + "_b");
+  TValue sum = e.reduceLast(hint + "_sum", {{x, {}}}, x.shape, [&](Body &bd) { return bd.arg(0); });
+  TValue sq = e.reduceLast(hint + "_sq", {{x, {}}, {sum, {"d0"}}}, x.shape, [&](Body &bd) {
+    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(n))));
+    return bd.mul(d, d);
+  });
+  return e.map(hint, {{x, {}}, {sum, {"d0"}}, {sq, {"d0"}}, {wv, {"d1"}}, {bv, {"d1"}}}, x.shape,
+               [&](Body &bd) {
+                 std::string nn = bd.cst(double(n));
+                 std::string mean = bd.div(bd.arg(1), nn);
+                 std::string var = bd.div(bd.arg(2), nn);
+                 std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
+                 std::string y = bd.div(bd.sub(bd.arg(0), mean), den);
+                 return bd.add(bd.mul(y, bd.arg(3)), bd.arg(4));
+               });
+}
+
+TValue RwkvGraph::embed(const TValue &tokens) {
+  // x[l, j] = emb[tokens[l], j]: tensor.extract in the body of a generic.
+  const TValue &emb = param("emb.weight");
+  return e.generic("x_emb", {{tokens, {"d0"}}}, {L, c.nEmbed}, {"d0", "d1"},
+                   {"parallel", "parallel"}, [&](Body &bd) {
+                     std::string i = bd.fresh("tok_index");
+                     bd.raw(i + " = arith.index_cast " + bd.arg(0) + " : i32 to index");
+                     std::string j = bd.index(1);
+                     std::string v = bd.fresh("emb_value");
+                     bd.raw(v + " = tensor.extract " + emb.name + "[" + i + ", " + j + "] : " +
+                            tensorType(emb.shape));
+                     return v;
+                   });
+}
+
+TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::string &hint) {
+  int64_t C = xn.shape[1];
+  TValue row = e.expand(state, {{0, 1}}, {1, C}, hint + "_carry");
+  if (L == 1)
+    return row;
+  TValue head = e.slice(xn, {0, 0}, {L - 1, C}, {L - 1, C}, hint + "_head");
+  return e.concat(0, {row, head}, hint);
+}
+
+TValue RwkvGraph::lastRow(const TValue &xn, const std::string &hint) {
+  int64_t C = xn.shape[1];
+  if (L == 1)
+    return e.collapse(xn, {{0, 1}}, {C}, hint);
+  return e.slice(xn, {L - 1, 0}, {1, C}, {C}, hint);
+}
+
+TValue RwkvGraph::mix(const TValue &xn, const TValue &prev, const std::string &m,
+                      const std::string &hint) {
+  TValue mv = e.flatten(param(m), hint + "_m");
+  return e.map(hint, {{xn, {}}, {prev, {}}, {mv, {"d1"}}}, xn.shape, [&](Body &bd) {
+    std::string one = bd.cst(1.0);
+    return bd.add(bd.mul(bd.arg(0), bd.arg(2)), bd.mul(bd.arg(1), bd.sub(one, bd.arg(2))));
+  });
+}
+
+TValue RwkvGraph::residual(const TValue &x, const TValue &y, const std::string &hint) {
+  return e.map(hint, {{x, {}}, {y, {}}}, x.shape,
+               [&](Body &bd) { return bd.add(bd.arg(0), bd.arg(1)); });
+}
+
+TValue RwkvGraph::timeMix4(const std::string &p, const TValue &xn, int64_t layer) {
+  std::string h = "l" + std::to_string(layer) + "_att";
+  int64_t C = c.nEmbed;
+  TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
+  TValue carry = lastRow(xn, h + "_xx_new");
+  TValue xk = mix(xn, prev, p + "att.time_mix_k", h + "_xk");
+  TValue xv = mix(xn, prev, p + "att.time_mix_v", h + "_xv");
+  TValue xr = mix(xn, prev, p + "att.time_mix_r", h + "_xr");
+  TValue k = e.linear(xk, param(p + "att.key.weight"), h + "_k");
+  TValue v = e.linear(xv, param(p + "att.value.weight"), h + "_v");
+  TValue rz = e.linear(xr, param(p + "att.receptance.weight"), h + "_rz");
+  TValue w = e.flatten(param(p + "att.time_decay"), h + "_w");
+  TValue u = e.flatten(param(p + "att.time_first"), h + "_u");
+  const TValue &aa = states.at(p + "aa"), &bb = states.at(p + "bb"), &pp = states.at(p + "pp");
+  TValue wkv, aaN, bbN, ppN;
+  if (!step) {
+    TValue k3 = e.expand(k, {{0, 1}, {2}}, {1, L, C}, h + "_k3");
+    TValue v3 = e.expand(v, {{0, 1}, {2}}, {1, L, C}, h + "_v3");
+    TValue aa2 = e.expand(aa, {{0, 1}}, {1, C}, h + "_aa0");
+    TValue bb2 = e.expand(bb, {{0, 1}}, {1, C}, h + "_bb0");
+    TValue pp2 = e.expand(pp, {{0, 1}}, {1, C}, h + "_pp0");
+    std::string seqT = tensorType({1, L, C}), stT = tensorType({1, C}), vecT = tensorType({C});
+    std::string wkvName = e.fresh(h + "_wkv3"), aaName = e.fresh(h + "_aa1"),
+                bbName = e.fresh(h + "_bb1"), ppName = e.fresh(h + "_pp1");
+    e.line(wkvName + ", " + aaName + ", " + bbName + ", " + ppName + " = ssm.wkv4 " + w.name +
+           ", " + u.name + ", " + k3.name + ", " + v3.name + " state(" + aa2.name + ", " +
+           bb2.name + ", " + pp2.name + ") : (" + vecT + ", " + vecT + ", " + seqT + ", " + seqT +
+           ", " + stT + ", " + stT + ", " + stT + ") -> (" + seqT + ", " + stT + ", " + stT +
+           ", " + stT + ")");
+    wkv = e.collapse({wkvName, {1, L, C}}, {{0, 1}, {2}}, {L, C}, h + "_wkv");
+    aaN = e.collapse({aaName, {1, C}}, {{0, 1}}, {C}, h + "_aa_new");
+    bbN = e.collapse({bbName, {1, C}}, {{0, 1}}, {C}, h + "_bb_new");
+    ppN = e.collapse({ppName, {1, C}}, {{0, 1}}, {C}, h + "_pp_new");
+  } else {
+    // rwkv.cpp's update, one token: wkv from the state and the bonus, then
+    // the state decays by w with the running maximum exponent pp.
+    TValue k1 = e.collapse(k, {{0, 1}}, {C}, h + "_k1");
+    TValue v1 = e.collapse(v, {{0, 1}}, {C}, h + "_v1");
+    TValue wkv1 = e.map(h + "_wkv1", {{k1, {}}, {v1, {}}, {aa, {}}, {bb, {}}, {pp, {}}, {u, {}}},
+                        {C}, [&](Body &bd) {
+                          std::string uk = bd.add(bd.arg(5), bd.arg(0));
+                          std::string q = bd.max(bd.arg(4), uk);
+                          std::string e1 = bd.exp(bd.sub(bd.arg(4), q));
+                          std::string e2 = bd.exp(bd.sub(uk, q));
+                          std::string num = bd.add(bd.mul(e1, bd.arg(2)), bd.mul(e2, bd.arg(1)));
+                          std::string den = bd.add(bd.mul(e1, bd.arg(3)), e2);
+                          return bd.div(num, den);
+                        });
+    auto decayed = [&](const std::string &hint, bool isA) {
+      // e1 * (aa or bb) + e2 * (v or 1) with q2 = max(pp + w, k)
+      return e.map(hint, {{k1, {}}, {v1, {}}, {isA ? aa : bb, {}}, {pp, {}}, {w, {}}}, {C},
+                   [&](Body &bd) {
+                     std::string pw = bd.add(bd.arg(3), bd.arg(4));
+                     std::string q = bd.max(pw, bd.arg(0));
+                     std::string e1 = bd.exp(bd.sub(pw, q));
+                     std::string e2 = bd.exp(bd.sub(bd.arg(0), q));
+                     std::string keep = bd.mul(e1, bd.arg(2));
+                     return bd.add(keep, isA ? bd.mul(e2, bd.arg(1)) : e2);
+                   });
+    };
+    aaN = decayed(h + "_aa_new", true);
+    bbN = decayed(h + "_bb_new", false);
+    ppN = e.map(h + "_pp_new", {{k1, {}}, {pp, {}}, {w, {}}}, {C}, [&](Body &bd) {
+      return bd.max(bd.add(bd.arg(1), bd.arg(2)), bd.arg(0));
+    });
+    wkv = e.expand(wkv1, {{0, 1}}, {1, C}, h + "_wkv");
+  }
+  TValue rw = e.map(h + "_rwkv", {{rz, {}}, {wkv, {}}}, {L, C},
+                    [&](Body &bd) { return bd.mul(bd.sigmoid(bd.arg(0)), bd.arg(1)); });
+  TValue out = e.linear(rw, param(p + "att.output.weight"), h + "_out");
+  newStates.push_back(carry);
+  newStates.push_back(aaN);
+  newStates.push_back(bbN);
+  newStates.push_back(ppN);
+  return out;
+}
+
+TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer) {
+  std::string h = "l" + std::to_string(layer) + "_att";
+  const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
+  const bool gated = c.architecture == "rwkv5.2";
+  TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
+  TValue carry = lastRow(xn, h + "_xx_new");
+  TValue xk = mix(xn, prev, p + "att.time_mix_k", h + "_xk");
+  TValue xv = mix(xn, prev, p + "att.time_mix_v", h + "_xv");
+  TValue xr = mix(xn, prev, p + "att.time_mix_r", h + "_xr");
+  TValue r = e.linear(xr, param(p + "att.receptance.weight"), h + "_r");
+  TValue k = e.linear(xk, param(p + "att.key.weight"), h + "_k");
+  TValue v = e.linear(xv, param(p + "att.value.weight"), h + "_v");
+  TValue gz;
+  if (gated) {
+    TValue xg = mix(xn, prev, p + "att.time_mix_g", h + "_xg");
+    gz = e.linear(xg, param(p + "att.gate.weight"), h + "_gz");
+  }
+  // Decay w and bonus u: per channel (5.2; 5.1 files may have either) as
+  // (H, S), or per head as (H) broadcast over the head's channels.
+  std::string bonusName = gated ? "att.time_faaaa" : "att.time_first";
+  TValue wFlat = e.flatten(param(p + "att.time_decay"), h + "_w");
+  TValue uFlat = e.flatten(param(p + bonusName), h + "_u");
+  bool wPerHead = wFlat.shape[0] != C, uPerHead = uFlat.shape[0] != C;
+  TValue wv = wPerHead ? wFlat : e.expand(wFlat, {{0, 1}}, {H, S}, h + "_w2");
+  TValue uv = uPerHead ? uFlat : e.expand(uFlat, {{0, 1}}, {H, S}, h + "_u2");
+  // Maps of w and u over loops whose head dim is `hd` and key dim `kd`.
+  auto headKey = [](bool perHead, const std::string &hd, const std::string &kd) {
+    return perHead ? std::vector<std::string>{hd} : std::vector<std::string>{hd, kd};
+  };
+  const TValue &M = states.at(p + "att_state"); // (H, key i, value j)
+
+  TValue y;    // (L, H, S)
+  TValue mNew; // (H, i, j)
+  if (!step) {
+    std::vector<int64_t> seq4 = {1, L, H, S};
+    TValue X = e.expand(v, {{0, 1}, {2, 3}}, seq4, h + "_X");
+    TValue B = e.expand(k, {{0, 1}, {2, 3}}, seq4, h + "_B");
+    TValue Cq = e.expand(r, {{0, 1}, {2, 3}}, seq4, h + "_C");
+    // A = log w per key dim, broadcast over time; w is clamped to the
+    // smallest normal float so that a decay stored as 0 stays finite.
+    TValue A = e.map(h + "_A", {{wv, headKey(wPerHead, "d2", "d3")}}, seq4, [&](Body &bd) {
+      return bd.log(bd.max(bd.arg(0), bd.cst(1.17549435e-38)));
+    });
+    TValue bonus = uPerHead ? e.map(h + "_bonus", {{uv, {"d0"}}}, {H, S},
+                                    [&](Body &bd) { return bd.arg(0); })
+                            : uv;
+    // The op's state is (batch, H, value j, key i).
+    TValue init = e.map(h + "_S0", {{M, {"d1", "d3", "d2"}}}, {1, H, S, S},
+                        [&](Body &bd) { return bd.arg(0); });
+    int64_t chunk = 4;
+    while (chunk < L && chunk < 64)
+      chunk *= 2;
+    std::string t4 = tensorType(seq4), st4 = tensorType({1, H, S, S});
+    std::string yName = e.fresh(h + "_Y"), sName = e.fresh(h + "_S1");
+    e.line(yName + ", " + sName + " = ssm.ssd_scan " + X.name + ", " + A.name + ", " + B.name +
+           ", " + Cq.name + " initial_state(" + init.name + ") bonus(" + bonus.name +
+           ") {chunk_size = " + std::to_string(chunk) + " : i64} : (" + t4 + ", " + t4 + ", " +
+           t4 + ", " + t4 + ", " + st4 + ", " + tensorType({H, S}) + ") -> (" + t4 + ", " + st4 +
+           ")");
+    y = e.collapse({yName, seq4}, {{0, 1}, {2}, {3}}, {L, H, S}, h + "_y");
+    TValue fin = e.collapse({sName, {1, H, S, S}}, {{0, 1}, {2}, {3}}, {H, S, S}, h + "_S1c");
+    mNew = e.map(h + "_state_new", {{fin, {"d0", "d2", "d1"}}}, {H, S, S},
+                 [&](Body &bd) { return bd.arg(0); });
+  } else {
+    auto heads = [&](const TValue &t, const std::string &hint) {
+      TValue flat = e.collapse(t, {{0, 1}}, {C}, hint + "_flat");
+      return e.expand(flat, {{0, 1}}, {H, S}, hint);
+    };
+    TValue r2 = heads(r, h + "_r2"), k2 = heads(k, h + "_k2"), v2 = heads(v, h + "_v2");
+    // out[h, j] = sum_i r[h,i] (u[h,i] k[h,i] v[h,j] + M[h,i,j]); loops (h, j, i).
+    TValue acc = e.zeros({H, S}, h + "_o_zero");
+    TValue o = e.generic(h + "_o",
+                         {{r2, {"d0", "d2"}},
+                          {uv, headKey(uPerHead, "d0", "d2")},
+                          {k2, {"d0", "d2"}},
+                          {v2, {"d0", "d1"}},
+                          {M, {"d0", "d2", "d1"}}},
+                         {H, S}, {"d0", "d1"}, {"parallel", "parallel", "reduction"},
+                         [&](Body &bd) {
+                           std::string ukv = bd.mul(bd.mul(bd.arg(1), bd.arg(2)), bd.arg(3));
+                           std::string t = bd.mul(bd.arg(0), bd.add(ukv, bd.arg(4)));
+                           return bd.add(bd.arg(5), t);
+                         },
+                         &acc);
+    // M[h, i, j] = w[h, i] M[h, i, j] + k[h, i] v[h, j].
+    mNew = e.map(h + "_state_new",
+                 {{wv, headKey(wPerHead, "d0", "d1")},
+                  {M, {}},
+                  {k2, {"d0", "d1"}},
+                  {v2, {"d0", "d2"}}},
+                 {H, S, S}, [&](Body &bd) {
+                   return bd.add(bd.mul(bd.arg(0), bd.arg(1)), bd.mul(bd.arg(2), bd.arg(3)));
+                 });
+    y = e.expand(o, {{0, 1}, {2}}, {1, H, S}, h + "_y");
+  }
+
+  // Group norm per head (mean, biased variance, eps), ln_x weight and bias,
+  // then the gate silu(g) (5.2).
+  double eps = c.groupNormEps;
+  std::vector<int64_t> lhs = {L, H, S};
+  TValue sum = e.reduceLast(h + "_gn_sum", {{y, {}}}, lhs, [&](Body &bd) { return bd.arg(0); });
+  TValue sq = e.reduceLast(h + "_gn_sq", {{y, {}}, {sum, {"d0", "d1"}}}, lhs, [&](Body &bd) {
+    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(S))));
+    return bd.mul(d, d);
+  });
+  TValue lw = e.expand(param(p + "att.ln_x.weight"), {{0, 1}}, {H, S}, h + "_lnx_w");
+  TValue lb = e.expand(param(p + "att.ln_x.bias"), {{0, 1}}, {H, S}, h + "_lnx_b");
+  std::vector<GenericOperand> ins = {
+      {y, {}}, {sum, {"d0", "d1"}}, {sq, {"d0", "d1"}}, {lw, {"d1", "d2"}}, {lb, {"d1", "d2"}}};
+  if (gated)
+    ins.push_back({e.expand(gz, {{0}, {1, 2}}, lhs, h + "_g3"), {}});
+  TValue normed = e.map(h + "_gn", ins, lhs, [&](Body &bd) {
+    std::string n = bd.cst(double(S));
+    std::string mean = bd.div(bd.arg(1), n);
+    std::string var = bd.div(bd.arg(2), n);
+    std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
+    std::string z = bd.add(bd.mul(bd.div(bd.sub(bd.arg(0), mean), den), bd.arg(3)), bd.arg(4));
+    if (gated) {
+      std::string g = bd.arg(5);
+      z = bd.mul(z, bd.mul(g, bd.sigmoid(g)));
+    }
+    return z;
+  });
+  TValue flat = e.collapse(normed, {{0}, {1, 2}}, {L, C}, h + "_gn_flat");
+  TValue out = e.linear(flat, param(p + "att.output.weight"), h + "_out");
+  newStates.push_back(carry);
+  newStates.push_back(mNew);
+  return out;
+}
+
+TValue RwkvGraph::channelMix(const std::string &p, const TValue &xn, int64_t layer) {
+  std::string h = "l" + std::to_string(layer) + "_ffn";
+  TValue prev = shifted(xn, states.at(p + "ffn_xx"), h + "_prev");
+  TValue carry = lastRow(xn, h + "_xx_new");
+  TValue xk = mix(xn, prev, p + "ffn.time_mix_k", h + "_xk");
+  TValue xr = mix(xn, prev, p + "ffn.time_mix_r", h + "_xr");
+  TValue kz = e.linear(xk, param(p + "ffn.key.weight"), h + "_kz");
+  TValue k = e.map(h + "_k", {{kz, {}}}, kz.shape, [&](Body &bd) {
+    std::string rl = bd.max(bd.arg(0), bd.cst(0.0));
+    return bd.mul(rl, rl);
+  });
+  TValue v = e.linear(k, param(p + "ffn.value.weight"), h + "_v");
+  TValue rz = e.linear(xr, param(p + "ffn.receptance.weight"), h + "_rz");
+  TValue out = e.map(h + "_out", {{rz, {}}, {v, {}}}, v.shape,
+                     [&](Body &bd) { return bd.mul(bd.sigmoid(bd.arg(0)), bd.arg(1)); });
+  newStates.insert(newStates.end() - (c.isV5() ? 2 : 4), carry); // ffn_xx comes first
+  return out;
+}
+
+void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep) {
+  L = len;
+  step = isStep;
+  params.clear();
+  states.clear();
+  newStates.clear();
+  e.resetNames();
+
+  std::vector<RwkvState> stateList = rwkvStates(c);
+  std::string sig = "func.func @" + name + "(";
+  TValue tokens{"%tokens", {L}, "i32"};
+  e.reserve(tokens.name);
+  sig += tokens.name + ": " + tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
+  for (const RwkvState &s : stateList) {
+    TValue v{e.fresh("s_" + sanitize(s.name)), s.shape};
+    states[s.name] = v;
+    sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.state = \"" + s.name + "\"}";
+  }
+  for (const RwkvParam &p : c.params) {
+    TValue v{e.fresh("w_" + sanitize(p.name)), p.shape};
+    params[p.name] = v;
+    sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.param = \"" + p.name + "\"}";
+  }
+  sig += ")\n    -> (" + tensorType({L, c.nVocab}) + " {ssm.name = \"logits\"}";
+  for (const RwkvState &s : stateList)
+    sig += ",\n        " + tensorType(s.shape) + " {ssm.state = \"" + s.name + "\"}";
+  sig += ") {";
+  e.indent = 2;
+  e.line(sig);
+  e.indent = 4;
+  e.beginFunction();
+
+  TValue x = embed(tokens);
+  x = layerNorm(x, "blocks.0.ln0.weight", "blocks.0.ln0.bias", "x_ln0");
+  for (int64_t l = 0; l < c.nLayer; ++l) {
+    std::string p = "blocks." + std::to_string(l) + ".";
+    std::string h = "l" + std::to_string(l);
+    TValue xa = layerNorm(x, p + "ln1.weight", p + "ln1.bias", h + "_ln1");
+    TValue att = c.isV5() ? timeMix5(p, xa, l) : timeMix4(p, xa, l);
+    x = residual(x, att, h + "_x_att");
+    TValue xf = layerNorm(x, p + "ln2.weight", p + "ln2.bias", h + "_ln2");
+    TValue ffn = channelMix(p, xf, l);
+    x = residual(x, ffn, h + "_x_ffn");
+  }
+  TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
+  TValue logits = e.linear(xo, param("head.weight"), "logits");
+
+  std::string names = logits.name, types = tensorType(logits.shape);
+  for (const TValue &s : newStates) {
+    names += ", " + s.name;
+    types += ", " + tensorType(s.shape);
+  }
+  e.line("return " + names + " : " + types);
+  e.indent = 2;
+  e.line("}");
+}
+
+} // namespace
+
+bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::string &error) {
+  if (seqLen < 1) {
+    error = "sequence length must be at least 1, got " + std::to_string(seqLen);
+    return false;
+  }
+  if (c.architecture != "rwkv4" && c.architecture != "rwkv5.1" && c.architecture != "rwkv5.2") {
+    error = "not an RWKV architecture: '" + c.architecture + "'";
+    return false;
+  }
+  // Every parameter the graph reads must be listed.
+  std::map<std::string, std::vector<int64_t>> have;
+  for (const RwkvParam &p : c.params)
+    have[p.name] = p.shape;
+  for (const char *n : {"emb.weight", "head.weight", "ln_out.weight", "ln_out.bias",
+                        "blocks.0.ln0.weight", "blocks.0.ln0.bias"})
+    if (!have.count(n)) {
+      error = std::string("the parameter list has no '") + n + "'";
+      return false;
+    }
+  if (have["emb.weight"] != std::vector<int64_t>{c.nVocab, c.nEmbed}) {
+    error = "'emb.weight' must have shape (n_vocab, n_embed)";
+    return false;
+  }
+
+  MlirEmitter e;
+  e.text = "// " + c.architecture + " (n_vocab " + std::to_string(c.nVocab) + ", n_embed " +
+           std::to_string(c.nEmbed) + ", n_layer " + std::to_string(c.nLayer) +
+           (c.isV5() ? ", " + std::to_string(c.heads) + " heads of " + std::to_string(c.headSize)
+                     : std::string()) +
+           "), imported from rwkv.cpp by ssm-import.\n"
+           "// @forward_sequence: " +
+           std::to_string(seqLen) +
+           " tokens, scan form; @forward_step: one token, state-update form.\n"
+           "// Arguments: tokens, states (model.json order), weights; results: logits, states.\n"
+           "module {\n";
+  RwkvGraph g(c, e);
+  // Missing parameters are caught here: param() throws std::out_of_range.
+  try {
+    g.emitFunction("forward_sequence", seqLen, /*step=*/false);
+    e.text += "\n";
+    g.emitFunction("forward_step", 1, /*step=*/true);
+  } catch (const std::out_of_range &) {
+    error = "the parameter or state list of the model does not match " + c.architecture +
+            " (a tensor the graph needs is missing)";
+    return false;
+  }
+  e.text += "}\n";
+  mlir = std::move(e.text);
+  return true;
+}
+
+} // namespace ssm::importer

@@ -1,0 +1,417 @@
+// safetensors reader and writer: bounds-checked parsing of the JSON header and the data.
+#include "import/Safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <set>
+
+namespace ssm::importer {
+
+namespace {
+
+struct DTypeInfo {
+  StDType type;
+  const char *name;
+  size_t size;
+};
+
+constexpr DTypeInfo kDTypes[] = {
+    {StDType::F64, "F64", 8}, {StDType::F32, "F32", 4},  {StDType::F16, "F16", 2},
+    {StDType::BF16, "BF16", 2}, {StDType::I64, "I64", 8}, {StDType::I32, "I32", 4},
+    {StDType::I16, "I16", 2}, {StDType::I8, "I8", 1},    {StDType::U8, "U8", 1},
+    {StDType::Bool, "BOOL", 1},
+};
+
+const DTypeInfo &info(StDType t) {
+  for (const DTypeInfo &d : kDTypes)
+    if (d.type == t)
+      return d;
+  return kDTypes[1];
+}
+
+/// Hard limit on the JSON header (the Rust implementation uses 100 MB).
+constexpr uint64_t kMaxHeader = 100u << 20;
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// numel with overflow detection: false if any size is negative or the
+/// product exceeds 2^62.
+bool checkedNumel(const std::vector<int64_t> &shape, int64_t &n) {
+  n = 1;
+  for (int64_t s : shape) {
+    if (s < 0)
+      return false;
+    if (s != 0 && n > (int64_t(1) << 62) / s)
+      return false;
+    n *= s;
+  }
+  return true;
+}
+
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+} // namespace
+
+const char *stDTypeName(StDType t) { return info(t).name; }
+size_t stDTypeSize(StDType t) { return info(t).size; }
+
+bool parseStDType(const std::string &name, StDType &out) {
+  for (const DTypeInfo &d : kDTypes)
+    if (name == d.name) {
+      out = d.type;
+      return true;
+    }
+  return false;
+}
+
+int64_t StTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+const StTensor *StFile::find(const std::string &name) const {
+  for (const StTensor &t : tensors)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        man <<= 1;
+      } while ((man & 0x400u) == 0);
+      bits = sign | uint32_t(127 - 15 - e) << 23 | (man & 0x3ffu) << 13;
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | man << 13; // inf or NaN (payload kept)
+  } else {
+    bits = sign | (exp + 127 - 15) << 23 | man << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000u);
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) // inf or NaN
+    return sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u);
+  if (absx >= 0x477ff000u) // rounds to >= 65520: overflow
+    return sign | 0x7c00u;
+  if (absx < 0x38800000u) { // below the smallest normal half: subnormal or 0
+    if (absx < 0x33000000u) // below half the smallest subnormal: 0
+      return sign;
+    uint32_t e = absx >> 23;
+    uint32_t man = (absx & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126 - e; // 14 + (113 - e)
+    uint32_t half = man >> shift;
+    uint32_t rem = man & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1)))
+      ++half;
+    return sign | uint16_t(half);
+  }
+  uint32_t e = (absx >> 23) - 127 + 15;
+  uint32_t man = absx & 0x7fffffu;
+  uint32_t half = e << 10 | man >> 13;
+  uint32_t rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1)))
+    ++half; // may carry into the exponent: still correct
+  return sign | uint16_t(half);
+}
+
+StTensor makeF32Tensor(const std::string &name, const std::vector<int64_t> &shape,
+                       const std::vector<float> &values) {
+  StTensor t;
+  t.name = name;
+  t.dtype = StDType::F32;
+  t.shape = shape;
+  t.bytes.resize(values.size() * 4);
+  if (!values.empty())
+    std::memcpy(t.bytes.data(), values.data(), values.size() * 4); // little-endian host
+  return t;
+}
+
+StTensor makeF16Tensor(const std::string &name, const std::vector<int64_t> &shape,
+                       const std::vector<float> &values) {
+  StTensor t;
+  t.name = name;
+  t.dtype = StDType::F16;
+  t.shape = shape;
+  t.bytes.resize(values.size() * 2);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t h = floatToHalf(values[i]);
+    t.bytes[2 * i] = uint8_t(h & 0xff);
+    t.bytes[2 * i + 1] = uint8_t(h >> 8);
+  }
+  return t;
+}
+
+bool toFloats(const StTensor &t, std::vector<float> &out, std::string &error) {
+  int64_t n;
+  if (!checkedNumel(t.shape, n) || uint64_t(n) * stDTypeSize(t.dtype) != t.bytes.size()) {
+    error = "tensor '" + t.name + "': " + std::to_string(t.bytes.size()) +
+            " bytes do not match shape " + shapeText(t.shape) + " of " + stDTypeName(t.dtype);
+    return false;
+  }
+  out.resize(n);
+  const uint8_t *b = t.bytes.data();
+  switch (t.dtype) {
+  case StDType::F32:
+    if (n)
+      std::memcpy(out.data(), b, n * 4);
+    return true;
+  case StDType::F16:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = halfToFloat(uint16_t(b[2 * i] | b[2 * i + 1] << 8));
+    return true;
+  case StDType::BF16:
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = bf16ToFloat(uint16_t(b[2 * i] | b[2 * i + 1] << 8));
+    return true;
+  case StDType::F64:
+    for (int64_t i = 0; i < n; ++i) {
+      double d;
+      std::memcpy(&d, b + 8 * i, 8);
+      out[i] = float(d);
+    }
+    return true;
+  default:
+    error = "tensor '" + t.name + "' has dtype " + stDTypeName(t.dtype) +
+            ", not a floating-point type";
+    return false;
+  }
+}
+
+bool serializeSafetensors(const StFile &file, std::vector<uint8_t> &out, std::string &error) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!file.metadata.empty()) {
+    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+    for (const auto &[k, v] : file.metadata)
+      meta[k] = v;
+    header["__metadata__"] = meta;
+  }
+  std::set<std::string> names;
+  uint64_t offset = 0;
+  for (const StTensor &t : file.tensors) {
+    if (t.name.empty() || t.name == "__metadata__") {
+      error = "invalid tensor name '" + t.name + "'";
+      return false;
+    }
+    if (!names.insert(t.name).second) {
+      error = "duplicate tensor name '" + t.name + "'";
+      return false;
+    }
+    int64_t n;
+    if (!checkedNumel(t.shape, n) || uint64_t(n) * stDTypeSize(t.dtype) != t.bytes.size()) {
+      error = "tensor '" + t.name + "': " + std::to_string(t.bytes.size()) +
+              " bytes do not match shape " + shapeText(t.shape) + " of " +
+              stDTypeName(t.dtype);
+      return false;
+    }
+    nlohmann::ordered_json entry;
+    entry["dtype"] = stDTypeName(t.dtype);
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = {offset, offset + t.bytes.size()};
+    header[t.name] = entry;
+    offset += t.bytes.size();
+  }
+  std::string text = header.dump();
+  while ((8 + text.size()) % 8 != 0)
+    text += ' ';
+  out.clear();
+  out.reserve(8 + text.size() + offset);
+  uint64_t len = text.size();
+  for (int i = 0; i < 8; ++i)
+    out.push_back(uint8_t(len >> (8 * i)));
+  out.insert(out.end(), text.begin(), text.end());
+  for (const StTensor &t : file.tensors)
+    out.insert(out.end(), t.bytes.begin(), t.bytes.end());
+  return true;
+}
+
+bool writeSafetensors(const std::string &path, const StFile &file, std::string &error) {
+  std::vector<uint8_t> bytes;
+  if (!serializeSafetensors(file, bytes, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  std::ofstream os(path, std::ios::binary | std::ios::trunc);
+  if (!os) {
+    error = path + ": cannot open for writing: " + std::strerror(errno);
+    return false;
+  }
+  os.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+  os.close();
+  if (!os) {
+    error = path + ": write failed";
+    return false;
+  }
+  return true;
+}
+
+bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &error,
+                      const std::string &name) {
+  auto fail = [&](const std::string &msg) {
+    error = name + ": " + msg;
+    return false;
+  };
+  out = StFile();
+  const uint8_t *bytes = static_cast<const uint8_t *>(data);
+  if (size < 8)
+    return fail("truncated: " + std::to_string(size) +
+                " bytes, but the header length alone takes 8 bytes");
+  uint64_t headerLen = 0;
+  for (int i = 0; i < 8; ++i)
+    headerLen |= uint64_t(bytes[i]) << (8 * i);
+  if (headerLen > kMaxHeader)
+    return fail("header length " + std::to_string(headerLen) +
+                " (bytes 0-7) exceeds the 100 MiB limit: not a safetensors file?");
+  if (headerLen > size - 8)
+    return fail("truncated: the header length (bytes 0-7) says " +
+                std::to_string(headerLen) + " bytes of JSON, but only " +
+                std::to_string(size - 8) + " bytes follow");
+  if (headerLen < 2 || bytes[8] != '{')
+    return fail("bad header at byte offset 8: the JSON header must be an object starting with '{'");
+
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes + 8, bytes + 8 + headerLen);
+  } catch (const nlohmann::json::parse_error &e) {
+    return fail("bad JSON header at byte offset " + std::to_string(8 + e.byte - (e.byte > 0)) +
+                ": " + e.what());
+  }
+  if (!header.is_object())
+    return fail("bad header at byte offset 8: the JSON header is not an object");
+
+  const uint64_t dataStart = 8 + headerLen;
+  const uint64_t dataSize = size - dataStart;
+  struct Span {
+    uint64_t begin, end;
+    std::string name;
+  };
+  std::vector<Span> spans;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string &key = it.key();
+    const nlohmann::json &v = it.value();
+    if (key == "__metadata__") {
+      if (!v.is_object())
+        return fail("bad header: \"__metadata__\" must be an object of strings");
+      for (auto m = v.begin(); m != v.end(); ++m) {
+        if (!m.value().is_string())
+          return fail("bad header: \"__metadata__\" entry '" + m.key() + "' is not a string");
+        out.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    std::string where = "tensor '" + key + "'";
+    if (!v.is_object())
+      return fail("bad header: " + where + " is not an object");
+    if (!v.contains("dtype") || !v["dtype"].is_string())
+      return fail("bad header: " + where + " has no string \"dtype\"");
+    StTensor t;
+    t.name = key;
+    std::string dt = v["dtype"].get<std::string>();
+    if (!parseStDType(dt, t.dtype))
+      return fail("bad header: " + where + " has unknown dtype '" + dt + "'");
+    if (!v.contains("shape") || !v["shape"].is_array())
+      return fail("bad header: " + where + " has no \"shape\" array");
+    for (const nlohmann::json &s : v["shape"]) {
+      if (!s.is_number_integer() || s.get<int64_t>() < 0)
+        return fail("bad header: " + where + " has a shape entry that is not a non-negative integer");
+      t.shape.push_back(s.get<int64_t>());
+    }
+    if (!v.contains("data_offsets") || !v["data_offsets"].is_array() ||
+        v["data_offsets"].size() != 2 || !v["data_offsets"][0].is_number_unsigned() ||
+        !v["data_offsets"][1].is_number_unsigned())
+      return fail("bad header: " + where +
+                  " needs \"data_offsets\": [begin, end] of non-negative integers");
+    uint64_t begin = v["data_offsets"][0].get<uint64_t>();
+    uint64_t end = v["data_offsets"][1].get<uint64_t>();
+    if (end < begin)
+      return fail("bad header: " + where + " has data_offsets [" + std::to_string(begin) +
+                  ", " + std::to_string(end) + "] with end before begin");
+    int64_t n;
+    if (!checkedNumel(t.shape, n))
+      return fail("bad header: " + where + " has an oversized shape " + shapeText(t.shape));
+    uint64_t want = uint64_t(n) * stDTypeSize(t.dtype);
+    if (end - begin != want)
+      return fail("bad header: " + where + " has data_offsets [" + std::to_string(begin) + ", " +
+                  std::to_string(end) + "] (" + std::to_string(end - begin) +
+                  " bytes) but shape " + shapeText(t.shape) + " of " + dt + " needs " +
+                  std::to_string(want) + " bytes");
+    if (end > dataSize)
+      return fail("truncated: " + where + " occupies bytes " + std::to_string(dataStart + begin) +
+                  " to " + std::to_string(dataStart + end) + " of the file, but the file has " +
+                  std::to_string(size) + " bytes");
+    t.bytes.assign(bytes + dataStart + begin, bytes + dataStart + end);
+    spans.push_back({begin, end, key});
+    out.tensors.push_back(std::move(t));
+  }
+  // Tensors in data order; overlapping data is malformed.
+  std::vector<size_t> order(out.tensors.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return spans[a].begin < spans[b].begin; });
+  for (size_t k = 1; k < order.size(); ++k) {
+    const Span &prev = spans[order[k - 1]], &cur = spans[order[k]];
+    if (cur.begin < prev.end && cur.end > cur.begin && prev.end > prev.begin)
+      return fail("bad header: the data of tensors '" + prev.name + "' and '" + cur.name +
+                  "' overlap");
+  }
+  std::vector<StTensor> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order)
+    sorted.push_back(std::move(out.tensors[i]));
+  out.tensors = std::move(sorted);
+  return true;
+}
+
+bool readSafetensors(const std::string &path, StFile &out, std::string &error) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  std::vector<char> buf((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  if (is.bad()) {
+    error = path + ": read failed";
+    return false;
+  }
+  return parseSafetensors(buf.data(), buf.size(), out, error, path);
+}
+
+} // namespace ssm::importer

@@ -1,0 +1,85 @@
+// safetensors files (the Hugging Face weight format): a small reader and writer.
+//
+// Layout: an 8-byte little-endian header length N, N bytes of JSON
+// {"<name>": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]},
+//  ..., "__metadata__": {"key": "value"}}, then the data, little endian,
+// C order, offsets relative to the first byte after the header.
+//
+// Our own because Debian packages no safetensors library. Errors are
+// returned, never thrown, and every offset is bounds-checked against the
+// file: a truncated file or a bad header produces a message naming the
+// tensor or the byte offset, never a crash. No MLIR: the runtime may use it.
+#ifndef SSM_IMPORT_SAFETENSORS_H
+#define SSM_IMPORT_SAFETENSORS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ssm::importer {
+
+/// Element types of the format. Reading accepts all of them; conversion to
+/// f32 (toFloats) supports the floating-point ones.
+enum class StDType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
+
+/// "F32", "F16", ... as the format spells them.
+const char *stDTypeName(StDType t);
+/// Bytes per element.
+size_t stDTypeSize(StDType t);
+/// Parses a dtype name; false if unknown.
+bool parseStDType(const std::string &name, StDType &out);
+
+/// One tensor: its raw little-endian bytes.
+struct StTensor {
+  std::string name;
+  StDType dtype = StDType::F32;
+  std::vector<int64_t> shape; // () for a scalar
+  std::vector<uint8_t> bytes; // numel() * stDTypeSize(dtype)
+
+  int64_t numel() const;
+};
+
+/// A whole file in memory, tensors in the order of their data offsets.
+struct StFile {
+  std::vector<StTensor> tensors;
+  std::map<std::string, std::string> metadata;
+
+  /// The tensor called `name`, or nullptr.
+  const StTensor *find(const std::string &name) const;
+};
+
+/// Builds an F32 tensor from floats (numel(shape) values).
+StTensor makeF32Tensor(const std::string &name, const std::vector<int64_t> &shape,
+                       const std::vector<float> &values);
+/// Builds an F16 tensor, rounding each float to nearest even.
+StTensor makeF16Tensor(const std::string &name, const std::vector<int64_t> &shape,
+                       const std::vector<float> &values);
+
+/// The elements of `t` as floats (F32, F16, BF16, F64). False with a message
+/// naming the tensor for other dtypes or a size that does not match the shape.
+bool toFloats(const StTensor &t, std::vector<float> &out, std::string &error);
+
+/// IEEE half <-> single. Subnormals, infinities and NaN are kept;
+/// floatToHalf rounds to nearest even and overflows to infinity.
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+
+/// Serialises tensors (names unique and non-empty, bytes matching shapes)
+/// and string metadata into the file format; the header is padded with
+/// spaces to a multiple of 8 bytes so the data starts aligned.
+bool serializeSafetensors(const StFile &file, std::vector<uint8_t> &out, std::string &error);
+/// serializeSafetensors, then writes `path` (overwriting it: the caller
+/// decides whether that is allowed).
+bool writeSafetensors(const std::string &path, const StFile &file, std::string &error);
+
+/// Parses a whole file held in memory; `name` stands for the path in messages.
+bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &error,
+                      const std::string &name = "<buffer>");
+/// Reads and parses `path`. Messages are "<path>: <problem>".
+bool readSafetensors(const std::string &path, StFile &out, std::string &error);
+
+} // namespace ssm::importer
+
+#endif // SSM_IMPORT_SAFETENSORS_H

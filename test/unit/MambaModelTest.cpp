@@ -1,0 +1,509 @@
+// Mamba-1 import: config validation, the parameter and state lists, the graph text, and importMamba's files and errors.
+#include "import/MambaModel.h"
+#include "import/Safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace ssm::importer;
+
+json tinyConfig() {
+  return json::parse(R"({
+    "architectures": ["MambaForCausalLM"], "model_type": "mamba",
+    "vocab_size": 256, "hidden_size": 64, "state_size": 16, "num_hidden_layers": 2,
+    "expand": 2, "conv_kernel": 4, "time_step_rank": 4, "layer_norm_epsilon": 1e-05,
+    "use_bias": false, "use_conv_bias": true, "tie_word_embeddings": false,
+    "residual_in_fp32": true})");
+}
+
+/// A small config that exercises the optional parameters.
+json smallConfig() {
+  return json::parse(R"({"vocab_size": 11, "hidden_size": 8, "state_size": 3,
+    "num_hidden_layers": 2, "expand": 2, "conv_kernel": 3, "time_step_rank": 2,
+    "use_bias": true, "use_conv_bias": false, "tie_word_embeddings": true})");
+}
+
+std::string configError(const json &cfg) {
+  MambaConfig c;
+  std::string error;
+  EXPECT_FALSE(parseMambaConfig(cfg, c, error)) << cfg.dump();
+  return error;
+}
+
+TEST(MambaConfig, ReadsTheHuggingFaceFields) {
+  MambaConfig c;
+  std::string error;
+  ASSERT_TRUE(parseMambaConfig(tinyConfig(), c, error)) << error;
+  EXPECT_EQ(c.vocabSize, 256);
+  EXPECT_EQ(c.hiddenSize, 64);
+  EXPECT_EQ(c.stateSize, 16);
+  EXPECT_EQ(c.numLayers, 2);
+  EXPECT_EQ(c.intermediateSize, 128);
+  EXPECT_EQ(c.convKernel, 4);
+  EXPECT_EQ(c.timeStepRank, 4);
+  EXPECT_DOUBLE_EQ(c.layerNormEpsilon, 1e-5);
+  EXPECT_FALSE(c.useBias);
+  EXPECT_TRUE(c.useConvBias);
+  EXPECT_FALSE(c.tieWordEmbeddings);
+}
+
+TEST(MambaConfig, MissingOptionalFieldsTakeMambaConfigDefaults) {
+  MambaConfig c;
+  std::string error;
+  json cfg = {{"vocab_size", 50280}, {"hidden_size", 768}, {"state_size", 16},
+              {"num_hidden_layers", 24}, {"time_step_rank", "auto"}};
+  ASSERT_TRUE(parseMambaConfig(cfg, c, error)) << error;
+  EXPECT_EQ(c.expand, 2);
+  EXPECT_EQ(c.intermediateSize, 1536);
+  EXPECT_EQ(c.convKernel, 4);
+  EXPECT_EQ(c.timeStepRank, 48); // ceil(768 / 16)
+  EXPECT_DOUBLE_EQ(c.layerNormEpsilon, 1e-5);
+  EXPECT_FALSE(c.useBias);
+  EXPECT_TRUE(c.useConvBias);
+  EXPECT_TRUE(c.tieWordEmbeddings);
+  cfg["hidden_size"] = 40; // auto rank rounds up
+  ASSERT_TRUE(parseMambaConfig(cfg, c, error)) << error;
+  EXPECT_EQ(c.timeStepRank, 3);
+}
+
+TEST(MambaConfig, RejectsMissingAndWrongFieldsByName) {
+  json cfg = tinyConfig();
+  cfg.erase("vocab_size");
+  EXPECT_EQ(configError(cfg), "missing field 'vocab_size'");
+
+  cfg = tinyConfig();
+  cfg["hidden_size"] = "64";
+  EXPECT_NE(configError(cfg).find("field 'hidden_size' must be an integer"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["num_hidden_layers"] = 0;
+  EXPECT_NE(configError(cfg).find("field 'num_hidden_layers' is 0"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["conv_kernel"] = 5;
+  EXPECT_NE(configError(cfg).find("field 'conv_kernel' is 5, expected 2 to 4"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["state_size"] = 2.5;
+  EXPECT_NE(configError(cfg).find("'state_size' must be an integer"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["use_bias"] = "no";
+  EXPECT_NE(configError(cfg).find("field 'use_bias' must be true or false"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["time_step_rank"] = "big";
+  EXPECT_NE(configError(cfg).find("'time_step_rank' must be an integer or \"auto\""),
+            std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["layer_norm_epsilon"] = -1;
+  EXPECT_NE(configError(cfg).find("'layer_norm_epsilon'"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["intermediate_size"] = 100;
+  EXPECT_NE(configError(cfg).find("'intermediate_size' is 100 but expand * hidden_size is 128"),
+            std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["model_type"] = "mamba2";
+  EXPECT_NE(configError(cfg).find("'mamba2'"), std::string::npos);
+
+  cfg = tinyConfig();
+  cfg["hidden_act"] = "gelu";
+  EXPECT_NE(configError(cfg).find("'hidden_act'"), std::string::npos);
+
+  EXPECT_NE(configError(json::array()).find("must be a JSON object"), std::string::npos);
+  EXPECT_NE(configError(json{{"d_model", 64}, {"n_layer", 2}, {"vocab_size", 256}})
+                .find("state-spaces/mamba config"),
+            std::string::npos);
+}
+
+TEST(MambaConfig, ToJsonRoundTrips) {
+  for (const json &cfg : {tinyConfig(), smallConfig()}) {
+    MambaConfig a, b;
+    std::string error;
+    ASSERT_TRUE(parseMambaConfig(cfg, a, error)) << error;
+    json j = mambaConfigToJson(a);
+    ASSERT_TRUE(parseMambaConfig(j, b, error)) << error;
+    EXPECT_EQ(mambaConfigToJson(b), j);
+    EXPECT_EQ(j["intermediate_size"], a.intermediateSize);
+    EXPECT_TRUE(j["time_step_rank"].is_number_integer());
+  }
+}
+
+TEST(MambaParams, NamesAndShapesFollowHuggingFace) {
+  MambaConfig c;
+  std::string error;
+  ASSERT_TRUE(parseMambaConfig(tinyConfig(), c, error));
+  std::vector<MambaParam> ps = mambaParams(c);
+  ASSERT_EQ(ps.size(), 1u + 2u * 10u + 2u);
+  EXPECT_EQ(ps[0].name, "backbone.embedding.weight");
+  EXPECT_EQ(ps[0].shape, (std::vector<int64_t>{256, 64}));
+  std::vector<std::pair<std::string, std::vector<int64_t>>> layer0 = {
+      {"backbone.layers.0.norm.weight", {64}},
+      {"backbone.layers.0.mixer.in_proj.weight", {256, 64}},
+      {"backbone.layers.0.mixer.conv1d.weight", {128, 1, 4}},
+      {"backbone.layers.0.mixer.conv1d.bias", {128}},
+      {"backbone.layers.0.mixer.x_proj.weight", {36, 128}},
+      {"backbone.layers.0.mixer.dt_proj.weight", {128, 4}},
+      {"backbone.layers.0.mixer.dt_proj.bias", {128}},
+      {"backbone.layers.0.mixer.A_log", {128, 16}},
+      {"backbone.layers.0.mixer.D", {128}},
+      {"backbone.layers.0.mixer.out_proj.weight", {64, 128}}};
+  for (size_t i = 0; i < layer0.size(); ++i) {
+    EXPECT_EQ(ps[1 + i].name, layer0[i].first);
+    EXPECT_EQ(ps[1 + i].shape, layer0[i].second) << layer0[i].first;
+  }
+  EXPECT_EQ(ps[11].name, "backbone.layers.1.norm.weight");
+  EXPECT_EQ(ps[21].name, "backbone.norm_f.weight");
+  EXPECT_EQ(ps[22].name, "lm_head.weight");
+
+  // Biases where the config asks for them; a tied head reads the embedding.
+  ASSERT_TRUE(parseMambaConfig(smallConfig(), c, error));
+  ps = mambaParams(c);
+  std::vector<std::string> names;
+  for (const MambaParam &p : ps)
+    names.push_back(p.name);
+  auto has = [&](const std::string &n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  EXPECT_TRUE(has("backbone.layers.1.mixer.in_proj.bias"));
+  EXPECT_TRUE(has("backbone.layers.1.mixer.out_proj.bias"));
+  EXPECT_FALSE(has("backbone.layers.0.mixer.conv1d.bias"));
+  EXPECT_FALSE(has("lm_head.weight"));
+  EXPECT_EQ(ps.back().name, "backbone.norm_f.weight");
+}
+
+TEST(MambaStates, ConvWindowThenSsmStatePerLayer) {
+  MambaConfig c;
+  std::string error;
+  ASSERT_TRUE(parseMambaConfig(tinyConfig(), c, error));
+  std::vector<MambaState> ss = mambaStates(c);
+  ASSERT_EQ(ss.size(), 4u);
+  EXPECT_EQ(ss[0].name, "layers.0.conv_state");
+  EXPECT_EQ(ss[0].shape, (std::vector<int64_t>{128, 3}));
+  EXPECT_EQ(ss[1].name, "layers.0.ssm_state");
+  EXPECT_EQ(ss[1].shape, (std::vector<int64_t>{128, 16}));
+  EXPECT_EQ(ss[3].name, "layers.1.ssm_state");
+  for (const MambaState &s : ss)
+    EXPECT_EQ(s.init, 0.0);
+}
+
+size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1))
+    ++n;
+  return n;
+}
+
+TEST(MambaGraph, HasBothFunctionsWithTheContractSignature) {
+  std::string mlir, error;
+  ASSERT_TRUE(buildMambaMLIR(tinyConfig(), 16, mlir, error)) << error;
+  EXPECT_EQ(count(mlir, "func.func @forward_sequence("), 1u);
+  EXPECT_EQ(count(mlir, "func.func @forward_step("), 1u);
+  EXPECT_NE(mlir.find("%tokens: tensor<16xi32> {ssm.name = \"tokens\"}"), std::string::npos);
+  EXPECT_NE(mlir.find("%tokens: tensor<1xi32> {ssm.name = \"tokens\"}"), std::string::npos);
+  EXPECT_NE(mlir.find("-> (tensor<16x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_NE(mlir.find("-> (tensor<1x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  // Each state is an argument and a result of both functions.
+  EXPECT_EQ(count(mlir, "tensor<128x3xf32> {ssm.state = \"layers.0.conv_state\"}"), 4u);
+  EXPECT_EQ(count(mlir, "tensor<128x16xf32> {ssm.state = \"layers.1.ssm_state\"}"), 4u);
+  EXPECT_EQ(count(mlir, "{ssm.param = \"backbone.layers.1.mixer.A_log\"}"), 2u);
+  EXPECT_EQ(count(mlir, "{ssm.param = \"lm_head.weight\"}"), 2u);
+  // Arguments in order: tokens, states, weights.
+  size_t fn = mlir.find("func.func @forward_sequence(");
+  size_t tok = mlir.find("%tokens", fn), st = mlir.find("{ssm.state", fn),
+         par = mlir.find("{ssm.param", fn);
+  EXPECT_LT(tok, st);
+  EXPECT_LT(st, par);
+  // Scan form for the sequence, the state update for the step, two layers each.
+  EXPECT_EQ(count(mlir, "ssm.selective_scan time_major"), 2u);
+  EXPECT_EQ(count(mlir, "ssm.selective_update"), 2u);
+  EXPECT_EQ(count(mlir, "{delta_softplus}"), 2u);
+  EXPECT_EQ(count(mlir, "{dt_softplus}"), 2u);
+  EXPECT_EQ(count(mlir, "ssm.causal_conv1d silu"), 4u);
+  EXPECT_EQ(count(mlir, "initial_states("), 4u);
+  EXPECT_EQ(count(mlir, "h0("), 2u);
+  EXPECT_EQ(count(mlir, "tensor.extract %embedding_weight[%i, %j]"), 2u);
+  EXPECT_NE(mlir.find("%eps = arith.constant 1.0e-05 : f32"), std::string::npos);
+  EXPECT_NE(mlir.find("%n = arith.constant 64.0 : f32"), std::string::npos);
+}
+
+TEST(MambaGraph, TiedHeadAndBiases) {
+  std::string mlir, error;
+  ASSERT_TRUE(buildMambaMLIR(smallConfig(), 5, mlir, error)) << error;
+  EXPECT_EQ(mlir.find("lm_head"), std::string::npos);
+  EXPECT_EQ(mlir.find("conv1d.bias"), std::string::npos);
+  // The last matmul of each function (the head) reads the embedding table.
+  size_t head = mlir.rfind("linalg.matmul_transpose_b");
+  EXPECT_NE(mlir.find("%embedding_weight : tensor<5x8xf32>, tensor<11x8xf32>"), std::string::npos);
+  EXPECT_NE(mlir.find("%embedding_weight", head), std::string::npos);
+  EXPECT_EQ(count(mlir, "in_proj.bias\"}"), 4u);
+  EXPECT_EQ(count(mlir, "linalg.add"), 4u); // residual + biased out_proj, 2 layers x 2 functions
+  EXPECT_EQ(count(mlir, "ssm.causal_conv1d silu"), 4u);
+  EXPECT_NE(mlir.find("tensor<16x2xf32> {ssm.state = \"layers.0.conv_state\"}"), std::string::npos);
+}
+
+TEST(MambaGraph, RejectsBadSequenceLengthAndConfig) {
+  std::string mlir, error;
+  EXPECT_FALSE(buildMambaMLIR(tinyConfig(), 0, mlir, error));
+  EXPECT_NE(error.find("sequence length 0"), std::string::npos);
+  json cfg = tinyConfig();
+  cfg.erase("state_size");
+  EXPECT_FALSE(buildMambaMLIR(cfg, 8, mlir, error));
+  EXPECT_EQ(error, "missing field 'state_size'");
+}
+
+//===----------------------------------------------------------------------===//
+// importMamba on synthetic checkpoints.
+//===----------------------------------------------------------------------===//
+
+class MambaImport : public ::testing::Test {
+protected:
+  void SetUp() override {
+    root = fs::temp_directory_path() /
+           ("ssm-mamba-import-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root);
+    fs::create_directories(root);
+  }
+  void TearDown() override { fs::remove_all(root); }
+
+  /// Writes config.json and model.safetensors for `cfg` with seeded weights;
+  /// `edit` may change the tensors before they are written.
+  void writeCheckpoint(const json &cfg,
+                       const std::function<void(StFile &)> &edit = nullptr) {
+    MambaConfig c;
+    std::string error;
+    ASSERT_TRUE(parseMambaConfig(cfg, c, error)) << error;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    StFile f;
+    for (const MambaParam &p : mambaParams(c)) {
+      int64_t n = 1;
+      for (int64_t d : p.shape)
+        n *= d;
+      std::vector<float> v(n);
+      for (float &x : v)
+        x = dist(rng);
+      f.tensors.push_back(makeF32Tensor(p.name, p.shape, v));
+    }
+    if (edit)
+      edit(f);
+    ASSERT_TRUE(writeSafetensors((root / "model.safetensors").string(), f, error)) << error;
+    std::ofstream(root / "config.json") << cfg.dump();
+  }
+
+  bool run(std::string &error, bool force = false, int64_t seqLen = 16) {
+    return importMamba((root / "model.safetensors").string(), (root / "config.json").string(),
+                       (root / "out").string(), force, seqLen, error);
+  }
+
+  static std::string slurp(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  fs::path root;
+};
+
+TEST_F(MambaImport, WritesGraphWeightsAndModelJson) {
+  // Half-precision source tensors are widened to F32.
+  writeCheckpoint(smallConfig(), [](StFile &f) {
+    for (StTensor &t : f.tensors)
+      if (t.name == "backbone.layers.0.mixer.D") {
+        std::vector<float> v;
+        std::string e;
+        ASSERT_TRUE(toFloats(t, v, e));
+        t = makeF16Tensor(t.name, t.shape, v);
+      }
+    // Unused extra tensors (lm_head with a tied head) are left out.
+    f.tensors.push_back(makeF32Tensor("lm_head.weight", {11, 8}, std::vector<float>(88, 1.0f)));
+  });
+  std::string error;
+  ASSERT_TRUE(run(error, false, 7)) << error;
+
+  StFile in, out;
+  ASSERT_TRUE(readSafetensors((root / "model.safetensors").string(), in, error)) << error;
+  ASSERT_TRUE(readSafetensors((root / "out" / "weights.safetensors").string(), out, error))
+      << error;
+  MambaConfig c;
+  ASSERT_TRUE(parseMambaConfig(smallConfig(), c, error));
+  std::vector<MambaParam> params = mambaParams(c);
+  ASSERT_EQ(out.tensors.size(), params.size());
+  EXPECT_EQ(out.find("lm_head.weight"), nullptr);
+  for (const MambaParam &p : params) {
+    const StTensor *t = out.find(p.name);
+    ASSERT_NE(t, nullptr) << p.name;
+    EXPECT_EQ(t->dtype, StDType::F32) << p.name;
+    EXPECT_EQ(t->shape, p.shape) << p.name;
+    std::vector<float> a, b;
+    ASSERT_TRUE(toFloats(*t, a, error));
+    ASSERT_TRUE(toFloats(*in.find(p.name), b, error));
+    EXPECT_EQ(a, b) << p.name;
+  }
+
+  std::string mlir, expectMlir;
+  ASSERT_TRUE(buildMambaMLIR(smallConfig(), 7, expectMlir, error));
+  EXPECT_EQ(slurp(root / "out" / "model.mlir"), expectMlir);
+
+  json model = json::parse(slurp(root / "out" / "model.json"));
+  EXPECT_EQ(model["format"], "ssm-opt-model");
+  EXPECT_EQ(model["version"], 1);
+  EXPECT_EQ(model["architecture"], "mamba1");
+  EXPECT_EQ(model["byte_tokens"], false);
+  EXPECT_EQ(model["seq_len"], 7);
+  EXPECT_EQ(model["config"], mambaConfigToJson(c));
+  ASSERT_EQ(model["states"].size(), 4u);
+  EXPECT_EQ(model["states"][0]["name"], "layers.0.conv_state");
+  EXPECT_EQ(model["states"][0]["shape"], json::array({16, 2}));
+  EXPECT_EQ(model["states"][0]["init"], 0.0);
+  EXPECT_EQ(model["states"][3]["name"], "layers.1.ssm_state");
+  EXPECT_EQ(model["states"][3]["shape"], json::array({16, 3}));
+  // model.json's config rebuilds the same graph (the runner does this per length).
+  ASSERT_TRUE(buildMambaMLIR(model["config"], 7, mlir, error)) << error;
+  EXPECT_EQ(mlir, expectMlir);
+}
+
+TEST_F(MambaImport, MissingTensorIsNamed) {
+  writeCheckpoint(tinyConfig(), [](StFile &f) {
+    f.tensors.erase(std::remove_if(f.tensors.begin(), f.tensors.end(),
+                                   [](const StTensor &t) {
+                                     return t.name == "backbone.layers.1.mixer.dt_proj.bias";
+                                   }),
+                    f.tensors.end());
+  });
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("missing tensor 'backbone.layers.1.mixer.dt_proj.bias' (expected shape "
+                       "(128,))"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(fs::exists(root / "out")); // nothing written on failure
+}
+
+TEST_F(MambaImport, MisshapenTensorIsNamed) {
+  writeCheckpoint(tinyConfig(), [](StFile &f) {
+    for (StTensor &t : f.tensors)
+      if (t.name == "backbone.layers.0.mixer.conv1d.weight")
+        t = makeF32Tensor(t.name, {128, 4}, std::vector<float>(512, 0.5f));
+  });
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("tensor 'backbone.layers.0.mixer.conv1d.weight' has shape (128, 4) but "
+                       "the config implies (128, 1, 4)"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(MambaImport, IntegerTensorIsRefused) {
+  writeCheckpoint(tinyConfig(), [](StFile &f) {
+    for (StTensor &t : f.tensors)
+      if (t.name == "backbone.norm_f.weight") {
+        t.dtype = StDType::I32; // same byte size as F32
+      }
+  });
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("backbone.norm_f.weight"), std::string::npos) << error;
+}
+
+TEST_F(MambaImport, ConfigWithFewerLayersThanTheCheckpointIsRefused) {
+  writeCheckpoint(tinyConfig());
+  json cfg = tinyConfig();
+  cfg["num_hidden_layers"] = 1;
+  std::ofstream(root / "config.json") << cfg.dump();
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("belongs to layer 1"), std::string::npos) << error;
+  EXPECT_NE(error.find("num_hidden_layers = 1"), std::string::npos) << error;
+}
+
+TEST_F(MambaImport, UntiedHeadMissing) {
+  writeCheckpoint(tinyConfig(), [](StFile &f) { f.tensors.pop_back(); });
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("missing tensor 'lm_head.weight'"), std::string::npos) << error;
+  EXPECT_NE(error.find("tie_word_embeddings = false"), std::string::npos) << error;
+}
+
+TEST_F(MambaImport, ConfigErrorsNameTheFile) {
+  writeCheckpoint(tinyConfig());
+  std::ofstream(root / "config.json") << "{\"vocab_size\": 256,";
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("config.json: not valid JSON"), std::string::npos) << error;
+
+  json cfg = tinyConfig();
+  cfg.erase("hidden_size");
+  std::ofstream(root / "config.json") << cfg.dump();
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("config.json: missing field 'hidden_size'"), std::string::npos) << error;
+
+  fs::remove(root / "config.json");
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("config.json: cannot open"), std::string::npos) << error;
+}
+
+TEST_F(MambaImport, MissingSafetensorsFile) {
+  std::ofstream(root / "config.json") << tinyConfig().dump();
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("model.safetensors"), std::string::npos) << error;
+}
+
+TEST_F(MambaImport, RefusesANonEmptyDirectoryWithoutForce) {
+  writeCheckpoint(smallConfig());
+  fs::create_directories(root / "out");
+  std::ofstream(root / "out" / "keep.txt") << "x";
+  std::string error;
+  EXPECT_FALSE(run(error));
+  EXPECT_NE(error.find("not empty"), std::string::npos) << error;
+  EXPECT_TRUE(run(error, /*force=*/true)) << error;
+  EXPECT_TRUE(fs::exists(root / "out" / "model.mlir"));
+  // An existing empty directory is fine without --force.
+  fs::remove_all(root / "out");
+  fs::create_directories(root / "out");
+  EXPECT_TRUE(run(error)) << error;
+}
+
+TEST_F(MambaImport, TinyCheckpointFromSharedData) {
+  // ../shared beside the checkout (test/unit/ -> the repository -> its parent),
+  // or $SSM_SHARED_DIR.
+  fs::path shared = std::getenv("SSM_SHARED_DIR")
+                        ? fs::path(std::getenv("SSM_SHARED_DIR"))
+                        : fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
+                              "shared";
+  fs::path dir = shared / "models" / "mamba" / "tiny-mamba-seed5";
+  if (!fs::exists(dir / "model.safetensors"))
+    GTEST_SKIP() << "no shared data at " << dir;
+  std::string error;
+  ASSERT_TRUE(importMamba((dir / "model.safetensors").string(), (dir / "config.json").string(),
+                          (root / "out").string(), false, 16, error))
+      << error;
+  json model = json::parse(slurp(root / "out" / "model.json"));
+  EXPECT_EQ(model["byte_tokens"], true);
+  EXPECT_EQ(model["states"].size(), 4u);
+  StFile out;
+  ASSERT_TRUE(readSafetensors((root / "out" / "weights.safetensors").string(), out, error));
+  EXPECT_EQ(out.tensors.size(), 23u);
+}
+
+} // namespace

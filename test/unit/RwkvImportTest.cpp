@@ -1,0 +1,305 @@
+// Unit tests for the rwkv.cpp file reader, the architecture detection and
+// tensor checks, model.json, and the graph text (import/Rwkv*.h,
+// import/ModelBuilder.h). Synthetic files are written with the format's own
+// writer; the real tiny models are checked end to end by the lit tests.
+#include "import/ModelBuilder.h"
+#include "import/RwkvFile.h"
+#include "import/RwkvModel.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+using namespace ssm::importer;
+
+namespace {
+
+/// A small seeded model: "rwkv4", "rwkv5.1" (per-head decay), "rwkv5.2",
+/// "rwkv6", "rwkv7" (with the marker tensor of each).
+RwkvFile makeModel(const std::string &arch, uint32_t type = 0, int64_t C = 8,
+                   int64_t layers = 2, int64_t V = 16, int64_t H = 2) {
+  RwkvFile f;
+  f.version = arch == "rwkv4" ? 100 : 101;
+  f.nVocab = V;
+  f.nEmbed = C;
+  f.nLayer = layers;
+  f.dataType = type;
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
+  auto add = [&](const std::string &name, std::vector<int64_t> shape, bool f32 = false) {
+    RwkvTensor t;
+    t.name = name;
+    t.type = f32 ? 0 : type;
+    t.sizes.assign(shape.rbegin(), shape.rend());
+    t.data.resize(t.numel());
+    for (float &x : t.data)
+      x = dist(gen);
+    f.index[name] = f.tensors.size();
+    f.tensors.push_back(t);
+  };
+  int64_t F = 4 * C, S = C / H;
+  add("emb.weight", {V, C});
+  for (int64_t l = 0; l < layers; ++l) {
+    std::string p = "blocks." + std::to_string(l) + ".";
+    for (const char *n : {"ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias"})
+      add(p + n, {C}, true);
+    for (const char *n : {"att.time_mix_k", "att.time_mix_v", "att.time_mix_r"})
+      add(p + n, {C}, true);
+    if (arch == "rwkv4") {
+      add(p + "att.time_decay", {C}, true);
+      add(p + "att.time_first", {C}, true);
+    } else if (arch == "rwkv5.1") {
+      add(p + "att.time_decay", {H, 1, 1}, true);
+      add(p + "att.time_first", {H, 1, 1}, true);
+    } else {
+      add(p + "att.time_mix_g", {C}, true);
+      add(p + "att.time_decay", {H, S, 1}, true);
+      add(p + "att.time_faaaa", {H, S, 1}, true);
+      add(p + "att.gate.weight", {C, C});
+    }
+    if (arch == "rwkv6")
+      add(p + "att.time_maa_x", {C}, true);
+    if (arch == "rwkv7")
+      add(p + "att.k_k", {C}, true);
+    for (const char *n : {"att.key.weight", "att.value.weight", "att.receptance.weight",
+                          "att.output.weight"})
+      add(p + n, {C, C});
+    if (arch != "rwkv4") {
+      add(p + "att.ln_x.weight", {C}, true);
+      add(p + "att.ln_x.bias", {C}, true);
+    }
+    add(p + "ffn.time_mix_k", {C}, true);
+    add(p + "ffn.time_mix_r", {C}, true);
+    add(p + "ffn.key.weight", {F, C});
+    add(p + "ffn.receptance.weight", {C, C});
+    add(p + "ffn.value.weight", {C, F});
+    if (l == 0) { // as in rwkv.cpp files: ln0 after block 0's other tensors
+      add(p + "ln0.weight", {C}, true);
+      add(p + "ln0.bias", {C}, true);
+    }
+  }
+  add("ln_out.weight", {C}, true);
+  add("ln_out.bias", {C}, true);
+  add("head.weight", {V, C});
+  return f;
+}
+
+std::vector<uint8_t> bytesOf(const RwkvFile &f) {
+  std::vector<uint8_t> out;
+  std::string err;
+  EXPECT_TRUE(serializeRwkvFile(f, out, err)) << err;
+  return out;
+}
+
+::testing::AssertionResult parseFails(const std::vector<uint8_t> &b, const std::string &part) {
+  RwkvFile f;
+  std::string err;
+  if (parseRwkvFile(b.data(), b.size(), f, err, "m.bin"))
+    return ::testing::AssertionFailure() << "parsed; expected '" << part << "'";
+  if (err.find(part) == std::string::npos || err.rfind("m.bin: ", 0) != 0)
+    return ::testing::AssertionFailure() << "error '" << err << "' lacks '" << part << "'";
+  return ::testing::AssertionSuccess();
+}
+
+void putU32(std::vector<uint8_t> &b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    b[at + i] = uint8_t(v >> (8 * i));
+}
+
+RwkvConfig analysed(const RwkvFile &f) {
+  std::vector<uint8_t> b = bytesOf(f);
+  RwkvFile g;
+  std::string err;
+  EXPECT_TRUE(parseRwkvFile(b.data(), b.size(), g, err)) << err;
+  RwkvConfig c;
+  EXPECT_TRUE(analyseRwkv(g, c, err)) << err;
+  return c;
+}
+
+std::string analyseError(const RwkvFile &f) {
+  std::vector<uint8_t> b = bytesOf(f);
+  RwkvFile g;
+  std::string err;
+  EXPECT_TRUE(parseRwkvFile(b.data(), b.size(), g, err)) << err;
+  RwkvConfig c;
+  EXPECT_FALSE(analyseRwkv(g, c, err));
+  return err;
+}
+
+} // namespace
+
+TEST(RwkvFile, RoundTripFp32AndFp16) {
+  for (uint32_t type : {0u, 1u}) {
+    RwkvFile f = makeModel("rwkv5.2", type);
+    std::vector<uint8_t> b = bytesOf(f);
+    RwkvFile g;
+    std::string err;
+    ASSERT_TRUE(parseRwkvFile(b.data(), b.size(), g, err)) << err;
+    EXPECT_EQ(g.version, 101u);
+    EXPECT_EQ(g.nVocab, 16u);
+    EXPECT_EQ(g.nEmbed, 8u);
+    EXPECT_EQ(g.nLayer, 2u);
+    EXPECT_EQ(g.dataType, type);
+    ASSERT_EQ(g.tensors.size(), f.tensors.size());
+    const RwkvTensor *e = g.find("emb.weight");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->sizes, (std::vector<int64_t>{8, 16})); // ggml order
+    EXPECT_EQ(e->shape(), (std::vector<int64_t>{16, 8}));
+    EXPECT_EQ(e->type, type);
+    for (size_t i = 0; i < e->data.size(); ++i)
+      EXPECT_NEAR(e->data[i], f.find("emb.weight")->data[i], type ? 2e-4 : 0.0);
+    EXPECT_EQ(g.find("blocks.0.ln1.weight")->type, 0u); // vectors stay FP32
+    EXPECT_EQ(g.find("blocks.1.att.time_decay")->shape(), (std::vector<int64_t>{2, 4, 1}));
+    EXPECT_EQ(g.tensors[0].offset, 24u);
+  }
+}
+
+TEST(RwkvFile, MalformedFilesNameTheOffsetOrTensor) {
+  std::vector<uint8_t> good = bytesOf(makeModel("rwkv4"));
+  EXPECT_TRUE(parseFails({1, 2, 3}, "truncated: 3 bytes"));
+  std::vector<uint8_t> b = good;
+  putU32(b, 0, 0x12345678);
+  EXPECT_TRUE(parseFails(b, "wrong magic 0x12345678 at byte offset 0"));
+  b = good;
+  putU32(b, 4, 99);
+  EXPECT_TRUE(parseFails(b, "unsupported file version 99"));
+  b = good;
+  putU32(b, 20, 2);
+  EXPECT_TRUE(parseFails(b, "Q4_0"));
+  EXPECT_TRUE(parseFails(b, "quantised"));
+  // The first tensor's type word (offset 24 + 8).
+  b = good;
+  putU32(b, 32, 9);
+  EXPECT_TRUE(parseFails(b, "tensor 'emb.weight' at byte offset 24 has data type Q8_0"));
+  b = good;
+  putU32(b, 24, 4);
+  EXPECT_TRUE(parseFails(b, "dim_count 4 is not 1..3"));
+  // Cut inside the last tensor's data: names it.
+  b.assign(good.begin(), good.end() - 5);
+  EXPECT_TRUE(parseFails(b, "truncated: tensor 'head.weight' at byte offset"));
+  // Cut inside a tensor header.
+  b.assign(good.begin(), good.begin() + 24 + 6);
+  EXPECT_TRUE(parseFails(b, "truncated tensor header at byte offset 24"));
+  b.assign(good.begin(), good.begin() + 24);
+  EXPECT_TRUE(parseFails(b, "no tensors"));
+}
+
+TEST(RwkvModel, DetectsArchitectures) {
+  RwkvConfig c4 = analysed(makeModel("rwkv4"));
+  EXPECT_EQ(c4.architecture, "rwkv4");
+  EXPECT_EQ(c4.ffnDim, 32);
+  EXPECT_EQ(c4.heads, 0);
+  RwkvConfig c51 = analysed(makeModel("rwkv5.1"));
+  EXPECT_EQ(c51.architecture, "rwkv5.1");
+  EXPECT_EQ(c51.heads, 2);
+  EXPECT_EQ(c51.headSize, 4);
+  RwkvConfig c52 = analysed(makeModel("rwkv5.2"));
+  EXPECT_EQ(c52.architecture, "rwkv5.2");
+  EXPECT_EQ(c52.heads, 2);
+  EXPECT_EQ(c52.headSize, 4);
+  // Parameters in argument order: embedding, ln0, blocks, ln_out, head.
+  EXPECT_EQ(c52.params.front().name, "emb.weight");
+  EXPECT_EQ(c52.params[1].name, "blocks.0.ln0.weight");
+  EXPECT_EQ(c52.params.back().name, "head.weight");
+  EXPECT_EQ(analyseError(makeModel("rwkv6")).find("unsupported RWKV version"), 0u);
+  EXPECT_NE(analyseError(makeModel("rwkv7")).find("RWKV-7"), std::string::npos);
+}
+
+TEST(RwkvModel, MissingAndMisshapenTensorsAreNamed) {
+  RwkvFile f = makeModel("rwkv4");
+  f.tensors.erase(f.tensors.begin() + f.index.at("blocks.1.att.output.weight"));
+  f.index.clear();
+  for (size_t i = 0; i < f.tensors.size(); ++i)
+    f.index[f.tensors[i].name] = i;
+  EXPECT_NE(analyseError(f).find("missing tensor 'blocks.1.att.output.weight'"),
+            std::string::npos);
+
+  RwkvFile g = makeModel("rwkv5.2");
+  RwkvTensor &t = g.tensors[g.index.at("blocks.0.att.key.weight")];
+  t.sizes = {4, 8};
+  t.data.resize(32);
+  std::string err = analyseError(g);
+  EXPECT_NE(err.find("tensor 'blocks.0.att.key.weight' (record at byte offset"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("misshapen"), std::string::npos) << err;
+
+  RwkvFile h = makeModel("rwkv4");
+  RwkvTensor extra = h.tensors[h.index.at("blocks.1.ln1.weight")];
+  extra.name = "blocks.2.ln1.weight";
+  h.index[extra.name] = h.tensors.size();
+  h.tensors.push_back(extra);
+  EXPECT_NE(analyseError(h).find("belongs to layer 2 but the header says n_layer = 2"),
+            std::string::npos);
+}
+
+TEST(RwkvModel, ModelJsonRoundTrips) {
+  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2"}) {
+    RwkvConfig c = analysed(makeModel(arch));
+    std::string json = rwkvModelJson(c, "m.bin");
+    EXPECT_NE(json.find("\"format\": \"ssm-opt-model\""), std::string::npos);
+    EXPECT_NE(json.find("\"byte_tokens\": true"), std::string::npos);
+    RwkvConfig d;
+    std::string err;
+    ASSERT_TRUE(rwkvConfigFromJson(json, d, err)) << err;
+    EXPECT_EQ(d.architecture, c.architecture);
+    EXPECT_EQ(d.nEmbed, c.nEmbed);
+    EXPECT_EQ(d.heads, c.heads);
+    EXPECT_EQ(d.ffnDim, c.ffnDim);
+    ASSERT_EQ(d.params.size(), c.params.size());
+    for (size_t i = 0; i < c.params.size(); ++i) {
+      EXPECT_EQ(d.params[i].name, c.params[i].name);
+      EXPECT_EQ(d.params[i].shape, c.params[i].shape);
+    }
+    std::vector<RwkvState> st = rwkvStates(c);
+    ASSERT_FALSE(st.empty());
+    EXPECT_EQ(st[0].name, "blocks.0.ffn_xx");
+    EXPECT_EQ(st[1].name, "blocks.0.att_xx");
+    if (c.isV5()) {
+      EXPECT_EQ(st.size(), 6u);
+      EXPECT_EQ(st[2].shape, (std::vector<int64_t>{2, 4, 4}));
+    } else {
+      EXPECT_EQ(st.size(), 10u);
+      EXPECT_EQ(st[4].name, "blocks.0.pp");
+      EXPECT_EQ(st[4].init, -1e30);
+    }
+  }
+}
+
+TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
+  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2"}) {
+    RwkvConfig c = analysed(makeModel(arch));
+    std::string json = rwkvModelJson(c, "m.bin"), a, b, err;
+    ASSERT_TRUE(buildModelMLIR(json, 5, a, err)) << err;
+    ASSERT_TRUE(buildModelMLIR(json, 5, b, err)) << err;
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a.find("func.func @forward_sequence(%tokens: tensor<5xi32> {ssm.name = \"tokens\"}"),
+              std::string::npos);
+    EXPECT_NE(a.find("func.func @forward_step(%tokens: tensor<1xi32> {ssm.name = \"tokens\"}"),
+              std::string::npos);
+    EXPECT_NE(a.find("-> (tensor<5x16xf32> {ssm.name = \"logits\"}"), std::string::npos);
+    EXPECT_NE(a.find("{ssm.param = \"head.weight\"}"), std::string::npos);
+    EXPECT_NE(a.find("{ssm.state = \"blocks.1.att_xx\"}"), std::string::npos);
+    EXPECT_NE(a.find("tensor.extract"), std::string::npos);
+    EXPECT_NE(a.find("linalg.matmul_transpose_b"), std::string::npos);
+    bool v4 = std::string(arch) == "rwkv4";
+    EXPECT_EQ(a.find("ssm.wkv4") != std::string::npos, v4);
+    EXPECT_EQ(a.find("ssm.ssd_scan") != std::string::npos, !v4);
+    std::string one;
+    ASSERT_TRUE(buildModelMLIR(json, 1, one, err)) << err;
+    EXPECT_EQ(one.find("tensor.concat"), std::string::npos); // no shift rows at L = 1
+  }
+}
+
+TEST(ModelBuilder, RejectsBadInput) {
+  std::string mlir, err;
+  EXPECT_FALSE(buildModelMLIR("not json", 4, mlir, err));
+  EXPECT_NE(err.find("not a JSON object"), std::string::npos);
+  EXPECT_FALSE(buildModelMLIR(R"({"architecture": "rwkv9"})", 4, mlir, err));
+  EXPECT_NE(err.find("unknown architecture 'rwkv9'"), std::string::npos);
+  RwkvConfig c = analysed(makeModel("rwkv4"));
+  EXPECT_FALSE(buildModelMLIR(rwkvModelJson(c, "m.bin"), 0, mlir, err));
+  EXPECT_NE(err.find("at least 1"), std::string::npos);
+  EXPECT_FALSE(buildModelMLIR(R"({"architecture": "rwkv4", "config": {}})", 4, mlir, err));
+  EXPECT_NE(err.find("n_vocab"), std::string::npos) << err;
+}

@@ -1,0 +1,269 @@
+// ssm-import: model files -> a model directory (model.mlir, weights.safetensors, model.json).
+//
+//   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]
+//   ssm-import mamba <model.safetensors> --config config.json -o <dir> [--force] [--seq-len N]
+//
+// model.mlir is exactly buildModelMLIR(model.json, N) (import/ModelBuilder.h);
+// it is parsed and verified before anything is written. Exit codes
+// (CONTRACTS.md): 0 written; 1 the generated graph did not verify (a bug
+// here, reported with the diagnostics); 2 could not run (bad arguments,
+// missing, truncated or malformed input, unsupported model, output exists).
+#include "import/ModelBuilder.h"
+#include "import/RwkvFile.h"
+#include "import/RwkvModel.h"
+#include "import/Safetensors.h"
+#include "passes/InitAll.h"
+
+#if __has_include("import/MambaModel.h")
+#include "import/MambaModel.h"
+#define SSM_HAVE_MAMBA_IMPORT 1
+#endif
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+using namespace ssm::importer;
+
+namespace {
+
+constexpr int64_t kDefaultSeqLen = 16;
+
+const char *kUsage =
+    "ssm-import: import a model into an ssm-opt model directory\n"
+    "\n"
+    "usage:\n"
+    "  ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]\n"
+    "  ssm-import mamba <model.safetensors> --config <config.json> -o <dir> [--force] [--seq-len N]\n"
+    "\n"
+    "Formats:\n"
+    "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2)\n"
+    "  mamba  a Hugging Face Mamba-1 checkpoint (safetensors) with its config.json\n"
+    "\n"
+    "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, and\n"
+    "@forward_step for one token), <dir>/weights.safetensors (every parameter as\n"
+    "F32) and <dir>/model.json (architecture, config, states, parameters).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output <dir>  the model directory (created; an existing non-empty one\n"
+    "                      is refused unless --force)\n"
+    "  --force             write into an existing non-empty directory\n"
+    "  --seq-len N         tokens of @forward_sequence in model.mlir (default 16); the\n"
+    "                      runner regenerates the graph for any length\n"
+    "  --config <file>     config.json (mamba)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
+    "(bad arguments, unreadable/truncated/malformed input, unsupported model, output exists).\n";
+
+int cannotRun(const std::string &msg) {
+  std::cerr << "ssm-import: error: " << msg << "\n";
+  return 2;
+}
+
+bool writeText(const fs::path &path, const std::string &text, std::string &error) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    error = path.string() + ": cannot write the file";
+    return false;
+  }
+  return true;
+}
+
+/// Creates `dir`, or accepts it when empty (or, with --force, whatever it holds).
+bool prepareDir(const std::string &dir, bool force, std::string &error) {
+  std::error_code ec;
+  fs::path p(dir);
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p, ec)) {
+      error = dir + ": exists and is not a directory";
+      return false;
+    }
+    if (!force && !fs::is_empty(p, ec)) {
+      error = dir + ": exists and is not empty; pass --force to write into it";
+      return false;
+    }
+    return true;
+  }
+  fs::create_directories(p, ec);
+  if (ec) {
+    error = dir + ": cannot create the directory: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+/// Parses and verifies `text`; false with the diagnostics on failure.
+bool verifyModule(const std::string &text, const std::string &name, std::string &error) {
+  mlir::DialectRegistry registry;
+  ssm::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module || mlir::failed(mlir::verify(*module))) {
+    os.flush();
+    error = "the generated graph " + name + " does not verify:\n" + diagnostics;
+    return false;
+  }
+  return true;
+}
+
+int importRwkv(const std::string &input, const std::string &outDir, bool force, int64_t seqLen) {
+  std::string error;
+  RwkvFile file;
+  if (!readRwkvFile(input, file, error))
+    return cannotRun(error);
+  RwkvConfig config;
+  if (!analyseRwkv(file, config, error))
+    return cannotRun(input + ": " + error);
+
+  std::string json = rwkvModelJson(config, input);
+  std::string mlir;
+  if (!buildModelMLIR(json, seqLen, mlir, error))
+    return cannotRun(input + ": " + error);
+  if (!verifyModule(mlir, (fs::path(outDir) / "model.mlir").string(), error)) {
+    std::cerr << "ssm-import: error: " << error;
+    return 1;
+  }
+
+  // Every tensor of the file, F32, row-major (PyTorch) shape, file order.
+  StFile weights;
+  for (const RwkvTensor &t : file.tensors)
+    weights.tensors.push_back(makeF32Tensor(t.name, t.shape(), t.data));
+  weights.metadata["format"] = "pt";
+  weights.metadata["source"] = fs::path(input).filename().string();
+  weights.metadata["architecture"] = config.architecture;
+  weights.metadata["source_dtype"] = config.dataType;
+
+  if (!prepareDir(outDir, force, error))
+    return cannotRun(error);
+  fs::path dir(outDir);
+  if (!writeSafetensors((dir / "weights.safetensors").string(), weights, error) ||
+      !writeText(dir / "model.mlir", mlir, error) || !writeText(dir / "model.json", json, error))
+    return cannotRun(error);
+  std::cout << "ssm-import: " << input << " -> " << outDir << ": " << config.architecture
+            << ", n_vocab " << config.nVocab << ", n_embed " << config.nEmbed << ", n_layer "
+            << config.nLayer;
+  if (config.isV5())
+    std::cout << ", " << config.heads << " heads x " << config.headSize;
+  std::cout << ", " << config.dataType << " -> F32, " << weights.tensors.size()
+            << " tensors, seq-len " << seqLen << "\n";
+  return 0;
+}
+
+int importMambaModel(const std::string &input, const std::string &configPath,
+                     const std::string &outDir, bool force, int64_t seqLen) {
+#ifdef SSM_HAVE_MAMBA_IMPORT
+  if (configPath.empty())
+    return cannotRun("mamba needs --config <config.json>");
+  std::string error;
+  if (!importMamba(input, configPath, outDir, force, seqLen, error))
+    return cannotRun(error);
+  // Check what was written, as for RWKV.
+  fs::path dir(outDir);
+  std::ifstream in(dir / "model.mlir", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!verifyModule(ss.str(), (dir / "model.mlir").string(), error)) {
+    std::cerr << "ssm-import: error: " << error;
+    return 1;
+  }
+  std::cout << "ssm-import: " << input << " -> " << outDir << ": mamba1, seq-len " << seqLen
+            << "\n";
+  return 0;
+#else
+  (void)input, (void)configPath, (void)outDir, (void)force, (void)seqLen;
+  return cannotRun("the mamba importer is not built into this binary");
+#endif
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> positional;
+  std::string outDir, configPath;
+  bool force = false;
+  int64_t seqLen = kDefaultSeqLen;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string &opt, std::string &out) {
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      (void)opt;
+      return true;
+    };
+    if (a == "-h" || a == "--help" || a == "-help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "-o" || a == "--output" || a == "-output") {
+      if (!value(a, outDir))
+        return cannotRun(a + " needs a directory");
+    } else if (a.rfind("--output=", 0) == 0 || a.rfind("-o=", 0) == 0) {
+      outDir = a.substr(a.find('=') + 1);
+    } else if (a == "--force" || a == "-force") {
+      force = true;
+    } else if (a == "--config" || a == "-config") {
+      if (!value(a, configPath))
+        return cannotRun(a + " needs a file");
+    } else if (a.rfind("--config=", 0) == 0) {
+      configPath = a.substr(9);
+    } else if (a == "--seq-len" || a == "-seq-len" || a.rfind("--seq-len=", 0) == 0) {
+      std::string v;
+      if (a.find('=') != std::string::npos)
+        v = a.substr(a.find('=') + 1);
+      else if (!value(a, v))
+        return cannotRun("--seq-len needs a positive integer");
+      char *end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > (1 << 20))
+        return cannotRun("--seq-len takes an integer from 1 to 1048576, got '" + v + "'");
+      seqLen = n;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return cannotRun("unknown option '" + a + "' (see --help)");
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (positional.empty())
+    return cannotRun("no format given (rwkv or mamba; see --help)");
+  const std::string &format = positional[0];
+  if (format != "rwkv" && format != "mamba")
+    return cannotRun("unknown format '" + format + "' (known: rwkv, mamba)");
+  if (positional.size() < 2)
+    return cannotRun("no model file given (see --help)");
+  if (positional.size() > 2)
+    return cannotRun("unexpected argument '" + positional[2] + "'");
+  if (outDir.empty())
+    return cannotRun("no output directory: give -o <dir>");
+  const std::string &input = positional[1];
+  std::error_code ec;
+  if (!fs::exists(input, ec))
+    return cannotRun(input + ": no such file");
+  if (format == "rwkv") {
+    if (!configPath.empty())
+      return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
+    return importRwkv(input, outDir, force, seqLen);
+  }
+  return importMambaModel(input, configPath, outDir, force, seqLen);
+}
