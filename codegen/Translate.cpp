@@ -5,6 +5,11 @@
 
 #include "dialect/SsmOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <cstdlib>
+#include <set>
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -204,9 +209,39 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
         return failure();
     }
 
+    // Fusion: a pure stage whose value has one user that reads each element
+    // once (an elementwise op, a parallel linalg op, a reshape or slice) is
+    // inlined into that user instead of computed at root. Chains of such ops
+    // become one loop nest, and the pipeline has fewer stages to compile.
+    // Reductions, matmuls and ssm kernels read their operands many times, so
+    // what feeds them stays at root.
+    auto readsOnce = [](Operation *user) {
+      if (isa<func::ReturnOp>(user) || user->getDialect()->getNamespace() == "ssm")
+        return false;
+      if (auto lop = dyn_cast<linalg::LinalgOp>(user))
+        return lop.getNumReductionLoops() == 0;
+      return true; // arith, math, tensor
+    };
+    std::set<std::string> inlined;
+    // SSM_NO_FUSION=1 computes every stage at root (for A/B timing and debugging).
+    const char *noFusion = std::getenv("SSM_NO_FUSION");
+    for (Operation &op : entry)
+      if (!noFusion || std::string(noFusion) != "1")
+      for (Value v : op.getResults()) {
+        if (!state.has(v) || !v.hasOneUse() || !readsOnce(*v.getUsers().begin()))
+          continue;
+        const TensorFunc &t = state.get(v);
+        if (!t.func.defined() || t.func.has_update_definition())
+          continue;
+        bool generic = std::any_of(state.genericStages.begin(), state.genericStages.end(),
+                                   [&](const TensorFunc &g) { return g.func.name() == t.func.name(); });
+        if (generic)
+          inlined.insert(t.func.name());
+      }
     int vw = state.vectorWidth();
     for (TensorFunc &t : state.genericStages)
-      scheduleGeneric(t, vw);
+      if (!inlined.count(t.func.name()))
+        scheduleGeneric(t, vw);
     for (TensorFunc &t : state.kernelOutputs)
       t.func.compute_root();
 
@@ -220,7 +255,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       // An output must be a computed stage of its own: not an input, an
       // inlined constant, or another result.
       auto sameFunc = [&](const TensorFunc &g) { return g.func.name() == t.func.name(); };
-      bool isStage = std::any_of(state.genericStages.begin(), state.genericStages.end(), sameFunc) ||
+      bool isStage = (std::any_of(state.genericStages.begin(), state.genericStages.end(), sameFunc) &&
+                      !inlined.count(t.func.name())) ||
                      std::any_of(state.kernelOutputs.begin(), state.kernelOutputs.end(), sameFunc);
       bool taken = std::any_of(outputs.begin(), outputs.end(),
                                [&](const Halide::Func &f) { return f.name() == t.func.name(); });
