@@ -39,32 +39,29 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-/// Checks `v` against an expected shape; kDyn in either matches any size.
-/// `what` names the dims, e.g. "(batch, dim, L)".
-LogicalResult checkShape(Operation *op, StringRef name, Value v,
-                         ArrayRef<int64_t> expected, StringRef what) {
+/// Checks `v` (an operand or a result, as `kind` says) against an expected
+/// shape; kDyn in either matches any size. `what` names the dims, e.g.
+/// "(batch, dim, L)".
+LogicalResult checkValueShape(Operation *op, StringRef kind, StringRef name, Value v,
+                              ArrayRef<int64_t> expected, StringRef what) {
   ArrayRef<int64_t> got = shapeOf(v);
   bool ok = got.size() == expected.size();
   for (size_t i = 0; ok && i < got.size(); ++i)
     ok = got[i] == kDyn || expected[i] == kDyn || got[i] == expected[i];
   if (ok)
     return success();
-  return op->emitOpError() << "operand '" << name << "' has shape "
-                           << shapeString(got) << " but must be " << what
-                           << " = " << shapeString(expected);
+  return op->emitOpError() << kind << " '" << name << "' has shape " << shapeString(got)
+                           << " but must be " << what << " = " << shapeString(expected);
+}
+
+LogicalResult checkShape(Operation *op, StringRef name, Value v, ArrayRef<int64_t> expected,
+                         StringRef what) {
+  return checkValueShape(op, "operand", name, v, expected, what);
 }
 
 LogicalResult checkResultShape(Operation *op, StringRef name, Value v,
                                ArrayRef<int64_t> expected, StringRef what) {
-  ArrayRef<int64_t> got = shapeOf(v);
-  bool ok = got.size() == expected.size();
-  for (size_t i = 0; ok && i < got.size(); ++i)
-    ok = got[i] == kDyn || expected[i] == kDyn || got[i] == expected[i];
-  if (ok)
-    return success();
-  return op->emitOpError() << "result '" << name << "' has shape "
-                           << shapeString(got) << " but must be " << what
-                           << " = " << shapeString(expected);
+  return checkValueShape(op, "result", name, v, expected, what);
 }
 
 LogicalResult checkRank(Operation *op, StringRef name, Value v,
