@@ -10,10 +10,14 @@
 // carry x[L-1]; RWKV-4's WKV is ssm.wkv4 (the stabilised scan); RWKV-5's
 // is ssm.ssd_scan with a per-key log decay A = log w broadcast over time,
 // X = v, B = k, C = r and bonus u (the op's state is (value j, key i), so
-// the (head, i, j) state is transposed in and out).
+// the (head, i, j) state is transposed in and out by linalg.generic).
 // Step form: the same with L = 1, the WKV written out as linalg.generic
 // (RWKV-4: rwkv.cpp's update with the running maximum exponent; RWKV-5:
 // out_j = sum_i r_i (u_i k_i v_j + M_ij), M_ij = w_i M_ij + k_i v_j).
+// Per-head views of (C)-vectors (decay, bonus, ln_x, r/k/v when stepping,
+// the group norm's (L, C) output) are indexing maps (h * S + i, c floordiv
+// S, c mod S) rather than reshape ops: every op becomes a Halide stage, and
+// Halide's compile time grows with the square of their number.
 #include "import/RwkvMlirEmitter.h"
 #include "import/RwkvModel.h"
 
@@ -58,10 +62,11 @@ private:
   /// The new carried row: xn[L-1].
   TValue lastRow(const TValue &xn, const std::string &hint);
   TValue mix(const TValue &xn, const TValue &prev, const std::string &m, const std::string &hint);
-  TValue timeMix4(const std::string &p, const TValue &xn, int64_t layer);
-  TValue timeMix5(const std::string &p, const TValue &xn, int64_t layer);
-  TValue channelMix(const std::string &p, const TValue &xn, int64_t layer);
-  TValue residual(const TValue &x, const TValue &y, const std::string &hint);
+  /// x + TimeMix(xn): the residual is the output matmul's accumulator.
+  TValue timeMix4(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
+  TValue timeMix5(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
+  /// x + ChannelMix(xn), one generic for the gate and the residual.
+  TValue channelMix(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
 };
 
 TValue RwkvGraph::layerNorm(const TValue &x, const std::string &w, const std::string &b,
@@ -127,12 +132,8 @@ TValue RwkvGraph::mix(const TValue &xn, const TValue &prev, const std::string &m
   });
 }
 
-TValue RwkvGraph::residual(const TValue &x, const TValue &y, const std::string &hint) {
-  return e.map(hint, {{x, {}}, {y, {}}}, x.shape,
-               [&](Body &bd) { return bd.add(bd.arg(0), bd.arg(1)); });
-}
-
-TValue RwkvGraph::timeMix4(const std::string &p, const TValue &xn, int64_t layer) {
+TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &xn,
+                           int64_t layer) {
   std::string h = "l" + std::to_string(layer) + "_att";
   int64_t C = c.nEmbed;
   TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
@@ -201,7 +202,7 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &xn, int64_t layer
   }
   TValue rw = e.map(h + "_rwkv", {{rz, {}}, {wkv, {}}}, {L, C},
                     [&](Body &bd) { return bd.mul(bd.sigmoid(bd.arg(0)), bd.arg(1)); });
-  TValue out = e.linear(rw, param(p + "att.output.weight"), h + "_out");
+  TValue out = e.linear(rw, param(p + "att.output.weight"), h + "_x", &x);
   newStates.push_back(carry);
   newStates.push_back(aaN);
   newStates.push_back(bbN);
@@ -209,7 +210,8 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &xn, int64_t layer
   return out;
 }
 
-TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer) {
+TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &xn,
+                           int64_t layer) {
   std::string h = "l" + std::to_string(layer) + "_att";
   const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
   const bool gated = c.architecture == "rwkv5.2";
@@ -226,22 +228,44 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer
     TValue xg = mix(xn, prev, p + "att.time_mix_g", h + "_xg");
     gz = e.linear(xg, param(p + "att.gate.weight"), h + "_gz");
   }
-  // Decay w and bonus u: per channel (5.2; 5.1 files may have either) as
-  // (H, S), or per head as (H) broadcast over the head's channels.
+  // Decay w and bonus u, read in place through indexing maps (no reshape
+  // ops): per channel (5.2; 5.1 files may have either), stored (H, S, 1),
+  // (H, S) or (C); or per head (5.1), stored (H, 1, 1) or (H), broadcast
+  // over the head's channels.
   std::string bonusName = gated ? "att.time_faaaa" : "att.time_first";
-  TValue wFlat = e.flatten(param(p + "att.time_decay"), h + "_w");
-  TValue uFlat = e.flatten(param(p + bonusName), h + "_u");
-  bool wPerHead = wFlat.shape[0] != C, uPerHead = uFlat.shape[0] != C;
-  TValue wv = wPerHead ? wFlat : e.expand(wFlat, {{0, 1}}, {H, S}, h + "_w2");
-  TValue uv = uPerHead ? uFlat : e.expand(uFlat, {{0, 1}}, {H, S}, h + "_u2");
-  // Maps of w and u over loops whose head dim is `hd` and key dim `kd`.
-  auto headKey = [](bool perHead, const std::string &hd, const std::string &kd) {
-    return perHead ? std::vector<std::string>{hd} : std::vector<std::string>{hd, kd};
+  TValue wv = param(p + "att.time_decay"), uv = param(p + bonusName);
+  // The map results reading `t` at head `hd`, key channel `kd`.
+  auto headKey = [&](TValue &t, const std::string &hint, const std::string &hd,
+                     const std::string &kd) {
+    int64_t n = 1;
+    std::vector<size_t> big;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      n *= t.shape[i];
+      if (t.shape[i] != 1)
+        big.push_back(i);
+    }
+    bool perHead = n == H && H != C;
+    std::vector<std::string> m(t.shape.size(), "0");
+    if (perHead && big.size() <= 1) {
+      if (!big.empty())
+        m[big[0]] = hd;
+      return m;
+    }
+    if (!perHead && big.size() == 2 && t.shape[big[0]] == H && t.shape[big[1]] == S) {
+      m[big[0]] = hd;
+      m[big[1]] = kd;
+      return m;
+    }
+    if (t.shape.size() != 1)
+      t = e.flatten(t, hint); // an unusual layout: read it flat
+    return std::vector<std::string>{perHead ? hd : hd + " * " + std::to_string(S) + " + " + kd};
   };
+  std::string rowOf = "d1 floordiv " + std::to_string(S); // head of channel d1
   const TValue &M = states.at(p + "att_state"); // (H, key i, value j)
 
-  TValue y;    // (L, H, S)
-  TValue mNew; // (H, i, j)
+  TValue y;                      // per-head outputs: (1, L, H, S) or, stepping, (H, S)
+  std::vector<std::string> yMap; // y over GN loops (l, h, j)
+  TValue mNew;                   // (H, i, j)
   if (!step) {
     std::vector<int64_t> seq4 = {1, L, H, S};
     TValue X = e.expand(v, {{0, 1}, {2, 3}}, seq4, h + "_X");
@@ -249,12 +273,15 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer
     TValue Cq = e.expand(r, {{0, 1}, {2, 3}}, seq4, h + "_C");
     // A = log w per key dim, broadcast over time; w is clamped to the
     // smallest normal float so that a decay stored as 0 stays finite.
-    TValue A = e.map(h + "_A", {{wv, headKey(wPerHead, "d2", "d3")}}, seq4, [&](Body &bd) {
+    std::vector<std::string> wMap = headKey(wv, h + "_w", "d2", "d3");
+    TValue A = e.map(h + "_A", {{wv, wMap}}, seq4, [&](Body &bd) {
       return bd.log(bd.max(bd.arg(0), bd.cst(1.17549435e-38)));
     });
-    TValue bonus = uPerHead ? e.map(h + "_bonus", {{uv, {"d0"}}}, {H, S},
-                                    [&](Body &bd) { return bd.arg(0); })
-                            : uv;
+    std::vector<std::string> uMap = headKey(uv, h + "_u", "d0", "d1");
+    TValue bonus = uv.shape == std::vector<int64_t>{H, S}
+                       ? uv
+                       : e.map(h + "_bonus", {{uv, uMap}}, {H, S},
+                               [&](Body &bd) { return bd.arg(0); });
     // The op's state is (batch, H, value j, key i).
     TValue init = e.map(h + "_S0", {{M, {"d1", "d3", "d2"}}}, {1, H, S, S},
                         [&](Body &bd) { return bd.arg(0); });
@@ -268,23 +295,23 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer
            ") {chunk_size = " + std::to_string(chunk) + " : i64} : (" + t4 + ", " + t4 + ", " +
            t4 + ", " + t4 + ", " + st4 + ", " + tensorType({H, S}) + ") -> (" + t4 + ", " + st4 +
            ")");
-    y = e.collapse({yName, seq4}, {{0, 1}, {2}, {3}}, {L, H, S}, h + "_y");
-    TValue fin = e.collapse({sName, {1, H, S, S}}, {{0, 1}, {2}, {3}}, {H, S, S}, h + "_S1c");
-    mNew = e.map(h + "_state_new", {{fin, {"d0", "d2", "d1"}}}, {H, S, S},
-                 [&](Body &bd) { return bd.arg(0); });
+    y = TValue{yName, seq4};
+    yMap = {"0", "d0", "d1", "d2"};
+    mNew = e.map(h + "_state_new", {{TValue{sName, {1, H, S, S}}, {"0", "d0", "d2", "d1"}}},
+                 {H, S, S}, [&](Body &bd) { return bd.arg(0); });
   } else {
-    auto heads = [&](const TValue &t, const std::string &hint) {
-      TValue flat = e.collapse(t, {{0, 1}}, {C}, hint + "_flat");
-      return e.expand(flat, {{0, 1}}, {H, S}, hint);
+    // r, k, v are (1, C): channel h * S + i of head h.
+    auto ch = [&](const std::string &hd, const std::string &kd) {
+      return std::vector<std::string>{"0", hd + " * " + std::to_string(S) + " + " + kd};
     };
-    TValue r2 = heads(r, h + "_r2"), k2 = heads(k, h + "_k2"), v2 = heads(v, h + "_v2");
     // out[h, j] = sum_i r[h,i] (u[h,i] k[h,i] v[h,j] + M[h,i,j]); loops (h, j, i).
+    std::vector<std::string> uMap = headKey(uv, h + "_u", "d0", "d2");
     TValue acc = e.zeros({H, S}, h + "_o_zero");
     TValue o = e.generic(h + "_o",
-                         {{r2, {"d0", "d2"}},
-                          {uv, headKey(uPerHead, "d0", "d2")},
-                          {k2, {"d0", "d2"}},
-                          {v2, {"d0", "d1"}},
+                         {{r, ch("d0", "d2")},
+                          {uv, uMap},
+                          {k, ch("d0", "d2")},
+                          {v, ch("d0", "d1")},
                           {M, {"d0", "d2", "d1"}}},
                          {H, S}, {"d0", "d1"}, {"parallel", "parallel", "reduction"},
                          [&](Body &bd) {
@@ -294,33 +321,37 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer
                          },
                          &acc);
     // M[h, i, j] = w[h, i] M[h, i, j] + k[h, i] v[h, j].
+    std::vector<std::string> wMap = headKey(wv, h + "_w", "d0", "d1");
     mNew = e.map(h + "_state_new",
-                 {{wv, headKey(wPerHead, "d0", "d1")},
-                  {M, {}},
-                  {k2, {"d0", "d1"}},
-                  {v2, {"d0", "d2"}}},
-                 {H, S, S}, [&](Body &bd) {
+                 {{wv, wMap}, {M, {}}, {k, ch("d0", "d1")}, {v, ch("d0", "d2")}}, {H, S, S},
+                 [&](Body &bd) {
                    return bd.add(bd.mul(bd.arg(0), bd.arg(1)), bd.mul(bd.arg(2), bd.arg(3)));
                  });
-    y = e.expand(o, {{0, 1}, {2}}, {1, H, S}, h + "_y");
+    y = o;
+    yMap = {"d1", "d2"};
   }
 
-  // Group norm per head (mean, biased variance, eps), ln_x weight and bias,
-  // then the gate silu(g) (5.2).
+  // Group norm per head (mean, biased variance, eps) over loops (l, h, j),
+  // then, over (l, c) with h = c / S and j = c % S: ln_x weight and bias
+  // and the gate silu(g) (5.2).
   double eps = c.groupNormEps;
   std::vector<int64_t> lhs = {L, H, S};
-  TValue sum = e.reduceLast(h + "_gn_sum", {{y, {}}}, lhs, [&](Body &bd) { return bd.arg(0); });
-  TValue sq = e.reduceLast(h + "_gn_sq", {{y, {}}, {sum, {"d0", "d1"}}}, lhs, [&](Body &bd) {
+  TValue sum = e.reduceLast(h + "_gn_sum", {{y, yMap}}, lhs, [&](Body &bd) { return bd.arg(0); });
+  TValue sq = e.reduceLast(h + "_gn_sq", {{y, yMap}, {sum, {"d0", "d1"}}}, lhs, [&](Body &bd) {
     std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(S))));
     return bd.mul(d, d);
   });
-  TValue lw = e.expand(param(p + "att.ln_x.weight"), {{0, 1}}, {H, S}, h + "_lnx_w");
-  TValue lb = e.expand(param(p + "att.ln_x.bias"), {{0, 1}}, {H, S}, h + "_lnx_b");
-  std::vector<GenericOperand> ins = {
-      {y, {}}, {sum, {"d0", "d1"}}, {sq, {"d0", "d1"}}, {lw, {"d1", "d2"}}, {lb, {"d1", "d2"}}};
+  std::string jOf = "d1 mod " + std::to_string(S);
+  std::vector<std::string> yFlat =
+      step ? std::vector<std::string>{rowOf, jOf} : std::vector<std::string>{"0", "d0", rowOf, jOf};
+  std::vector<GenericOperand> ins = {{y, yFlat},
+                                     {sum, {"d0", rowOf}},
+                                     {sq, {"d0", rowOf}},
+                                     {param(p + "att.ln_x.weight"), {"d1"}},
+                                     {param(p + "att.ln_x.bias"), {"d1"}}};
   if (gated)
-    ins.push_back({e.expand(gz, {{0}, {1, 2}}, lhs, h + "_g3"), {}});
-  TValue normed = e.map(h + "_gn", ins, lhs, [&](Body &bd) {
+    ins.push_back({gz, {"d0", "d1"}});
+  TValue flat = e.map(h + "_gn", ins, {L, C}, [&](Body &bd) {
     std::string n = bd.cst(double(S));
     std::string mean = bd.div(bd.arg(1), n);
     std::string var = bd.div(bd.arg(2), n);
@@ -332,14 +363,14 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &xn, int64_t layer
     }
     return z;
   });
-  TValue flat = e.collapse(normed, {{0}, {1, 2}}, {L, C}, h + "_gn_flat");
-  TValue out = e.linear(flat, param(p + "att.output.weight"), h + "_out");
+  TValue out = e.linear(flat, param(p + "att.output.weight"), h + "_x", &x);
   newStates.push_back(carry);
   newStates.push_back(mNew);
   return out;
 }
 
-TValue RwkvGraph::channelMix(const std::string &p, const TValue &xn, int64_t layer) {
+TValue RwkvGraph::channelMix(const std::string &p, const TValue &x, const TValue &xn,
+                             int64_t layer) {
   std::string h = "l" + std::to_string(layer) + "_ffn";
   TValue prev = shifted(xn, states.at(p + "ffn_xx"), h + "_prev");
   TValue carry = lastRow(xn, h + "_xx_new");
@@ -352,8 +383,9 @@ TValue RwkvGraph::channelMix(const std::string &p, const TValue &xn, int64_t lay
   });
   TValue v = e.linear(k, param(p + "ffn.value.weight"), h + "_v");
   TValue rz = e.linear(xr, param(p + "ffn.receptance.weight"), h + "_rz");
-  TValue out = e.map(h + "_out", {{rz, {}}, {v, {}}}, v.shape,
-                     [&](Body &bd) { return bd.mul(bd.sigmoid(bd.arg(0)), bd.arg(1)); });
+  TValue out = e.map(h + "_x", {{x, {}}, {rz, {}}, {v, {}}}, v.shape, [&](Body &bd) {
+    return bd.add(bd.arg(0), bd.mul(bd.sigmoid(bd.arg(1)), bd.arg(2)));
+  });
   newStates.insert(newStates.end() - (c.isV5() ? 2 : 4), carry); // ffn_xx comes first
   return out;
 }
@@ -396,11 +428,9 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep) 
     std::string p = "blocks." + std::to_string(l) + ".";
     std::string h = "l" + std::to_string(l);
     TValue xa = layerNorm(x, p + "ln1.weight", p + "ln1.bias", h + "_ln1");
-    TValue att = c.isV5() ? timeMix5(p, xa, l) : timeMix4(p, xa, l);
-    x = residual(x, att, h + "_x_att");
+    x = c.isV5() ? timeMix5(p, x, xa, l) : timeMix4(p, x, xa, l);
     TValue xf = layerNorm(x, p + "ln2.weight", p + "ln2.bias", h + "_ln2");
-    TValue ffn = channelMix(p, xf, l);
-    x = residual(x, ffn, h + "_x_ffn");
+    x = channelMix(p, x, xf, l);
   }
   TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
   TValue logits = e.linear(xo, param("head.weight"), "logits");

@@ -95,6 +95,7 @@ void MlirEmitter::line(const std::string &t) {
 }
 
 void MlirEmitter::beginFunction() {
+  zeroTensors.clear();
   zero = fresh("zero");
   line(zero + " = arith.constant 0.000000e+00 : f32");
 }
@@ -106,16 +107,25 @@ TValue MlirEmitter::empty(const std::vector<int64_t> &shape, const std::string &
 }
 
 TValue MlirEmitter::zeros(const std::vector<int64_t> &shape, const std::string &hint) {
-  TValue e = empty(shape, hint + "_init");
-  TValue v{fresh(hint), shape};
+  auto it = zeroTensors.find(shape);
+  if (it != zeroTensors.end())
+    return it->second;
+  std::string name = "zeros";
+  for (int64_t d : shape)
+    name += "_" + std::to_string(d);
+  (void)hint;
+  TValue e = empty(shape, name + "_init");
+  TValue v{fresh(name), shape};
+  zeroTensors[shape] = v;
   std::string t = tensorType(shape);
   line(v.name + " = linalg.fill ins(" + zero + " : f32) outs(" + e.name + " : " + t + ") -> " + t);
   return v;
 }
 
-TValue MlirEmitter::linear(const TValue &x, const TValue &w, const std::string &hint) {
+TValue MlirEmitter::linear(const TValue &x, const TValue &w, const std::string &hint,
+                           const TValue *addTo) {
   assert(x.shape.size() == 2 && w.shape.size() == 2 && x.shape[1] == w.shape[1]);
-  TValue acc = zeros({x.shape[0], w.shape[0]}, hint + "_acc");
+  TValue acc = addTo ? *addTo : zeros({x.shape[0], w.shape[0]}, hint + "_acc");
   TValue v{fresh(hint), acc.shape};
   std::string t = tensorType(acc.shape);
   line(v.name + " = linalg.matmul_transpose_b ins(" + x.name + ", " + w.name + " : " +

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -87,9 +88,14 @@ public:
   const std::string &zeroScalar() const { return zero; }
 
   TValue empty(const std::vector<int64_t> &shape, const std::string &hint = "empty");
+  /// A zero-filled tensor of `shape`: one linalg.fill per shape and function,
+  /// shared by every matmul and reduction that starts from zeros (value
+  /// semantics; each lowers to one Func instead of one per use).
   TValue zeros(const std::vector<int64_t> &shape, const std::string &hint = "zeros");
-  /// y = x W^T, x (M, K), W (N, K) (the PyTorch nn.Linear layout).
-  TValue linear(const TValue &x, const TValue &w, const std::string &hint);
+  /// y = x W^T, x (M, K), W (N, K) (the PyTorch nn.Linear layout); with
+  /// `addTo` (M, N), y = addTo + x W^T (the matmul accumulates into it).
+  TValue linear(const TValue &x, const TValue &w, const std::string &hint,
+                const TValue *addTo = nullptr);
   /// A linalg.generic with one result of `outShape`. `outMap` indexes the
   /// output; `iterators` is "parallel"/"reduction" per loop dim. With
   /// `init` the output starts from it (reductions), else from tensor.empty.
@@ -122,6 +128,7 @@ public:
 private:
   std::set<std::string> names;
   std::string zero;
+  std::map<std::vector<int64_t>, TValue> zeroTensors;
 };
 
 /// "affine_map<(d0, d1) -> (d1)>"

@@ -5,8 +5,13 @@
 // vectorise to the target's full width and keep the full f32 accuracy.
 // Measured with JIT on the host (AVX2) against the f64 libm over 2^24 evenly
 // spaced points of each range: accurateExp 1.0 ulp on [-87.3, 88.7],
-// accurateExp2 2.0 ulp on [-125, 127], accurateLog 0.8 ulp (also next to 1),
-// log1pUnit 1.4 ulp on [0, 1], softplus 2.3 ulp and silu 3.3 ulp on [-40, 40].
+// expNarrow 1.1 ulp on [-86.6, 88], accurateExp2 0.9 ulp on [-125, 127],
+// accurateLog 0.5 ulp on [1e-30, 1e30] (also next to 1), log1pUnit 1.4 ulp
+// on [0, 1], softplus 1.7 ulp and silu 2.4 ulp on [-40, 40].
+// Polynomial degree matters beyond the ulp count: per state element the
+// scan multiplies hundreds of factors exp(dt A), and 2^f = 1 + f q(f) with q
+// of degree 4 (9e-8 relative) took the golden ss_mamba130m_layer from 0.29
+// to 0.77 of its tolerance; the degree-5 q used here is 2e-9 off.
 //
 // Halide's simplifier treats floats as reals ((x - 1) * c + d becomes
 // x * c + (d - c), (x - 1) + y becomes (x + y) - 1): every formula here is
@@ -35,7 +40,7 @@ inline Halide::Expr accurateExp(Halide::Expr x) {
   using namespace Halide;
   Expr xc = clamp(x, -87.33f, 88.72f);
   Expr k = floor(xc * 1.44269504088896341f + 0.5f);
-  Expr r = xc - k * 0.693359375f;
+  Expr r = strict_float(xc - k * 0.693359375f); // exact; see expNarrow
   r = r + k * 2.12194440e-4f;
   Expr p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;

@@ -201,19 +201,22 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
   }
   tile = std::max(vw, tile / vw * vw);
 
-  Var dO("dO"), di("di"), dv("dv"), dl("dl"), tb("tb"), to("to"), tl("tl");
+  // With a static dim (the usual case) the tiles shift inwards at the end
+  // (tile <= dim); a symbolic dim may be smaller than a tile, so guard.
+  const TailStrategy dTail = dimC ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
+  Var dO("dO"), di("di"), dv("dv"), dl("dl"), to("to"), tl("tl");
   if (tm) {
-    y.split(d, dO, di, tile)
-        .split(di, dv, dl, vw)
+    y.split(d, dO, di, tile, dTail)
+        .split(di, dv, dl, vw, dTail)
         .reorder(dl, dv, t, dO, b)
         .vectorize(dl);
   } else {
-    y.split(d, dO, di, tile)
+    y.split(d, dO, di, tile, dTail)
         .reorder(t, di, dO, b)
         .split(t, to, tl, vw, TailStrategy::GuardWithIf)
         .vectorize(tl);
   }
-  hLast.split(d, dO, di, tile).reorder(n, di, dO, b);
+  hLast.split(d, dO, di, tile, dTail).reorder(n, di, dO, b);
   if (s.parallel) {
     y.parallel(dO);
     hLast.parallel(dO);
@@ -232,13 +235,32 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
   if (unrollN)
     st.update(0).unroll(rk);
 
-  pre.compute_at(st, rto).vectorize(d, vw, TailStrategy::GuardWithIf);
-  dtF.compute_at(st, rto).vectorize(d, vw, TailStrategy::GuardWithIf);
-  aT.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf);
+  // Constant-size scratch (bound_storage) goes on the stack instead of
+  // costing a malloc per time chunk.
+  pre.compute_at(st, rto)
+      .vectorize(d, vw, TailStrategy::GuardWithIf)
+      .bound_storage(d, vw)
+      .bound_storage(t, preChunk);
+  dtF.compute_at(st, rto)
+      .vectorize(d, vw, TailStrategy::GuardWithIf)
+      .bound_storage(d, vw)
+      .bound_storage(t, preChunk);
+  std::vector<Func> perTile = {aT};
   if (bSrc.rank == 2)
-    bSrc.transposed.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf);
+    perTile.push_back(bSrc.transposed);
   if (cSrc.rank == 2)
-    cSrc.transposed.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf);
+    perTile.push_back(cSrc.transposed);
+  for (Func &f : perTile) {
+    f.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf).bound_storage(d, tile);
+    if (nC)
+      f.bound_storage(n, static_cast<int>(*nC));
+  }
+  if (dimC) {
+    y.bound(d, 0, static_cast<int>(*dimC));
+    hLast.bound(d, 0, static_cast<int>(*dimC));
+  }
+  if (nC)
+    hLast.bound(n, 0, static_cast<int>(*nC));
 
   std::vector<Expr> yShape = in.u.shape;
   std::vector<Expr> hShape = {in.u.dim(0), dim, N};

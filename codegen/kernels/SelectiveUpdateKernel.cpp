@@ -3,6 +3,7 @@
 #include "codegen/kernels/MathExt.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 namespace ssm::codegen {
@@ -105,12 +106,17 @@ KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
   S(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
                      bcAt(in.B, n) * pre(cvb)[1];
   Func ns(Internal::unique_name("su_new_state"));
-  ns(withN(n, cvb)) = S(withN(n, cvb));
+  const bool sep = getenv("SU_SEP");
+  if (sep)
+    ns(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
+                        bcAt(in.B, n) * pre(cvb)[1];
+  else
+    ns(withN(n, cvb)) = S(withN(n, cvb));
 
   RDom rn(0, N, Internal::unique_name("su_rn"));
   Func acc(Internal::unique_name("su_acc"));
   acc(cvb) = in.D ? in.D->func(cv) * in.x.func(cvb) : Expr(0.0f);
-  acc(cvb) += S(withN(rn, cvb)) * bcAt(in.C, rn);
+  acc(cvb) += (sep ? ns(withN(rn, cvb)) : S(withN(rn, cvb))) * bcAt(in.C, rn);
   Func y(Internal::unique_name("su_y"));
   y(cvb) = in.z ? acc(cvb) * silu(in.z->func(cvb)) : acc(cvb);
 
@@ -156,11 +162,13 @@ KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
     ns.parallel(par);
     y.parallel(par);
   }
+  if (!sep) {
   y.compute_with(ns, cO);
 
   S.compute_at(ns, cO).split(n, no, nl, nv, TailStrategy::GuardWithIf).vectorize(nl);
   if (s.unrollState && nC)
     S.unroll(no);
+  }
   pre.compute_at(ns, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
   // The readout: 8 channels at a time, vectorised over both the channel and
   // n, so that the horizontal sums become one 64-to-8 lane reduction.

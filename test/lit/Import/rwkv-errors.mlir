@@ -1,0 +1,94 @@
+// ssm-import on bad input: a message naming the tensor or byte offset and
+// CONTRACTS.md's exit status 2 (could not run), never a signal; nothing is
+// written. Bad files are edits of the tiny RWKV-4 model (Inputs/rwkv_edit.py).
+// REQUIRES: shared-data
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: cp %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin %t/good.bin
+
+// --help exits 0 and names both formats.
+// RUN: ssm-import --help | FileCheck %s --check-prefix=HELP
+// HELP: ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]
+// HELP: ssm-import mamba <model.safetensors> --config <config.json> -o <dir>
+
+// Usage errors.
+// RUN: sh -c 'ssm-import; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOFORMAT
+// NOFORMAT: error: no format given
+// NOFORMAT: exit=2
+// RUN: sh -c 'ssm-import onnx %t/good.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: unknown format 'onnx' (known: rwkv, mamba)
+// FORMAT: exit=2
+// RUN: sh -c 'ssm-import rwkv %t/good.bin; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOOUT
+// NOOUT: no output directory
+// NOOUT: exit=2
+// RUN: sh -c 'ssm-import rwkv %t/good.bin -o %t/x --seq-len 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SEQLEN
+// SEQLEN: --seq-len takes an integer from 1
+// SEQLEN: exit=2
+// RUN: sh -c 'ssm-import rwkv %t/good.bin -o %t/x --frobnicate; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPT
+// OPT: unknown option '--frobnicate'
+// OPT: exit=2
+// RUN: sh -c 'ssm-import rwkv %t/missing.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: missing.bin: no such file
+// MISSING: exit=2
+
+// Truncated inside a tensor's data: names the tensor and the offsets.
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/trunc.bin --truncate 1000000
+// RUN: sh -c 'ssm-import rwkv %t/trunc.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TRUNC
+// TRUNC: trunc.bin: truncated: tensor '{{[a-z0-9_.]+}}' at byte offset {{[0-9]+}} needs {{[0-9]+}} bytes of data from byte offset {{[0-9]+}}, but only {{[0-9]+}} remain
+// TRUNC: exit=2
+// Truncated inside the header.
+// RUN: head -c 13 %t/good.bin > %t/short.bin
+// RUN: sh -c 'ssm-import rwkv %t/short.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHORT
+// SHORT: short.bin: truncated: 13 bytes, but the rwkv.cpp header takes 24 bytes
+// SHORT: exit=2
+
+// Wrong magic.
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/magic.bin --magic 0x67676a74
+// RUN: sh -c 'ssm-import rwkv %t/magic.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MAGIC
+// MAGIC: magic.bin: wrong magic 0x67676a74 at byte offset 0
+// MAGIC: exit=2
+
+// Quantised: in the header, and per tensor.
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/q.bin --header-type 9
+// RUN: sh -c 'ssm-import rwkv %t/q.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=QUANT
+// QUANT: q.bin: data type Q8_0 (header byte offset 20) is quantised: only FP32 and FP16 files are supported
+// QUANT: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/qt.bin --tensor-type emb.weight=2
+// RUN: sh -c 'ssm-import rwkv %t/qt.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=QUANTT
+// QUANTT: qt.bin: tensor 'emb.weight' at byte offset 24 has data type Q4_0: quantised tensors are not supported
+// QUANTT: exit=2
+
+// RWKV-6 and RWKV-7 are recognised by their tensors and refused.
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/v6.bin --add blocks.0.att.time_maa_x=blocks.0.att.time_mix_k
+// RUN: sh -c 'ssm-import rwkv %t/v6.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V6
+// V6: v6.bin: unsupported RWKV version: RWKV-6 (tensor 'blocks.0.att.time_maa_x')
+// V6: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/v7.bin --add blocks.0.att.k_k=blocks.0.att.time_mix_k
+// RUN: sh -c 'ssm-import rwkv %t/v7.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V7
+// V7: v7.bin: unsupported RWKV version: RWKV-7 (tensor 'blocks.0.att.k_k')
+// V7: exit=2
+
+// A missing tensor, a misshapen one, a layer beyond n_layer.
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/drop.bin --drop blocks.2.att.key.weight
+// RUN: sh -c 'ssm-import rwkv %t/drop.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DROP
+// DROP: drop.bin: missing tensor 'blocks.2.att.key.weight' (rwkv4 needs shape (128, 128))
+// DROP: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/shape.bin --sizes head.weight=256,128
+// RUN: sh -c 'ssm-import rwkv %t/shape.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHAPE
+// SHAPE: shape.bin: tensor 'head.weight' (record at byte offset {{[0-9]+}}, rwkv.cpp sizes [256, 128], shape (128, 256)) is misshapen: rwkv4 with n_embed 128 needs shape (256, 128) (rwkv.cpp sizes [128, 256])
+// SHAPE: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/layer.bin --add blocks.4.ln1.weight=blocks.3.ln1.weight
+// RUN: sh -c 'ssm-import rwkv %t/layer.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=LAYER
+// LAYER: layer.bin: tensor 'blocks.4.ln1.weight' (record at byte offset {{[0-9]+}}) belongs to layer 4 but the header says n_layer = 4
+// LAYER: exit=2
+
+// Nothing was written by any of the failures above.
+// RUN: not ls %t/x
+
+// An existing non-empty directory is refused without --force.
+// RUN: mkdir -p %t/full && touch %t/full/keep
+// RUN: sh -c 'ssm-import rwkv %t/good.bin -o %t/full; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FULL
+// FULL: full: exists and is not empty; pass --force to write into it
+// FULL: exit=2
+// RUN: ssm-import rwkv %t/good.bin -o %t/full --force | FileCheck %s --check-prefix=FORCE
+// FORCE: -> {{.*}}full: rwkv4, n_vocab 256, n_embed 128, n_layer 4, FP32 -> F32, 78 tensors, seq-len 16
+// RUN: ls %t/full/keep %t/full/model.mlir %t/full/model.json %t/full/weights.safetensors
