@@ -3,10 +3,12 @@
 
 rwkv_edit.py IN OUT [--magic HEX] [--header-type N] [--tensor-type NAME=N]
                     [--drop NAME] [--add NEW=FROM] [--sizes NAME=a,b,..] [--truncate BYTES]
+                    [--layers N]
 
 Records are rewritten as parsed (dims, name, type, sizes, data); --sizes
 changes a tensor's stored sizes (the data must still fit); --add copies a
-tensor under a new name (e.g. an RWKV-6 marker); --truncate cuts the output.
+tensor under a new name (e.g. an RWKV-6 marker); --truncate cuts the output;
+--layers keeps the first N blocks and sets n_layer (a smaller, valid model).
 """
 import argparse
 import struct
@@ -21,6 +23,7 @@ p.add_argument("--drop", action="append", default=[])
 p.add_argument("--add", action="append", default=[])
 p.add_argument("--sizes", action="append", default=[])
 p.add_argument("--truncate", type=int)
+p.add_argument("--layers", type=int)
 a = p.parse_args()
 
 data = open(a.inp, "rb").read()
@@ -57,6 +60,10 @@ for spec in a.add:
     r = by_name[src]
     records.append([new, r[1], list(r[2]), r[3]])
 records = [r for r in records if r[0] not in a.drop]
+if a.layers is not None:
+    header[4] = a.layers
+    records = [r for r in records
+               if not r[0].startswith("blocks.") or int(r[0].split(".")[1]) < a.layers]
 
 out = bytearray(struct.pack("<6I", *header))
 for name, ty, sizes, payload in records:
