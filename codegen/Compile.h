@@ -9,7 +9,7 @@
 namespace ssm::codegen {
 
 /// The compiler identity recorded in manifests and compile-cache keys.
-constexpr const char *kCompilerVersion = "ssm-opt 0.2 (MLIR 19, Halide 14)";
+constexpr const char *kCompilerVersion = "ssm-opt 0.3 (MLIR 19, Halide 14)";
 
 struct CompileOptions {
   std::string target = "host"; // a Halide target string

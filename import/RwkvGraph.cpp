@@ -40,7 +40,13 @@ class RwkvGraph {
 public:
   RwkvGraph(const RwkvConfig &c, MlirEmitter &e) : c(c), e(e) {}
 
-  void emitFunction(const std::string &name, int64_t L, bool step);
+  /// A public graph function: embedding and ln0, one func.call of
+  /// `block` per layer, ln_out and the head.
+  void emitFunction(const std::string &name, int64_t L, bool step, const std::string &block);
+  /// The private function of one block (every layer has the same shapes):
+  /// (x, the layer's states, the layer's weights) -> (x, new states), with
+  /// states in rwkvStates order and weights in blockParamSuffixes() order.
+  void emitBlock(const std::string &name, int64_t L, bool step);
 
 private:
   using Body = GenericBody;
@@ -53,6 +59,14 @@ private:
   bool step = false;
 
   const TValue &param(const std::string &n) { return params.at(n); }
+  /// Names of block 0's weights after "blocks.0." (ln0 excluded): the
+  /// block function's weight arguments, in the model's parameter order.
+  std::vector<std::string> blockParamSuffixes() const;
+  /// Names of the states of one block after "blocks.<l>.".
+  std::vector<std::string> blockStateSuffixes() const;
+  static std::string layerHint(int64_t layer) {
+    return layer < 0 ? "blk" : "l" + std::to_string(layer);
+  }
 
   TValue layerNorm(const TValue &x, const std::string &w, const std::string &b,
                    const std::string &hint);
@@ -134,7 +148,7 @@ TValue RwkvGraph::mix(const TValue &xn, const TValue &prev, const std::string &m
 
 TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &xn,
                            int64_t layer) {
-  std::string h = "l" + std::to_string(layer) + "_att";
+  std::string h = layerHint(layer) + "_att";
   int64_t C = c.nEmbed;
   TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
   TValue carry = lastRow(xn, h + "_xx_new");
@@ -212,7 +226,7 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &
 
 TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &xn,
                            int64_t layer) {
-  std::string h = "l" + std::to_string(layer) + "_att";
+  std::string h = layerHint(layer) + "_att";
   const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
   const bool gated = c.architecture == "rwkv5.2";
   TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
@@ -371,7 +385,7 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &
 
 TValue RwkvGraph::channelMix(const std::string &p, const TValue &x, const TValue &xn,
                              int64_t layer) {
-  std::string h = "l" + std::to_string(layer) + "_ffn";
+  std::string h = layerHint(layer) + "_ffn";
   TValue prev = shifted(xn, states.at(p + "ffn_xx"), h + "_prev");
   TValue carry = lastRow(xn, h + "_xx_new");
   TValue xk = mix(xn, prev, p + "ffn.time_mix_k", h + "_xk");
@@ -390,7 +404,73 @@ TValue RwkvGraph::channelMix(const std::string &p, const TValue &x, const TValue
   return out;
 }
 
-void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep) {
+std::vector<std::string> RwkvGraph::blockParamSuffixes() const {
+  std::vector<std::string> out;
+  const std::string p = "blocks.0.";
+  for (const RwkvParam &q : c.params)
+    if (q.name.compare(0, p.size(), p) == 0 && q.name.compare(0, p.size() + 4, p + "ln0.") != 0)
+      out.push_back(q.name.substr(p.size()));
+  return out;
+}
+
+std::vector<std::string> RwkvGraph::blockStateSuffixes() const {
+  std::vector<std::string> out;
+  const std::string p = "blocks.0.";
+  for (const RwkvState &s : rwkvStates(c))
+    if (s.name.compare(0, p.size(), p) == 0)
+      out.push_back(s.name.substr(p.size()));
+  return out;
+}
+
+void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep) {
+  L = len;
+  step = isStep;
+  params.clear();
+  states.clear();
+  newStates.clear();
+  e.resetNames();
+
+  const std::string p = "blocks.0.";
+  std::map<std::string, std::vector<int64_t>> stateShape, paramShape;
+  for (const RwkvState &s : rwkvStates(c))
+    stateShape[s.name] = s.shape;
+  for (const RwkvParam &q : c.params)
+    paramShape[q.name] = q.shape;
+  TValue x{e.fresh("x"), {L, c.nEmbed}};
+  std::string sig = "func.func private @" + name + "(" + x.name + ": " + tensorType(x.shape);
+  std::string resultTypes = tensorType(x.shape);
+  for (const std::string &s : blockStateSuffixes()) {
+    TValue v{e.fresh("s_" + sanitize(s)), stateShape.at(p + s)};
+    states[p + s] = v;
+    sig += ",\n    " + v.name + ": " + tensorType(v.shape);
+    resultTypes += ", " + tensorType(v.shape);
+  }
+  for (const std::string &w : blockParamSuffixes()) {
+    TValue v{e.fresh("w_" + sanitize(w)), paramShape.at(p + w)};
+    params[p + w] = v;
+    sig += ",\n    " + v.name + ": " + tensorType(v.shape);
+  }
+  sig += ")\n    -> (" + resultTypes + ") {";
+  e.indent = 2;
+  e.line(sig);
+  e.indent = 4;
+  e.beginFunction();
+  TValue xa = layerNorm(x, p + "ln1.weight", p + "ln1.bias", "blk_ln1");
+  TValue y = c.isV5() ? timeMix5(p, x, xa, -1) : timeMix4(p, x, xa, -1);
+  TValue yf = layerNorm(y, p + "ln2.weight", p + "ln2.bias", "blk_ln2");
+  y = channelMix(p, y, yf, -1);
+  std::string names = y.name, types = tensorType(y.shape);
+  for (const TValue &s : newStates) {
+    names += ", " + s.name;
+    types += ", " + tensorType(s.shape);
+  }
+  e.line("return " + names + " : " + types);
+  e.indent = 2;
+  e.line("}");
+}
+
+void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
+                             const std::string &block) {
   L = len;
   step = isStep;
   params.clear();
@@ -424,13 +504,30 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep) 
 
   TValue x = embed(tokens);
   x = layerNorm(x, "blocks.0.ln0.weight", "blocks.0.ln0.bias", "x_ln0");
+  const std::vector<std::string> stateSuffixes = blockStateSuffixes();
+  const std::vector<std::string> paramSuffixes = blockParamSuffixes();
   for (int64_t l = 0; l < c.nLayer; ++l) {
     std::string p = "blocks." + std::to_string(l) + ".";
-    std::string h = "l" + std::to_string(l);
-    TValue xa = layerNorm(x, p + "ln1.weight", p + "ln1.bias", h + "_ln1");
-    x = c.isV5() ? timeMix5(p, x, xa, l) : timeMix4(p, x, xa, l);
-    TValue xf = layerNorm(x, p + "ln2.weight", p + "ln2.bias", h + "_ln2");
-    x = channelMix(p, x, xf, l);
+    std::string operands = x.name, argTypes = tensorType(x.shape), resTypes = argTypes;
+    std::vector<TValue> outStates;
+    for (const std::string &s : stateSuffixes) {
+      const TValue &v = states.at(p + s);
+      operands += ", " + v.name;
+      argTypes += ", " + tensorType(v.shape);
+      resTypes += ", " + tensorType(v.shape);
+      outStates.push_back(v);
+    }
+    for (const std::string &w : paramSuffixes) {
+      const TValue &v = param(p + w);
+      operands += ", " + v.name;
+      argTypes += ", " + tensorType(v.shape);
+    }
+    std::string r = e.fresh("l" + std::to_string(l));
+    e.line(r + ":" + std::to_string(1 + stateSuffixes.size()) + " = func.call @" + block + "(" +
+           operands + ") : (" + argTypes + ") -> (" + resTypes + ")");
+    x = TValue{r + "#0", x.shape};
+    for (size_t i = 0; i < outStates.size(); ++i)
+      newStates.push_back(TValue{r + "#" + std::to_string(i + 1), outStates[i].shape});
   }
   TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
   TValue logits = e.linear(xo, param("head.weight"), "logits");
@@ -485,9 +582,13 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
   RwkvGraph g(c, e);
   // Missing parameters are caught here: param() throws std::out_of_range.
   try {
-    g.emitFunction("forward_sequence", seqLen, /*step=*/false);
+    g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence");
     e.text += "\n";
-    g.emitFunction("forward_step", 1, /*step=*/true);
+    g.emitBlock("block_sequence", seqLen, /*step=*/false);
+    e.text += "\n";
+    g.emitFunction("forward_step", 1, /*step=*/true, "block_step");
+    e.text += "\n";
+    g.emitBlock("block_step", 1, /*step=*/true);
   } catch (const std::out_of_range &) {
     error = "the parameter or state list of the model does not match " + c.architecture +
             " (a tensor the graph needs is missing)";

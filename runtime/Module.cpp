@@ -28,6 +28,11 @@ struct BoundCall::Impl {
   HostTensor carry;                    // the state between chunks
   Halide::Runtime::Buffer<void> carryBuffer;
   bool userState = false; // the caller passes the initial state
+  // Segmented functions: the kernel calls, the buffers between them, and
+  // results copied out at the end (arguments or values returned twice).
+  std::vector<std::unique_ptr<BoundCall>> steps;
+  std::vector<std::unique_ptr<HostTensor>> temps;
+  std::vector<std::pair<const HostTensor *, HostTensor *>> copies;
 
   bool call(std::string &error) {
     int rc = fn(argv.data());
@@ -72,6 +77,16 @@ struct BoundCall::Impl {
 BoundCall::~BoundCall() = default;
 
 bool BoundCall::invoke(std::string &error) {
+  if (!impl->fn) {
+    for (auto &s : impl->steps)
+      if (!s->invoke(error))
+        return false;
+    for (auto &[from, to] : impl->copies) {
+      to->data = from->data;
+      to->ints = from->ints;
+    }
+    return true;
+  }
   if (impl->chunking) {
     // Each call starts from the caller's state (or zeros), not the last call's.
     std::fill(impl->carry.data.begin(), impl->carry.data.end(), 0.0f);
@@ -124,6 +139,18 @@ bool readTensors(const nlohmann::json &j, const char *key, std::vector<TensorInf
 } // namespace
 
 std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std::string &error) {
+  // Manifests are written by ssm-compile; a hand-edited one with a value of
+  // the wrong JSON type is reported, not thrown.
+  try {
+    return loadManifest(dir, error);
+  } catch (const nlohmann::json::exception &e) {
+    error = dir + "/manifest.json: malformed (" + e.what() + ")";
+    return nullptr;
+  }
+}
+
+std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &dir,
+                                                             std::string &error) {
   std::string manifestPath = dir + "/manifest.json";
   std::ifstream in(manifestPath);
   if (!in) {
@@ -145,19 +172,49 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std
   }
   for (const auto &f : j["functions"]) {
     FunctionInfo info;
-    if (!f.is_object() || !f.contains("name") || !f.contains("symbol") ||
-        !f["name"].is_string() || !f["symbol"].is_string()) {
+    if (!f.is_object() || !f.contains("name") || !f["name"].is_string() ||
+        (!f.contains("steps") && (!f.contains("symbol") || !f["symbol"].is_string()))) {
       error = manifestPath + ": malformed function entry";
       return nullptr;
     }
     info.name = f["name"].get<std::string>();
-    info.symbol = f["symbol"].get<std::string>();
+    info.symbol = f.value("symbol", "");
+    info.internal = f.value("internal", false);
     if (!readTensors(f, "arguments", info.arguments, error, manifestPath) ||
         !readTensors(f, "results", info.results, error, manifestPath))
       return nullptr;
     if (f.contains("kernel_extra_arguments") &&
         !readTensors(f, "kernel_extra_arguments", info.kernelExtraArguments, error, manifestPath))
       return nullptr;
+    if (f.contains("steps")) {
+      info.segmented = true;
+      bool ok = f["steps"].is_array();
+      try {
+        info.stepValues = f.at("step_values").get<int>();
+        info.resultValues = f.at("result_values").get<std::vector<int>>();
+        for (const auto &st : f["steps"])
+          info.steps.push_back({st.at("function").get<std::string>(),
+                                st.at("inputs").get<std::vector<int>>(),
+                                st.at("outputs").get<std::vector<int>>()});
+      } catch (const nlohmann::json::exception &) {
+        ok = false;
+      }
+      // Every value is defined once, before it is read.
+      int defined = static_cast<int>(info.arguments.size());
+      for (const SegmentStep &st : info.steps) {
+        for (int v : st.inputs)
+          ok = ok && v >= 0 && v < defined;
+        for (int v : st.outputs)
+          ok = ok && v == defined++;
+      }
+      ok = ok && defined == info.stepValues && info.resultValues.size() == info.results.size();
+      for (int v : info.resultValues)
+        ok = ok && v >= 0 && v < defined;
+      if (!ok) {
+        error = manifestPath + ": malformed \"steps\" of @" + info.name;
+        return nullptr;
+      }
+    }
     if (f.contains("time_chunking")) {
       const auto &c = f["time_chunking"];
       TimeChunking tc;
@@ -194,6 +251,19 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std
     return nullptr;
   }
   for (const FunctionInfo &f : m->fns) {
+    if (f.segmented) {
+      for (const SegmentStep &st : f.steps) {
+        const FunctionInfo *callee = m->find(st.function);
+        if (!callee || callee->segmented || callee->arguments.size() != st.inputs.size() ||
+            callee->results.size() != st.outputs.size()) {
+          error = manifestPath + ": @" + f.name + " calls @" + st.function +
+                  ", which is missing or has another signature";
+          return nullptr;
+        }
+      }
+      m->entries.push_back(nullptr);
+      continue;
+    }
     void *sym = dlsym(m->handle, (f.symbol + "_argv").c_str());
     if (!sym) {
       error = lib + ": no symbol " + f.symbol + "_argv";
@@ -266,6 +336,34 @@ std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
                                                 const std::vector<const HostTensor *> &inputs,
                                                 std::vector<HostTensor> &outputs,
                                                 std::string &error) {
+  outputs.resize(fn.results.size());
+  std::vector<HostTensor *> outs;
+  for (HostTensor &t : outputs)
+    outs.push_back(&t);
+  return bindTo(fn, inputs, outs, error);
+}
+
+namespace {
+void shapeTensor(HostTensor &t, const TensorInfo &info) {
+  t.shape = info.shape;
+  t.dtype = info.dtype;
+  int64_t n = 1;
+  for (int64_t d : t.shape)
+    n *= d;
+  if (t.dtype == "int32") {
+    t.ints.assign(n, 0);
+    t.data.clear();
+  } else {
+    t.data.assign(n, 0.0f);
+    t.ints.clear();
+  }
+}
+} // namespace
+
+std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
+                                                  const std::vector<const HostTensor *> &inputs,
+                                                  const std::vector<HostTensor *> &outputs,
+                                                  std::string &error) {
   if (inputs.size() != fn.arguments.size()) {
     error = "@" + fn.name + " takes " + std::to_string(fn.arguments.size()) + " arguments, got " +
             std::to_string(inputs.size());
@@ -287,24 +385,62 @@ std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
               shapeString(fn.arguments[i].shape);
       return nullptr;
     }
-    call->impl->buffers.push_back(wrap(*inputs[i]));
+    if (!fn.segmented)
+      call->impl->buffers.push_back(wrap(*inputs[i]));
   }
-  outputs.resize(fn.results.size());
-  for (size_t i = 0; i < fn.results.size(); ++i) {
-    outputs[i].shape = fn.results[i].shape;
-    int64_t n = 1;
-    for (int64_t d : outputs[i].shape)
-      n *= d;
-    outputs[i].data.assign(n, 0.0f);
-    call->impl->buffers.push_back(wrap(outputs[i]));
+  for (size_t i = 0; i < fn.results.size(); ++i)
+    shapeTensor(*outputs[i], fn.results[i]);
+  if (fn.segmented) {
+    // Each value lives in an argument, a result, or a buffer of its own.
+    BoundCall::Impl &im = *call->impl;
+    std::vector<const HostTensor *> values(fn.stepValues, nullptr);
+    std::vector<HostTensor *> writable(fn.stepValues, nullptr);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      values[i] = inputs[i];
+    std::vector<bool> resultBound(fn.results.size(), false);
+    for (const SegmentStep &st : fn.steps) {
+      const FunctionInfo &callee = *find(st.function);
+      std::vector<const HostTensor *> ins;
+      for (int v : st.inputs)
+        ins.push_back(values[v]);
+      std::vector<HostTensor *> outs;
+      for (size_t k = 0; k < st.outputs.size(); ++k) {
+        int v = st.outputs[k];
+        HostTensor *target = nullptr;
+        for (size_t r = 0; r < fn.results.size() && !target; ++r)
+          if (fn.resultValues[r] == v && !resultBound[r] &&
+              fn.results[r].shape == callee.results[k].shape) {
+            resultBound[r] = true;
+            target = outputs[r];
+          }
+        if (!target) {
+          im.temps.push_back(std::make_unique<HostTensor>());
+          target = im.temps.back().get();
+        }
+        values[v] = writable[v] = target;
+        outs.push_back(target);
+      }
+      std::unique_ptr<BoundCall> sub = bindTo(callee, ins, outs, error);
+      if (!sub) {
+        error = "@" + fn.name + ": " + error;
+        return nullptr;
+      }
+      im.steps.push_back(std::move(sub));
+    }
+    for (size_t r = 0; r < fn.results.size(); ++r)
+      if (!resultBound[r])
+        im.copies.push_back({values[fn.resultValues[r]], outputs[r]});
+    return call;
   }
+  for (size_t i = 0; i < fn.results.size(); ++i)
+    call->impl->buffers.push_back(wrap(*outputs[i]));
   if (fn.chunking) {
     BoundCall::Impl &im = *call->impl;
     im.chunking = fn.chunking;
     const TimeChunking &c = *fn.chunking;
     const TensorInfo &stateInfo = fn.results[c.stateResult];
     im.carry.shape = stateInfo.shape;
-    im.carry.data.assign(outputs[c.stateResult].data.size(), 0.0f);
+    im.carry.data.assign(outputs[c.stateResult]->data.size(), 0.0f);
     im.carryBuffer = wrap(im.carry);
     im.userState = static_cast<size_t>(c.stateArgument) < fn.arguments.size();
     // Kernel buffers: the arguments, the added state argument, the results.

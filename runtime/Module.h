@@ -60,9 +60,24 @@ struct TimeChunking {
   int stateResult = -1;   // result index of the final state
 };
 
+/// One kernel call of a segmented function (manifest "steps"): values are
+/// numbered arguments first, then each step's results in order.
+struct SegmentStep {
+  std::string function; // the internal function called
+  std::vector<int> inputs, outputs;
+};
+
 struct FunctionInfo {
   std::string name;   // MLIR symbol
-  std::string symbol; // C symbol
+  std::string symbol; // C symbol (empty for a segmented function)
+  /// A kernel the module's segmented functions call, not meant for users.
+  bool internal = false;
+  /// Non-empty (or `segmented`): the function runs as these kernel calls
+  /// (a model graph calling one function per layer, codegen/Segments.h).
+  bool segmented = false;
+  std::vector<SegmentStep> steps;
+  int stepValues = 0;
+  std::vector<int> resultValues; // value id of each result
   std::vector<TensorInfo> arguments, results;
   /// Kernel arguments after `arguments` that callers do not pass (the
   /// carried state of a chunked scan).
@@ -117,10 +132,15 @@ public:
 
 private:
   CompiledModule() = default;
+  static std::unique_ptr<CompiledModule> loadManifest(const std::string &dir, std::string &error);
+  /// bind() with results written to `outputs` (sized by the caller).
+  std::unique_ptr<BoundCall> bindTo(const FunctionInfo &fn,
+                                    const std::vector<const HostTensor *> &inputs,
+                                    const std::vector<HostTensor *> &outputs, std::string &error);
   void *handle = nullptr;
   std::string dir, targetString;
   std::vector<FunctionInfo> fns;
-  std::vector<void *> entries; // <symbol>_argv per function
+  std::vector<void *> entries; // <symbol>_argv per function (null when segmented)
 };
 
 } // namespace ssm::rt

@@ -1,7 +1,7 @@
 // RWKV-5 compiled for the CPU agrees with the reference interpreter: the
 // 5.2 tiny model and the synthetic 5.1 one (Inputs/make_rwkv51.py), cut to
-// their first two blocks (the full 12-block graphs take many minutes to
-// compile with today's codegen), on a 12-byte prompt in the scan form
+// their first two blocks (the full models are checked against rwkv.cpp's
+// logits in rwkv-models-cpu.mlir), on a 12-byte prompt in the scan form
 // (ssm.ssd_scan, chunked) and the step form, every position's logits.
 // REQUIRES: shared-data, ssm-run
 // RUN: rm -rf %t && mkdir -p %t
