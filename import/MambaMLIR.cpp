@@ -230,6 +230,148 @@ std::string stateSsaName(const std::string &stateName) {
   return s;
 }
 
+/// One Mamba block on the residual stream `h` (L, d_model): `p` holds the
+/// block's weights under their Hugging Face names with prefix `pre`;
+/// appends the new conv window and SSM state (state shapes) to `stateOut`.
+void writeLayer(Writer &wr, const MambaConfig &c, std::map<std::string, Val> &p,
+                const std::string &pre, Val &h, const Val &convState, const Val &ssmState,
+                std::vector<Val> &stateOut, int64_t L, bool step) {
+  const int64_t di = c.intermediateSize, n = c.stateSize, r = c.timeStepRank, w = c.convKernel;
+  const std::string m = pre + "mixer.";
+  std::ostringstream &os = wr.os;
+  os << "\n  // RMSNorm, then the mixer's in_proj, split into x and z.\n";
+  Val xn = wr.rmsNorm(h, p[pre + "norm.weight"]);
+  Val xz = wr.linear(xn, p[m + "in_proj.weight"]);
+  if (c.useBias)
+    xz = wr.addBias(xz, p[m + "in_proj.bias"]);
+  Val x = wr.columns(xz, 0, di, "x");
+  Val z = wr.columns(xz, di, di, "zgate");
+
+  os << "  // Depthwise causal conv (width " << w
+     << ") + silu, channel-major, from the carried window.\n";
+  Val xc = step ? wr.reshape(x, {1, di, 1}, "[[0], [1, 2]]", "xc")
+                : wr.reshape(wr.transpose(x), {1, di, L}, "[[0, 1], [2]]", "xc");
+  Val cw = wr.reshape(p[m + "conv1d.weight"], {di, w}, "[[0, 1], [2]]", "conv_w");
+  Val cs = wr.reshape(convState, {1, di, w - 1}, "[[0, 1], [2]]", "conv_window");
+  Val conv{wr.fresh("conv"), {1, di, L}}, convFinal{wr.fresh("conv_state"), {1, di, w - 1}};
+  os << "  " << conv.name << ", " << convFinal.name << " = ssm.causal_conv1d silu " << xc.name
+     << ", " << cw.name;
+  if (c.useConvBias)
+    os << " bias(" << p[m + "conv1d.bias"].name << ")";
+  os << " initial_states(" << cs.name << ")\n      : (" << xc.type() << ", " << cw.type()
+     << (c.useConvBias ? ", " + p[m + "conv1d.bias"].type() : std::string()) << ", "
+     << cs.type() << ") -> (" << conv.type() << ", " << convFinal.type() << ")\n";
+  stateOut.push_back(wr.reshape(convFinal, {di, w - 1}, "[[0, 1], [2]]", "conv_state_out"));
+  Val u = step ? wr.reshape(conv, {1, di}, "[[0], [1, 2]]", "u")
+               : wr.transpose(wr.reshape(conv, {di, L}, "[[0, 1], [2]]"));
+
+  os << "  // x_proj -> (dt, B, C); dt_proj lifts dt to d_inner (its bias goes to the "
+        "scan).\n";
+  Val xdbl = wr.linear(u, p[m + "x_proj.weight"]);
+  Val dtr = wr.columns(xdbl, 0, r, "dtr");
+  Val B = wr.columns(xdbl, r, n, "B");
+  Val C = wr.columns(xdbl, r + n, n, "C");
+  Val dt = wr.linear(dtr, p[m + "dt_proj.weight"]);
+
+  os << "  // A = -exp(A_log).\n";
+  Val expA{wr.fresh("expA"), {di, n}}, A{wr.fresh("A"), {di, n}};
+  os << "  " << expA.name << " = math.exp " << p[m + "A_log"].name << " : " << expA.type()
+     << "\n";
+  os << "  " << A.name << " = arith.negf " << expA.name << " : " << A.type() << "\n";
+  const Val &D = p[m + "D"], &dtBias = p[m + "dt_proj.bias"];
+  Val y2;
+  if (step) {
+    os << "  // One step of the selective scan: softplus(dt + bias), D skip, silu(z) gate.\n";
+    Val st = wr.reshape(ssmState, {1, di, n}, "[[0, 1], [2]]", "h");
+    Val y{wr.fresh("y"), {1, di}}, hNew{wr.fresh("ssm_state"), {1, di, n}};
+    os << "  " << y.name << ", " << hNew.name << " = ssm.selective_update " << st.name << ", "
+       << u.name << ", " << dt.name << ", " << A.name << ", " << B.name << ", " << C.name
+       << " D(" << D.name << ") z(" << z.name << ") dt_bias(" << dtBias.name
+       << ") {dt_softplus}\n      : (" << st.type() << ", " << u.type() << ", " << dt.type()
+       << ", " << A.type() << ", " << B.type() << ", " << C.type() << ", " << D.type() << ", "
+       << z.type() << ", " << dtBias.type() << ") -> (" << y.type() << ", " << hNew.type()
+       << ")\n";
+    stateOut.push_back(wr.reshape(hNew, {di, n}, "[[0, 1], [2]]", "ssm_state_out"));
+    y2 = y;
+  } else {
+    os << "  // The selective scan from the carried state: softplus(dt + bias), D skip, "
+          "silu(z) gate.\n";
+    Val u3 = wr.reshape(u, {1, L, di}, "[[0, 1], [2]]");
+    Val dt3 = wr.reshape(dt, {1, L, di}, "[[0, 1], [2]]");
+    Val z3 = wr.reshape(z, {1, L, di}, "[[0, 1], [2]]");
+    Val B3 = wr.reshape(B, {1, L, n}, "[[0, 1], [2]]");
+    Val C3 = wr.reshape(C, {1, L, n}, "[[0, 1], [2]]");
+    Val h0 = wr.reshape(ssmState, {1, di, n}, "[[0, 1], [2]]", "h_init");
+    Val y{wr.fresh("y"), {1, L, di}}, hLast{wr.fresh("ssm_state"), {1, di, n}};
+    os << "  " << y.name << ", " << hLast.name << " = ssm.selective_scan time_major "
+       << u3.name << ", " << dt3.name << ", " << A.name << ", " << B3.name << ", " << C3.name
+       << " D(" << D.name << ") z(" << z3.name << ") delta_bias(" << dtBias.name << ") h0("
+       << h0.name << ") {delta_softplus}\n      : (" << u3.type() << ", " << dt3.type()
+       << ", " << A.type() << ", " << B3.type() << ", " << C3.type() << ", " << D.type()
+       << ", " << z3.type() << ", " << dtBias.type() << ", " << h0.type() << ") -> ("
+       << y.type() << ", " << hLast.type() << ")\n";
+    stateOut.push_back(wr.reshape(hLast, {di, n}, "[[0, 1], [2]]", "ssm_state_out"));
+    y2 = wr.reshape(y, {L, di}, "[[0, 1], [2]]");
+  }
+
+  os << "  // out_proj, accumulated onto the residual stream.\n";
+  if (c.useBias) {
+    Val o = wr.linear(y2, p[m + "out_proj.weight"]);
+    o = wr.addBias(o, p[m + "out_proj.bias"]);
+    Val init = wr.empty(h.shape);
+    Val sum{wr.fresh("resid"), h.shape};
+    os << "  " << sum.name << " = linalg.add ins(" << h.name << ", " << o.name << " : "
+       << h.type() << ", " << o.type() << ") outs(" << init.name << " : " << init.type()
+       << ") -> " << sum.type() << "\n";
+    h = sum;
+  } else {
+    h = wr.linear(y2, p[m + "out_proj.weight"], &h);
+  }
+}
+
+/// The weights of layer 0 (names after "backbone.layers.0."): the block
+/// function's weight arguments, in mambaParams order.
+std::vector<MambaParam> blockParams(const MambaConfig &c) {
+  std::vector<MambaParam> out;
+  const std::string pre = "backbone.layers.0.";
+  for (MambaParam mp : mambaParams(c))
+    if (mp.name.rfind(pre, 0) == 0) {
+      mp.name = mp.name.substr(pre.size());
+      out.push_back(mp);
+    }
+  return out;
+}
+
+/// The private function of one block, called once per layer:
+/// (h, conv window, SSM state, the layer's weights) -> (h, window, state).
+void writeBlock(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, bool step) {
+  const int64_t L = step ? 1 : seqLen;
+  std::vector<MambaState> states = mambaStates(c);
+  Writer wr(c);
+  std::map<std::string, Val> p;
+  const std::string pre = "backbone.layers.0.";
+  Val h{"%h", {L, c.hiddenSize}}, convState{"%conv_state", states[0].shape},
+      ssmState{"%ssm_state", states[1].shape};
+  out << "// One block (RMSNorm, mixer, residual) on " << L << (L == 1 ? " token" : " tokens")
+      << ", called once per layer.\n";
+  out << "func.func private @" << (step ? "block_step" : "block_sequence") << "(\n    "
+      << h.name << ": " << h.type() << ", " << convState.name << ": " << convState.type()
+      << ", " << ssmState.name << ": " << ssmState.type();
+  for (const MambaParam &mp : blockParams(c)) {
+    p[pre + mp.name] = Val{paramSsaName("backbone." + mp.name), mp.shape};
+    out << ",\n    " << p[pre + mp.name].name << ": " << tensorType(mp.shape);
+  }
+  out << ")\n    -> (" << h.type() << ", " << convState.type() << ", " << ssmState.type()
+      << ") {\n";
+  wr.os << "  %zero = arith.constant 0.0 : f32\n";
+  std::vector<Val> stateOut;
+  writeLayer(wr, c, p, pre, h, convState, ssmState, stateOut, L, step);
+  wr.os << "  return " << h.name << ", " << stateOut[0].name << ", " << stateOut[1].name
+        << " : " << h.type() << ", " << stateOut[0].type() << ", " << stateOut[1].type()
+        << "\n}\n";
+  out << wr.os.str();
+}
+
 /// One function: `step` selects the decode form (one token,
 /// ssm.selective_update) over the prefill form (seqLen tokens, selective
 /// scan).
@@ -272,100 +414,24 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
   os << "  // Embedding lookup.\n";
   Val h = wr.embed(tokens, p["backbone.embedding.weight"]);
   std::vector<Val> stateOut;
+  const std::vector<MambaParam> layerParams = blockParams(c);
   for (int64_t l = 0; l < c.numLayers; ++l) {
     const std::string pre = "backbone.layers." + std::to_string(l) + ".";
-    const std::string m = pre + "mixer.";
-    wr.setPrefix("l" + std::to_string(l) + "_");
-    Val convState = stateIn[2 * l], ssmState = stateIn[2 * l + 1];
-
-    os << "\n  // Layer " << l << ": RMSNorm, then the mixer's in_proj, split into x and z.\n";
-    Val xn = wr.rmsNorm(h, p[pre + "norm.weight"]);
-    Val xz = wr.linear(xn, p[m + "in_proj.weight"]);
-    if (c.useBias)
-      xz = wr.addBias(xz, p[m + "in_proj.bias"]);
-    Val x = wr.columns(xz, 0, di, "x");
-    Val z = wr.columns(xz, di, di, "zgate");
-
-    os << "  // Depthwise causal conv (width " << w
-       << ") + silu, channel-major, from the carried window.\n";
-    Val xc = step ? wr.reshape(x, {1, di, 1}, "[[0], [1, 2]]", "xc")
-                  : wr.reshape(wr.transpose(x), {1, di, L}, "[[0, 1], [2]]", "xc");
-    Val cw = wr.reshape(p[m + "conv1d.weight"], {di, w}, "[[0, 1], [2]]", "conv_w");
-    Val cs = wr.reshape(convState, {1, di, w - 1}, "[[0, 1], [2]]", "conv_window");
-    Val conv{wr.fresh("conv"), {1, di, L}}, convFinal{wr.fresh("conv_state"), {1, di, w - 1}};
-    os << "  " << conv.name << ", " << convFinal.name << " = ssm.causal_conv1d silu " << xc.name
-       << ", " << cw.name;
-    if (c.useConvBias)
-      os << " bias(" << p[m + "conv1d.bias"].name << ")";
-    os << " initial_states(" << cs.name << ")\n      : (" << xc.type() << ", " << cw.type()
-       << (c.useConvBias ? ", " + p[m + "conv1d.bias"].type() : std::string()) << ", "
-       << cs.type() << ") -> (" << conv.type() << ", " << convFinal.type() << ")\n";
-    stateOut.push_back(wr.reshape(convFinal, {di, w - 1}, "[[0, 1], [2]]", "conv_state_out"));
-    Val u = step ? wr.reshape(conv, {1, di}, "[[0], [1, 2]]", "u")
-                 : wr.transpose(wr.reshape(conv, {di, L}, "[[0, 1], [2]]"));
-
-    os << "  // x_proj -> (dt, B, C); dt_proj lifts dt to d_inner (its bias goes to the "
-          "scan).\n";
-    Val xdbl = wr.linear(u, p[m + "x_proj.weight"]);
-    Val dtr = wr.columns(xdbl, 0, r, "dtr");
-    Val B = wr.columns(xdbl, r, n, "B");
-    Val C = wr.columns(xdbl, r + n, n, "C");
-    Val dt = wr.linear(dtr, p[m + "dt_proj.weight"]);
-
-    os << "  // A = -exp(A_log).\n";
-    Val expA{wr.fresh("expA"), {di, n}}, A{wr.fresh("A"), {di, n}};
-    os << "  " << expA.name << " = math.exp " << p[m + "A_log"].name << " : " << expA.type()
-       << "\n";
-    os << "  " << A.name << " = arith.negf " << expA.name << " : " << A.type() << "\n";
-    const Val &D = p[m + "D"], &dtBias = p[m + "dt_proj.bias"];
-    Val y2;
-    if (step) {
-      os << "  // One step of the selective scan: softplus(dt + bias), D skip, silu(z) gate.\n";
-      Val st = wr.reshape(ssmState, {1, di, n}, "[[0, 1], [2]]", "h");
-      Val y{wr.fresh("y"), {1, di}}, hNew{wr.fresh("ssm_state"), {1, di, n}};
-      os << "  " << y.name << ", " << hNew.name << " = ssm.selective_update " << st.name << ", "
-         << u.name << ", " << dt.name << ", " << A.name << ", " << B.name << ", " << C.name
-         << " D(" << D.name << ") z(" << z.name << ") dt_bias(" << dtBias.name
-         << ") {dt_softplus}\n      : (" << st.type() << ", " << u.type() << ", " << dt.type()
-         << ", " << A.type() << ", " << B.type() << ", " << C.type() << ", " << D.type() << ", "
-         << z.type() << ", " << dtBias.type() << ") -> (" << y.type() << ", " << hNew.type()
-         << ")\n";
-      stateOut.push_back(wr.reshape(hNew, {di, n}, "[[0, 1], [2]]", "ssm_state_out"));
-      y2 = y;
-    } else {
-      os << "  // The selective scan from the carried state: softplus(dt + bias), D skip, "
-            "silu(z) gate.\n";
-      Val u3 = wr.reshape(u, {1, L, di}, "[[0, 1], [2]]");
-      Val dt3 = wr.reshape(dt, {1, L, di}, "[[0, 1], [2]]");
-      Val z3 = wr.reshape(z, {1, L, di}, "[[0, 1], [2]]");
-      Val B3 = wr.reshape(B, {1, L, n}, "[[0, 1], [2]]");
-      Val C3 = wr.reshape(C, {1, L, n}, "[[0, 1], [2]]");
-      Val h0 = wr.reshape(ssmState, {1, di, n}, "[[0, 1], [2]]", "h_init");
-      Val y{wr.fresh("y"), {1, L, di}}, hLast{wr.fresh("ssm_state"), {1, di, n}};
-      os << "  " << y.name << ", " << hLast.name << " = ssm.selective_scan time_major "
-         << u3.name << ", " << dt3.name << ", " << A.name << ", " << B3.name << ", " << C3.name
-         << " D(" << D.name << ") z(" << z3.name << ") delta_bias(" << dtBias.name << ") h0("
-         << h0.name << ") {delta_softplus}\n      : (" << u3.type() << ", " << dt3.type()
-         << ", " << A.type() << ", " << B3.type() << ", " << C3.type() << ", " << D.type()
-         << ", " << z3.type() << ", " << dtBias.type() << ", " << h0.type() << ") -> ("
-         << y.type() << ", " << hLast.type() << ")\n";
-      stateOut.push_back(wr.reshape(hLast, {di, n}, "[[0, 1], [2]]", "ssm_state_out"));
-      y2 = wr.reshape(y, {L, di}, "[[0, 1], [2]]");
+    const Val &convState = stateIn[2 * l], &ssmState = stateIn[2 * l + 1];
+    std::string operands = h.name + ", " + convState.name + ", " + ssmState.name;
+    std::string types = h.type() + ", " + convState.type() + ", " + ssmState.type();
+    for (const MambaParam &mp : layerParams) {
+      const Val &wv = p.at(pre + mp.name);
+      operands += ", " + wv.name;
+      types += ", " + wv.type();
     }
-
-    os << "  // out_proj, accumulated onto the residual stream.\n";
-    if (c.useBias) {
-      Val o = wr.linear(y2, p[m + "out_proj.weight"]);
-      o = wr.addBias(o, p[m + "out_proj.bias"]);
-      Val init = wr.empty(h.shape);
-      Val sum{wr.fresh("resid"), h.shape};
-      os << "  " << sum.name << " = linalg.add ins(" << h.name << ", " << o.name << " : "
-         << h.type() << ", " << o.type() << ") outs(" << init.name << " : " << init.type()
-         << ") -> " << sum.type() << "\n";
-      h = sum;
-    } else {
-      h = wr.linear(y2, p[m + "out_proj.weight"], &h);
-    }
+    std::string res = "%layer" + std::to_string(l);
+    os << "  " << res << ":3 = func.call @" << (step ? "block_step" : "block_sequence") << "("
+       << operands << ")\n      : (" << types << ") -> (" << h.type() << ", "
+       << convState.type() << ", " << ssmState.type() << ")\n";
+    h = Val{res + "#0", h.shape};
+    stateOut.push_back(Val{res + "#1", convState.shape});
+    stateOut.push_back(Val{res + "#2", ssmState.shape});
   }
 
   wr.setPrefix("");
@@ -400,7 +466,11 @@ std::string buildMambaModule(const MambaConfig &c, int64_t seqLen) {
       << "#col = affine_map<(d0, d1) -> (d1)>\n";
   writeFunction(out, c, seqLen, /*step=*/false);
   out << "\n";
+  writeBlock(out, c, seqLen, /*step=*/false);
+  out << "\n";
   writeFunction(out, c, seqLen, /*step=*/true);
+  out << "\n";
+  writeBlock(out, c, seqLen, /*step=*/true);
   return out.str();
 }
 

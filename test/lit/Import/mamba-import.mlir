@@ -31,14 +31,18 @@
 // CHECK: linalg.generic
 // CHECK: arith.index_cast %{{.*}} : i32 to index
 // CHECK: tensor.extract %arg5[
-// The conv starts from the carried window and returns the new one; the scan
-// starts from the carried state.
-// CHECK: ssm.causal_conv1d silu %{{.*}}, %{{.*}} bias(%arg9) initial_states(%{{.*}}) : (tensor<1x128x16xf32>, tensor<128x4xf32>, tensor<128xf32>, tensor<1x128x3xf32>) -> (tensor<1x128x16xf32>, tensor<1x128x3xf32>)
-// CHECK: ssm.selective_scan time_major {{.*}} D(%arg14) z(%{{.*}}) delta_bias(%arg12) h0(%{{.*}}) {delta_softplus}
-// CHECK: ssm.causal_conv1d silu
-// CHECK: ssm.selective_scan time_major
+// Each layer is one call of the block function, with its states and weights.
+// CHECK: %[[L0:.*]]:3 = call @block_sequence(%{{.*}}, %arg1, %arg2, %arg6, %arg7, %arg8, %arg9
+// CHECK: %[[L1:.*]]:3 = call @block_sequence(%[[L0]]#0, %arg3, %arg4, %arg16,
+// CHECK: return {{.*}}, %[[L0]]#1, %[[L0]]#2, %[[L1]]#1, %[[L1]]#2 : tensor<16x256xf32>, tensor<128x3xf32>, tensor<128x16xf32>, tensor<128x3xf32>, tensor<128x16xf32>
+
+// The block: the conv starts from the carried window and returns the new
+// one; the scan starts from the carried state.
+// CHECK-LABEL: func.func private @block_sequence(%arg0: tensor<16x64xf32>, %arg1: tensor<128x3xf32>, %arg2: tensor<128x16xf32>, %arg3: tensor<64xf32>
+// CHECK: ssm.causal_conv1d silu %{{.*}}, %{{.*}} bias(%arg6) initial_states(%{{.*}}) : (tensor<1x128x16xf32>, tensor<128x4xf32>, tensor<128xf32>, tensor<1x128x3xf32>) -> (tensor<1x128x16xf32>, tensor<1x128x3xf32>)
+// CHECK: ssm.selective_scan time_major {{.*}} D(%arg11) z(%{{.*}}) delta_bias(%arg9) h0(%{{.*}}) {delta_softplus}
 // CHECK-NOT: ssm.selective_update
-// CHECK: return {{.*}} : tensor<16x256xf32>, tensor<128x3xf32>, tensor<128x16xf32>, tensor<128x3xf32>, tensor<128x16xf32>
+// CHECK: return {{.*}} : tensor<16x64xf32>, tensor<128x3xf32>, tensor<128x16xf32>
 
 // Decode: one token, the same states and weights, the state-update form.
 // CHECK-LABEL: func.func @forward_step(
@@ -46,10 +50,14 @@
 // CHECK-SAME: %arg1: tensor<128x3xf32> {ssm.state = "layers.0.conv_state"}
 // CHECK-SAME: %arg27: tensor<256x64xf32> {ssm.param = "lm_head.weight"})
 // CHECK-SAME: -> (tensor<1x256xf32> {ssm.name = "logits"}
-// CHECK: ssm.causal_conv1d silu {{.*}} : (tensor<1x128x1xf32>, tensor<128x4xf32>, tensor<128xf32>, tensor<1x128x3xf32>) -> (tensor<1x128x1xf32>, tensor<1x128x3xf32>)
-// CHECK: ssm.selective_update {{.*}} D(%arg14) z(%{{.*}}) dt_bias(%arg12) {dt_softplus} : (tensor<1x128x16xf32>, tensor<1x128xf32>, tensor<1x128xf32>, tensor<128x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<128xf32>, tensor<1x128xf32>, tensor<128xf32>) -> (tensor<1x128xf32>, tensor<1x128x16xf32>)
-// CHECK-NOT: ssm.selective_scan
+// CHECK: call @block_step(
+// CHECK: call @block_step(
 // CHECK: return {{.*}} : tensor<1x256xf32>, tensor<128x3xf32>, tensor<128x16xf32>, tensor<128x3xf32>, tensor<128x16xf32>
+// CHECK-LABEL: func.func private @block_step(
+// CHECK: ssm.causal_conv1d silu {{.*}} : (tensor<1x128x1xf32>, tensor<128x4xf32>, tensor<128xf32>, tensor<1x128x3xf32>) -> (tensor<1x128x1xf32>, tensor<1x128x3xf32>)
+// CHECK: ssm.selective_update {{.*}} D(%arg11) z(%{{.*}}) dt_bias(%arg9) {dt_softplus} : (tensor<1x128x16xf32>, tensor<1x128xf32>, tensor<1x128xf32>, tensor<128x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<128xf32>, tensor<1x128xf32>, tensor<128xf32>) -> (tensor<1x128xf32>, tensor<1x128x16xf32>)
+// CHECK-NOT: ssm.selective_scan
+// CHECK: return {{.*}} : tensor<1x64xf32>, tensor<128x3xf32>, tensor<128x16xf32>
 
 // JSON-DAG: "format": "ssm-opt-model"
 // JSON-DAG: "version": 1
