@@ -27,7 +27,12 @@ std::string cIdentifier(llvm::StringRef s) {
   return out;
 }
 
-/// compute_root, vectorise the contiguous dim, parallelise the outermost.
+/// Stages with fewer elements than this run on one thread: waking the
+/// thread pool costs more than they do (the decode step of a small model).
+constexpr int64_t kParallelElements = 1 << 14;
+
+/// compute_root, vectorise the contiguous dim, parallelise the outermost
+/// (when the stage is large enough to gain from threads).
 void scheduleGeneric(TensorFunc &t, int vw) {
   Halide::Func &f = t.func;
   f.compute_root();
@@ -40,7 +45,12 @@ void scheduleGeneric(TensorFunc &t, int vw) {
       ext0 = static_cast<int>(*c);
     if (ext0 >= vw)
       s.vectorize(vars[0], vw, Halide::TailStrategy::GuardWithIf);
-    if (vars.size() >= 2)
+    int64_t elements = 1;
+    for (const Halide::Expr &e : t.shape) {
+      auto c = Halide::Internal::as_const_int(e);
+      elements *= c ? *c : kParallelElements; // a symbolic extent: assume large
+    }
+    if (vars.size() >= 2 && elements >= kParallelElements)
       s.parallel(vars.back());
   };
   apply(f);

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <unordered_map>
 
 namespace ssm::rt {
 
@@ -271,6 +273,7 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     }
     m->entries.push_back(sym);
   }
+  m->useBlockPool();
   return m;
 }
 
@@ -288,8 +291,56 @@ void CompiledModule::setThreads(int n) {
 }
 
 namespace {
-std::atomic<int64_t> liveScratch{0}, peakScratch{0};
+/// Halide's allocator contract: 128-byte aligned blocks.
 constexpr size_t kScratchAlign = 128;
+
+/// The kernels allocate their intermediate buffers on every call. Through
+/// malloc, blocks of 128 KiB and more are fresh mmap'd pages each time, and
+/// the page faults cost more than the kernels' work (40% of a 512-token
+/// RWKV prefill). The pool keeps freed blocks by size for the next call:
+/// a module's calls allocate the same sizes every time, so after the first
+/// call nothing is allocated. Memory held: the largest set of blocks live
+/// at once (the scratch peak), per size.
+struct BlockPool {
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void *>> free; // by block size
+};
+BlockPool &blockPool() {
+  static BlockPool *pool = new BlockPool(); // never destroyed: kernels may run at exit
+  return *pool;
+}
+
+void *poolMalloc(void *, size_t size) {
+  size = (size + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+  BlockPool &pool = blockPool();
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    auto it = pool.free.find(size);
+    if (it != pool.free.end() && !it->second.empty()) {
+      void *p = it->second.back();
+      it->second.pop_back();
+      return p;
+    }
+  }
+  // The block's size sits in front of it, for poolFree.
+  void *raw = ::operator new(size + kScratchAlign, std::align_val_t(kScratchAlign), std::nothrow);
+  if (!raw)
+    return nullptr;
+  char *block = static_cast<char *>(raw) + kScratchAlign;
+  reinterpret_cast<size_t *>(block)[-1] = size;
+  return block;
+}
+
+void poolFree(void *, void *ptr) {
+  if (!ptr)
+    return;
+  size_t size = reinterpret_cast<size_t *>(ptr)[-1];
+  BlockPool &pool = blockPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  pool.free[size].push_back(ptr);
+}
+
+std::atomic<int64_t> liveScratch{0}, peakScratch{0};
 
 /// Halide's allocator contract: 128-byte aligned blocks. The block size sits
 /// in the header so that free can subtract it.
@@ -460,6 +511,19 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   for (auto &b : call->impl->buffers)
     call->impl->argv.push_back(b.raw_buffer());
   return call;
+}
+
+void CompiledModule::useBlockPool() {
+  using MallocFn = void *(*)(void *, size_t);
+  using FreeFn = void (*)(void *, void *);
+  using SetMalloc = MallocFn (*)(MallocFn);
+  using SetFree = FreeFn (*)(FreeFn);
+  auto setMalloc = reinterpret_cast<SetMalloc>(dlsym(handle, "halide_set_custom_malloc"));
+  auto setFree = reinterpret_cast<SetFree>(dlsym(handle, "halide_set_custom_free"));
+  if (setMalloc && setFree) {
+    setMalloc(poolMalloc);
+    setFree(poolFree);
+  }
 }
 
 void CompiledModule::trackScratch() {

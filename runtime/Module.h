@@ -125,7 +125,8 @@ public:
   void setThreads(int n);
 
   /// Routes the kernels' heap allocations (their scratch buffers) through
-  /// a counting allocator; peakScratchBytes() then reports the high-water
+  /// a counting allocator instead of the block pool load() installs (which
+  /// reuses freed blocks across calls); peakScratchBytes() then reports the high-water
   /// mark since the call. Process-wide: meant for measurement runs.
   void trackScratch();
   static int64_t peakScratchBytes();
@@ -133,6 +134,7 @@ public:
 private:
   CompiledModule() = default;
   static std::unique_ptr<CompiledModule> loadManifest(const std::string &dir, std::string &error);
+  void useBlockPool();
   /// bind() with results written to `outputs` (sized by the caller).
   std::unique_ptr<BoundCall> bindTo(const FunctionInfo &fn,
                                     const std::vector<const HostTensor *> &inputs,

@@ -8,6 +8,7 @@
 // weight layout) is transposed once into a k-major copy first.
 #include "codegen/Lowering.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -16,6 +17,88 @@ using Halide::Expr;
 
 namespace ssm::codegen {
 namespace {
+
+/// The constant an accumulator operand is filled with (linalg.fill of an
+/// arith.constant), if it is one: the matmul then starts from the constant
+/// instead of reading a materialised buffer of it.
+std::optional<float> filledConstant(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+    return static_cast<float>(f.getValueAsDouble());
+  return std::nullopt;
+}
+
+/// C[i, j] of the accumulator operand: its constant or its stage.
+Expr initialValue(Operation *op, LoweringState &state, Expr i, Expr j) {
+  if (std::optional<float> f = filledConstant(op->getOperand(2)))
+    return Expr(*f);
+  return at(state.get(op->getOperand(2)), {i, j});
+}
+
+/// Stages below this many multiply-adds run on one thread: waking the pool
+/// costs more than they do (the decode step of a small model).
+constexpr int64_t kParallelWork = 1 << 17;
+
+/// matmul_transpose_b with a few rows (decode: one token): C = A B^T as dot
+/// products along the contiguous k of both A and the (N, K) weight, with a
+/// vector of partial sums per output column, so the weight is read once in
+/// place instead of first being copied into a k-major layout.
+LogicalResult lowerMatvec(Operation *op, LoweringState &state, Halide::Func aRows, int m, int n,
+                          int k) {
+  auto cType = cast<RankedTensorType>(op->getResult(0).getType());
+  const TensorFunc &b = state.get(op->getOperand(1));
+  const int vw = state.vectorWidth();
+  const int kBlocks = k / vw, kTail = k % vw;
+  Halide::Var x("x"), y("y"), lane("lane"), xo("xo"), xi("xi");
+  Halide::Func part(state.uniqueName("mm_dot"));
+  part(lane, x, y) = 0.0f;
+  if (kBlocks > 0) {
+    Halide::RDom rk(0, kBlocks, state.uniqueName("kb"));
+    Expr kk = rk * vw + lane;
+    part(lane, x, y) += aRows(kk, y) * at(b, {x, kk});
+  }
+  // The lanes' partial sums in a balanced tree, then the k % vw tail.
+  std::vector<Expr> sums;
+  for (int l = 0; l < vw; ++l)
+    sums.push_back(part(l, x, y));
+  while (sums.size() > 1) {
+    std::vector<Expr> next;
+    for (size_t i = 0; i + 1 < sums.size(); i += 2)
+      next.push_back(sums[i] + sums[i + 1]);
+    if (sums.size() % 2)
+      next.push_back(sums.back());
+    sums = next;
+  }
+  Expr dot = sums[0];
+  for (int t = 0; t < kTail; ++t)
+    dot = dot + aRows(kBlocks * vw + t, y) * at(b, {x, Expr(kBlocks * vw + t)});
+  TensorFunc out{Halide::Func(state.uniqueName("matvec")), shapeExprs(cType)};
+  out.func(x, y) = initialValue(op, state, y, x) + dot;
+
+  out.func.compute_root();
+  if (n >= vw) {
+    // ShiftInwards keeps each block of columns full, so the partial sums
+    // of its vw columns unroll into vw vector accumulators.
+    out.func.split(x, xo, xi, vw, Halide::TailStrategy::ShiftInwards).vectorize(xi);
+    part.compute_at(out.func, xo).vectorize(lane).unroll(x);
+    if (kBlocks > 0)
+      part.update().vectorize(lane).unroll(x);
+    if (static_cast<int64_t>(m) * n * k >= kParallelWork)
+      out.func.parallel(xo);
+  } else {
+    part.compute_at(out.func, x).vectorize(lane);
+    if (kBlocks > 0)
+      part.update().vectorize(lane);
+  }
+  state.kernelOutputs.push_back(out);
+  state.set(op->getResult(0), out);
+  return success();
+}
 
 LogicalResult lowerMatmul(Operation *op, LoweringState &state) {
   bool transA = isa<linalg::MatmulTransposeAOp>(op);
@@ -28,7 +111,6 @@ LogicalResult lowerMatmul(Operation *op, LoweringState &state) {
   const int k = transA ? aType.getDimSize(0) : aType.getDimSize(1);
   const TensorFunc &a = state.get(op->getOperand(0));
   const TensorFunc &b = state.get(op->getOperand(1));
-  const TensorFunc &c = state.get(op->getOperand(2));
   int vw = state.vectorWidth();
 
   Halide::Var x("x"), y("y"); // x: column j (contiguous), y: row i
@@ -36,12 +118,14 @@ LogicalResult lowerMatmul(Operation *op, LoweringState &state) {
   Halide::Func aRows(state.uniqueName("mm_a")), bCols(state.uniqueName("mm_b"));
   aRows(x, y) = transA ? at(a, {x, y}) : at(a, {y, x});  // aRows(kk, i) = A[i, kk]
   bCols(x, y) = transB ? at(b, {x, y}) : at(b, {y, x});  // bCols(j, kk) = B[kk, j]
+  if (transB && m <= 4)
+    return lowerMatvec(op, state, aRows, m, n, k);
   Halide::RDom r(0, k, state.uniqueName("k"));
   Halide::Func prod(state.uniqueName("mm_acc"));
-  prod(x, y) = 0.0f;
+  prod(x, y) = initialValue(op, state, y, x);
   prod(x, y) += aRows(r, y) * bCols(x, r);
   TensorFunc out{Halide::Func(state.uniqueName("matmul")), shapeExprs(cType)};
-  out.func(x, y) = at(c, {y, x}) + prod(x, y);
+  out.func(x, y) = prod(x, y);
 
   // Schedule: 8 rows x 2 vectors of accumulators per inner tile.
   const int tileX = 2 * vw, tileY = 8;
