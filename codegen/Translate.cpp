@@ -30,6 +30,8 @@ std::string cIdentifier(llvm::StringRef s) {
 /// Stages with fewer elements than this run on one thread: waking the
 /// thread pool costs more than they do (the decode step of a small model).
 constexpr int64_t kParallelElements = 1 << 14;
+/// The least work of one parallel task, in elements.
+constexpr int64_t kTaskElements = 1 << 13;
 
 /// compute_root, vectorise the contiguous dim, parallelise the outermost
 /// (when the stage is large enough to gain from threads).
@@ -45,13 +47,27 @@ void scheduleGeneric(TensorFunc &t, int vw) {
       ext0 = static_cast<int>(*c);
     if (ext0 >= vw)
       s.vectorize(vars[0], vw, Halide::TailStrategy::GuardWithIf);
-    int64_t elements = 1;
-    for (const Halide::Expr &e : t.shape) {
-      auto c = Halide::Internal::as_const_int(e);
-      elements *= c ? *c : kParallelElements; // a symbolic extent: assume large
+    int64_t elements = 1, inner = 1;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      auto c = Halide::Internal::as_const_int(t.shape[i]);
+      int64_t ext = c ? *c : kParallelElements; // a symbolic extent: assume large
+      elements *= ext;
+      if (i > 0)
+        inner *= ext;
     }
-    if (vars.size() >= 2 && elements >= kParallelElements)
-      s.parallel(vars.back());
+    if (vars.size() >= 2 && elements >= kParallelElements) {
+      // Tasks of at least kTaskElements: one row of a (512, 64) stage per
+      // task would cost more in the thread pool than the row's work.
+      int64_t rows = std::max<int64_t>(1, (kTaskElements + inner - 1) / inner);
+      if (rows > 1) {
+        Halide::Var outer(vars.back().name() + "_task"), innerRows(vars.back().name() + "_rows");
+        s.split(vars.back(), outer, innerRows, static_cast<int>(rows),
+                Halide::TailStrategy::GuardWithIf)
+            .parallel(outer);
+      } else {
+        s.parallel(vars.back());
+      }
+    }
   };
   apply(f);
   for (int u = 0; u < f.num_update_definitions(); ++u)

@@ -10,9 +10,11 @@ packages=(
   nlohmann-json3-dev                                       # case.json and manifests (MIT)
 )
 
-# --bench adds the peers of bench/run.py (PyTorch eager).
+# --bench adds the peers of bench/run.py and bench/model_bench.py (PyTorch eager),
+# with OpenBLAS: Debian's torch calls the system BLAS, and the reference libblas3
+# it otherwise gets runs its matmuls several times slower.
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(python3-torch)
+  packages+=(python3-torch libopenblas0-pthread)
 fi
 
 missing=()

@@ -21,11 +21,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 namespace ssm {
 namespace {
@@ -375,26 +377,32 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     engine = std::move(e);
   }
 
-  std::map<std::string, std::vector<float>> states;
+  std::map<std::string, std::vector<float>> initialStates;
   for (const StateSpec &s : stateSpecs) {
     int64_t n = 1;
     for (int64_t d : s.shape)
       n *= d;
-    states[s.name].assign(n, s.init);
+    initialStates[s.name].assign(n, s.init);
   }
+  std::map<std::string, std::vector<float>> states = initialStates;
   std::vector<float> allLogits, logits;
   int code = kCannotRun;
-  auto t0 = std::chrono::steady_clock::now();
-  if (o.mode == "sequence") {
-    if (!engine->call("forward_sequence", tokens, states, allLogits, error, code))
-      return fail(code, error);
-  } else {
+  // The prompt from `st`: one forward_sequence call, or forward_step per token.
+  auto runPrompt = [&](std::map<std::string, std::vector<float>> &st, std::vector<float> &all) {
+    all.clear();
+    if (o.mode == "sequence")
+      return engine->call("forward_sequence", tokens, st, all, error, code);
+    all.reserve(tokens.size() * static_cast<size_t>(std::max<int64_t>(vocab, 1)));
     for (int32_t t : tokens) {
-      if (!engine->call("forward_step", {t}, states, logits, error, code))
-        return fail(code, error);
-      allLogits.insert(allLogits.end(), logits.begin(), logits.end());
+      if (!engine->call("forward_step", {t}, st, logits, error, code))
+        return false;
+      all.insert(all.end(), logits.begin(), logits.end());
     }
-  }
+    return true;
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  if (!runPrompt(states, allLogits))
+    return fail(code, error);
   double promptSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (vocab <= 0)
     vocab = static_cast<int64_t>(allLogits.size() / tokens.size());
@@ -413,6 +421,31 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
       !writeNpy(o.allLogitsOut, "<f4", {static_cast<int64_t>(tokens.size()), vocab},
                 allLogits.data(), error))
     return fail(kCannotRun, error);
+
+  if (o.repeat > 0) {
+    // The first run above was the warm-up (compilation or cache lookup,
+    // loading, weight conversion); time only the runs of the prompt.
+    std::vector<double> ms;
+    std::vector<float> scratchLogits;
+    for (unsigned i = 0; i < o.repeat; ++i) {
+      std::map<std::string, std::vector<float>> st = initialStates;
+      auto r0 = std::chrono::steady_clock::now();
+      bool ok = runPrompt(st, scratchLogits);
+      auto r1 = std::chrono::steady_clock::now();
+      if (!ok)
+        return fail(code, error);
+      ms.push_back(std::chrono::duration<double, std::milli>(r1 - r0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    size_t n = ms.size();
+    double med = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+    unsigned threads = o.engine == "reference"
+                           ? 1u
+                           : (o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
+    llvm::outs() << llvm::formatv("median_ms={0:f4} threads={1} tokens={2} us_per_token={3:f3} mode={4}\n",
+                                  med, threads, tokens.size(), med * 1e3 / tokens.size(), o.mode);
+    llvm::outs().flush();
+  }
 
   if (o.generate > 0) {
     bool bytes = model.value("byte_tokens", vocab == 256);

@@ -22,13 +22,20 @@ struct ModelRunOptions {
   unsigned threads = 0;
   std::string logitsOut, allLogitsOut;
   int64_t generate = 0;
+  unsigned repeat = 0;      // --repeat: time N more prompt runs (see runModel)
   bool force = false;
   const char *argv0 = nullptr;
 };
 
 /// Runs the model as CONTRACTS.md describes `ssm-run <model-dir>`; returns
 /// the exit status (0 ok, 1 the work failed, 2 it could not run), messages
-/// on stderr, generated text on stdout, tokens/s on stderr.
+/// on stderr, generated text on stdout, tokens/s on stderr. With `repeat`
+/// N > 0 (cpu engine), after that first run (the warm-up, which compiles or
+/// loads the kernels and the weights) the prompt is run N more times from the
+/// initial states, each timed alone, and one line goes to stdout:
+/// `median_ms=<x> threads=<n> tokens=<t> us_per_token=<x> mode=<m>`, x the
+/// median over the N runs of the whole prompt (sequence: one forward_sequence
+/// call; step: the loop of forward_step calls, one per token).
 int runModel(const ModelRunOptions &options, mlir::MLIRContext &ctx);
 
 /// True when `path` is a folder with a model.json.

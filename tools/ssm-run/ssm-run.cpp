@@ -502,7 +502,7 @@ int main(int argc, char **argv) {
                                    "  ssm-run <file.mlir> [--function F] (--input x.npy)... "
                                    "[--seed N] [--expected r.npy]... [--output-dir D]\n"
                                    "  ssm-run <model-dir> (--prompt TEXT | --tokens F.npy) [--mode sequence|step] "
-                                   "[--logits-out F] [--all-logits-out F] [--generate N]\n",
+                                   "[--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n",
                                    &errs()))
     return kCannotRun;
   mlir::DialectRegistry registry;
@@ -529,6 +529,7 @@ int main(int argc, char **argv) {
     o.logitsOut = logitsOut;
     o.allLogitsOut = allLogitsOut;
     o.generate = generate;
+    o.repeat = repeat;
     o.force = force;
     o.argv0 = gArgv0;
     return ssm::runModel(o, ctx);
