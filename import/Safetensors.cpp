@@ -414,4 +414,22 @@ bool readSafetensors(const std::string &path, StFile &out, std::string &error) {
   return parseSafetensors(buf.data(), buf.size(), out, error, path);
 }
 
+bool readSafetensorsAsFloats(const std::string &path, std::map<std::string, FloatTensor> &out,
+                             std::string &error) {
+  StFile file;
+  if (!readSafetensors(path, file, error))
+    return false;
+  out.clear();
+  for (const StTensor &t : file.tensors) {
+    FloatTensor f;
+    f.shape = t.shape;
+    if (!toFloats(t, f.data, error)) {
+      error = path + ": " + error;
+      return false;
+    }
+    out.emplace(t.name, std::move(f));
+  }
+  return true;
+}
+
 } // namespace ssm::importer

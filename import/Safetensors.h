@@ -80,6 +80,16 @@ bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &e
 /// Reads and parses `path`. Messages are "<path>: <problem>".
 bool readSafetensors(const std::string &path, StFile &out, std::string &error);
 
+/// A tensor converted to f32: its shape and values in C order.
+struct FloatTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+};
+/// readSafetensors, then every tensor through toFloats (F32, F16, BF16,
+/// F64). Messages are "<path>: <problem>" naming the tensor.
+bool readSafetensorsAsFloats(const std::string &path, std::map<std::string, FloatTensor> &out,
+                             std::string &error);
+
 } // namespace ssm::importer
 
 #endif // SSM_IMPORT_SAFETENSORS_H

@@ -5,7 +5,7 @@
 #include "reference/Interpreter.h"
 #include "runtime/Module.h"
 #include "runtime/Npy.h"
-#include "runtime/Safetensors.h"
+#include "import/Safetensors.h"
 #include "tools/ssm-run/CompileCache.h"
 
 #include "import/ModelBuilder.h"
@@ -80,7 +80,7 @@ bool roleOf(llvm::StringRef fnName, const std::string &argName, const std::strin
 
 class ReferenceEngine : public Engine {
 public:
-  ReferenceEngine(mlir::MLIRContext &ctx, const std::map<std::string, SafeTensor> &weights)
+  ReferenceEngine(mlir::MLIRContext &ctx, const std::map<std::string, importer::FloatTensor> &weights)
       : ctx(ctx), weights(weights) {}
 
   bool call(const std::string &fnName, const std::vector<int32_t> &tokens,
@@ -167,13 +167,13 @@ private:
   }
 
   mlir::MLIRContext &ctx;
-  const std::map<std::string, SafeTensor> &weights;
+  const std::map<std::string, importer::FloatTensor> &weights;
   std::map<int64_t, std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>>> modules;
 };
 
 class CpuEngine : public Engine {
 public:
-  CpuEngine(const ModelRunOptions &o, const std::map<std::string, SafeTensor> &weights)
+  CpuEngine(const ModelRunOptions &o, const std::map<std::string, importer::FloatTensor> &weights)
       : opts(o), weights(weights) {}
 
   std::function<bool(int64_t, std::string &, std::string &)> textFor;
@@ -274,7 +274,7 @@ private:
   }
 
   const ModelRunOptions &opts;
-  const std::map<std::string, SafeTensor> &weights;
+  const std::map<std::string, importer::FloatTensor> &weights;
   std::map<int64_t, Loaded> loaded;
   std::map<std::string, rt::HostTensor> hostWeights;
 };
@@ -357,8 +357,8 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     if (!path.empty() && !canWrite(path, o.force, error))
       return fail(kCannotRun, error);
 
-  std::map<std::string, SafeTensor> weights;
-  if (!readSafetensors(o.dir + "/weights.safetensors", weights, error))
+  std::map<std::string, importer::FloatTensor> weights;
+  if (!importer::readSafetensorsAsFloats(o.dir + "/weights.safetensors", weights, error))
     return fail(kCannotRun, error);
 
   // The graph for a sequence of any length comes from the model's builder
