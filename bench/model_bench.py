@@ -25,6 +25,7 @@ import argparse
 import ctypes
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -192,6 +193,7 @@ def main():
                   f"{[round(x, 2) for x in torch_ms]}" + (f", torch 1 thread {[round(x, 2) for x in torch1_ms]}"
                                                           if torch1_ms else "") + f"  ({note})", flush=True)
 
+    shutil.rmtree(tmp, ignore_errors=True)
     print()
     print(f"Medians over {args.rounds} rounds x {args.repeat} runs, {args.threads} threads on both sides. "
           "prefill: one forward_sequence call on the tokens, per call; decode: forward_step per token.")
