@@ -186,45 +186,33 @@ public:
     Loaded *l = load(key, error, code);
     if (!l)
       return false;
-    const rt::FunctionInfo *fn = l->module->find(fnName);
-    if (!fn) {
-      error = "the compiled model has no function @" + fnName;
+    Prepared *p = prepare(*l, key, fnName, error);
+    if (!p)
+      return false;
+    // Copy into the bound tensors in place: their storage must not move.
+    if (tokens.size() != p->tok.ints.size()) {
+      error = "@" + fnName + " takes " + std::to_string(p->tok.ints.size()) + " tokens, got " +
+              std::to_string(tokens.size());
       return false;
     }
-    std::vector<rt::HostTensor> stateTensors(fn->arguments.size());
-    std::vector<const rt::HostTensor *> args;
-    rt::HostTensor tok;
-    for (size_t i = 0; i < fn->arguments.size(); ++i) {
-      const rt::TensorInfo &a = fn->arguments[i];
-      ArgRole role;
-      if (!roleOf(fnName, a.name, a.param, a.state, role, error))
+    std::copy(tokens.begin(), tokens.end(), p->tok.ints.begin());
+    for (auto &[index, name] : p->stateArgs) {
+      const std::vector<float> &s = states[name];
+      if (s.size() != p->inputs[index].data.size()) {
+        error = "state '" + name + "' has " + std::to_string(s.size()) + " values, the model " +
+                std::to_string(p->inputs[index].data.size());
         return false;
-      if (role.kind == ArgRole::Tokens) {
-        tok.shape = a.shape;
-        tok.dtype = "int32";
-        tok.ints.assign(tokens.begin(), tokens.end());
-        args.push_back(&tok);
-      } else if (role.kind == ArgRole::State) {
-        stateTensors[i].shape = a.shape;
-        const std::vector<float> &s = states[role.name];
-        stateTensors[i].data.assign(s.begin(), s.end());
-        args.push_back(&stateTensors[i]);
-      } else {
-        const rt::HostTensor *w = weight(role.name, a.shape, error);
-        if (!w)
-          return false;
-        args.push_back(w);
       }
+      std::copy(s.begin(), s.end(), p->inputs[index].data.begin());
     }
-    std::vector<rt::HostTensor> results;
-    auto bound = l->module->bind(*fn, args, results, error);
-    if (!bound || !bound->invoke(error))
+    if (!p->bound->invoke(error))
       return false;
-    for (size_t i = 0; i < fn->results.size(); ++i) {
-      if (!fn->results[i].state.empty())
-        states[fn->results[i].state].assign(results[i].data.begin(), results[i].data.end());
+    const rt::FunctionInfo &fn = *p->fn;
+    for (size_t i = 0; i < fn.results.size(); ++i) {
+      if (!fn.results[i].state.empty())
+        states[fn.results[i].state].assign(p->results[i].data.begin(), p->results[i].data.end());
       else
-        logits.assign(results[i].data.begin(), results[i].data.end());
+        logits.assign(p->results[i].data.begin(), p->results[i].data.end());
     }
     return true;
   }
@@ -233,6 +221,61 @@ private:
   struct Loaded {
     std::unique_ptr<rt::CompiledModule> module;
   };
+  /// A function with its arguments and results bound once: each call only
+  /// copies the tokens and states in and the results out (a decode step
+  /// then costs the kernels, not argument lookups and allocation).
+  struct Prepared {
+    const rt::FunctionInfo *fn = nullptr;
+    rt::HostTensor tok;
+    std::vector<rt::HostTensor> inputs; // state arguments, by argument index
+    std::vector<std::pair<size_t, std::string>> stateArgs;
+    std::vector<rt::HostTensor> results;
+    std::unique_ptr<rt::BoundCall> bound;
+  };
+
+  Prepared *prepare(Loaded &l, int64_t key, const std::string &fnName, std::string &error) {
+    auto it = prepared.find({key, fnName});
+    if (it != prepared.end())
+      return it->second.get();
+    auto p = std::make_unique<Prepared>();
+    p->fn = l.module->find(fnName);
+    if (!p->fn) {
+      error = "the compiled model has no function @" + fnName;
+      return nullptr;
+    }
+    const rt::FunctionInfo &fn = *p->fn;
+    p->inputs.resize(fn.arguments.size());
+    std::vector<const rt::HostTensor *> args;
+    for (size_t i = 0; i < fn.arguments.size(); ++i) {
+      const rt::TensorInfo &a = fn.arguments[i];
+      ArgRole role;
+      if (!roleOf(fnName, a.name, a.param, a.state, role, error))
+        return nullptr;
+      if (role.kind == ArgRole::Tokens) {
+        p->tok.shape = a.shape;
+        p->tok.dtype = "int32";
+        p->tok.ints.assign(static_cast<size_t>(key), 0);
+        args.push_back(&p->tok);
+      } else if (role.kind == ArgRole::State) {
+        int64_t n = 1;
+        for (int64_t d : a.shape)
+          n *= d;
+        p->inputs[i].shape = a.shape;
+        p->inputs[i].data.assign(n, 0.0f);
+        p->stateArgs.push_back({i, role.name});
+        args.push_back(&p->inputs[i]);
+      } else {
+        const rt::HostTensor *w = weight(role.name, a.shape, error);
+        if (!w)
+          return nullptr;
+        args.push_back(w);
+      }
+    }
+    p->bound = l.module->bind(fn, args, p->results, error);
+    if (!p->bound)
+      return nullptr;
+    return (prepared[{key, fnName}] = std::move(p)).get();
+  }
 
   Loaded *load(int64_t key, std::string &error, int &code) {
     auto it = loaded.find(key);
@@ -277,6 +320,7 @@ private:
   const std::map<std::string, importer::FloatTensor> &weights;
   std::map<int64_t, Loaded> loaded;
   std::map<std::string, rt::HostTensor> hostWeights;
+  std::map<std::pair<int64_t, std::string>, std::unique_ptr<Prepared>> prepared;
 };
 
 bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
