@@ -1,6 +1,8 @@
 // The reference interpreter: executes ssm and upstream ops on host arrays in f64.
 #include "reference/Interpreter.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include "dialect/SsmOps.h"
 #include "reference/kernels/AffineScan.h"
 #include "reference/kernels/CausalConv1d.h"
@@ -19,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -313,11 +316,22 @@ struct OperandAccess {
 //===----------------------------------------------------------------------===//
 
 class Interpreter {
+  std::vector<Operation *> callStack; // functions being run, outermost first
+
 public:
   llvm::Expected<std::vector<Array>> call(func::FuncOp func,
                                           const std::vector<Array> &args) {
     if (func.isExternal())
       return opError(func, "function '" + func.getSymName() + "' has no body");
+    // Recursion has no base case without control flow: refuse it rather
+    // than overflow the stack.
+    for (Operation *active : callStack)
+      if (active == func.getOperation())
+        return opError(func, "function '" + func.getSymName() +
+                                 "' calls itself (directly or through other calls); recursion "
+                                 "is not supported");
+    callStack.push_back(func.getOperation());
+    auto popped = llvm::make_scope_exit([&] { callStack.pop_back(); });
     FunctionType type = func.getFunctionType();
     if (args.size() != type.getNumInputs())
       return opError(func, llvm::formatv("function '{0}' takes {1} arguments, got {2}",

@@ -395,6 +395,18 @@ int runFile(mlir::MLIRContext &ctx) {
   double medianMs = 0;
   auto t0 = std::chrono::steady_clock::now();
   int exitCode;
+  // Compiled engines build only @f (and what it calls): the other public
+  // functions become private, so one that cannot compile does not stop this
+  // one. Printed with locations, so compile errors name the user's file.
+  if (engine != "reference") {
+    mlir::OwningOpRef<mlir::ModuleOp> copy(cast<mlir::ModuleOp>((*module)->clone()));
+    for (auto fn : copy->getOps<mlir::func::FuncOp>())
+      if (fn.isPublic() && fn.getSymName() != f.getSymName())
+        fn.setPrivate();
+    mlirText.clear();
+    llvm::raw_string_ostream os(mlirText);
+    copy->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  }
   auto results = runEngine(f, mlirText, args, &medianMs, exitCode);
   auto t1 = std::chrono::steady_clock::now();
   if (!results) {
