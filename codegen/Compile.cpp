@@ -211,7 +211,11 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const SegmentStep &s : plan->steps) {
       steps.push_back({{"function", s.callee}, {"inputs", s.inputs}, {"outputs", s.outputs}});
-      if (queued.insert(s.callee).second)
+      // A public callee is compiled as a function of its own already.
+      bool isPublic = llvm::any_of(publicFuncs, [&](func::FuncOp f) {
+        return f.getSymName() == s.callee;
+      });
+      if (!isPublic && queued.insert(s.callee).second)
         internal.push_back(s.callee);
     }
     fj["steps"] = steps;
