@@ -9,8 +9,8 @@
 // CHECK: "function": "leaf",
 // CHECK: "function": "leaf",
 // CHECK-NOT: "name": "leaf",
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function main --seed 1 --engine cpu --check | FileCheck %s --check-prefix=RUN
-// RUN: PASS
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function main --seed 1 --engine cpu --check | FileCheck %s --check-prefix=RESULT
+// RESULT: PASS
 
 #id = affine_map<(i) -> (i)>
 func.func @leaf(%x: tensor<4xf32>) -> tensor<4xf32> {
