@@ -249,6 +249,14 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
   if (!linkShared(all, join(options.outDir, "lib" + options.libName + ".so"), error))
     return failure();
   {
+    // The runtime checks the library's size before dlopen (a truncated
+    // library would fault while being mapped).
+    uint64_t libBytes = 0;
+    if (llvm::sys::fs::file_size(join(options.outDir, "lib" + options.libName + ".so"), libBytes)) {
+      error = "cannot read the size of the library just linked";
+      return failure();
+    }
+    manifest["shared_library_bytes"] = libBytes;
     std::ofstream h(join(options.outDir, options.libName + ".h"));
     h << header;
     std::ofstream m(join(options.outDir, "manifest.json"));

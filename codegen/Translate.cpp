@@ -271,6 +271,9 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
     for (TensorFunc &t : state.kernelOutputs)
       t.func.compute_root();
 
+    if (returned.empty())
+      return func.emitError() << "@" << out.name
+                              << " has no results: a compiled function must return a tensor";
     std::vector<Halide::Func> outputs;
     for (size_t i = 0; i < returned.size(); ++i) {
       auto type = dyn_cast<RankedTensorType>(returned[i].getType());

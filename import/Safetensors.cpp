@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -401,6 +402,11 @@ bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &e
 }
 
 bool readSafetensors(const std::string &path, StFile &out, std::string &error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = path + ": is a directory, not a safetensors file";
+    return false;
+  }
   std::ifstream is(path, std::ios::binary);
   if (!is) {
     error = path + ": cannot open: " + std::strerror(errno);

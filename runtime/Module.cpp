@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <unordered_map>
@@ -17,6 +18,19 @@
 namespace ssm::rt {
 
 using ArgvFn = int (*)(void **);
+
+namespace {
+/// Halide's runtime reports a failed check (a buffer of the wrong size, a
+/// constraint) through halide_error, whose default handler aborts the
+/// process. Ours keeps the message for the failing call to return.
+thread_local std::string lastHalideError;
+void recordHalideError(void *, const char *msg) {
+  lastHalideError = msg ? msg : "";
+  while (!lastHalideError.empty() &&
+         (lastHalideError.back() == '\n' || lastHalideError.back() == ' '))
+    lastHalideError.pop_back();
+}
+} // namespace
 
 struct BoundCall::Impl {
   ArgvFn fn = nullptr;
@@ -37,9 +51,12 @@ struct BoundCall::Impl {
   std::vector<std::pair<const HostTensor *, HostTensor *>> copies;
 
   bool call(std::string &error) {
+    lastHalideError.clear();
     int rc = fn(argv.data());
     if (rc != 0) {
       error = "kernel " + name + " failed with Halide error " + std::to_string(rc);
+      if (!lastHalideError.empty())
+        error += ": " + lastHalideError;
       return false;
     }
     return true;
@@ -154,6 +171,11 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std
 std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &dir,
                                                              std::string &error) {
   std::string manifestPath = dir + "/manifest.json";
+  std::error_code ec;
+  if (std::filesystem::is_directory(manifestPath, ec)) {
+    error = manifestPath + ": is a directory, not a manifest";
+    return nullptr;
+  }
   std::ifstream in(manifestPath);
   if (!in) {
     error = manifestPath + ": cannot open (is '" + dir + "' an ssm-compile output?)";
@@ -246,6 +268,20 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     m->fns.push_back(std::move(info));
   }
   std::string lib = dir + "/" + j["shared_library"].get<std::string>();
+  // A truncated library would fault inside dlopen (SIGBUS) when it maps the
+  // missing pages: check its size against the one ssm-compile recorded.
+  if (j.contains("shared_library_bytes")) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(lib, ec);
+    if (ec || !j["shared_library_bytes"].is_number_unsigned() ||
+        size != j["shared_library_bytes"].get<uint64_t>()) {
+      error = lib + ": " +
+              (ec ? "cannot read its size (" + ec.message() + ")"
+                  : "has " + std::to_string(size) + " bytes, but the manifest says " +
+                        j["shared_library_bytes"].dump() + " (truncated or replaced?)");
+      return nullptr;
+    }
+  }
   m->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!m->handle) {
     const char *why = dlerror();
@@ -274,6 +310,10 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     m->entries.push_back(sym);
   }
   m->useBlockPool();
+  using ErrorHandler = void (*)(void *, const char *);
+  using SetErrorHandler = ErrorHandler (*)(ErrorHandler);
+  if (auto set = reinterpret_cast<SetErrorHandler>(dlsym(m->handle, "halide_set_error_handler")))
+    set(recordHalideError);
   return m;
 }
 

@@ -111,6 +111,14 @@ public:
         args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
       } else if (role.kind == ArgRole::State) {
         const std::vector<float> &s = states[role.name];
+        int64_t n = 1;
+        for (int64_t d : shape)
+          n *= d;
+        if (static_cast<int64_t>(s.size()) != n) {
+          error = "state '" + role.name + "' has " + std::to_string(s.size()) +
+                  " values, the model " + std::to_string(n) + " (check the states of model.json)";
+          return false;
+        }
         args.emplace_back(shape, std::vector<double>(s.begin(), s.end()));
       } else {
         auto it = weights.find(role.name);
@@ -332,6 +340,12 @@ bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::stri
     error = path + ": --tokens needs an int32 (or int64) vector";
     return false;
   }
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] < -2147483648.0 || v[i] > 2147483647.0) {
+      error = path + ": token " + std::to_string(static_cast<long long>(v[i])) + " at position " +
+              std::to_string(i) + " does not fit in int32";
+      return false;
+    }
   tokens.assign(v.begin(), v.end());
   return true;
 }
@@ -354,12 +368,36 @@ bool canWrite(const std::string &path, bool force, std::string &error) {
 
 } // namespace
 
+int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx);
+
 bool isModelDir(const std::string &path) {
   return llvm::sys::fs::is_directory(path) && llvm::sys::fs::exists(path + "/model.json");
 }
 
 int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
+  // model.json is read with checks on every field the runner uses; a value
+  // of the wrong JSON type that slips through is reported, not thrown.
+  try {
+    return runModelChecked(o, ctx);
+  } catch (const nlohmann::json::exception &e) {
+    return fail(kCannotRun, o.dir + "/model.json: malformed (" + e.what() + ")");
+  } catch (const std::length_error &e) {
+    return fail(kCannotRun, o.dir + "/model.json: a shape is too large (" + e.what() + ")");
+  } catch (const std::bad_alloc &) {
+    return fail(kCannotRun, "out of memory (is a shape in " + o.dir + "/model.json too large?)");
+  }
+}
+
+int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   std::string error;
+  if (!llvm::sys::fs::is_regular_file(o.dir + "/model.json"))
+    return fail(kCannotRun, o.dir + "/model.json: not a regular file");
+  if (!o.logitsOut.empty() && o.logitsOut == o.allLogitsOut)
+    return fail(kCannotRun, "--logits-out and --all-logits-out name the same file '" +
+                                o.logitsOut + "'");
+  if (o.generate < 0)
+    return fail(kCannotRun, "--generate takes a non-negative count, got " +
+                                std::to_string(o.generate));
   std::ifstream in(o.dir + "/model.json");
   std::stringstream buf;
   buf << in.rdbuf();
@@ -376,6 +414,14 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
       spec.name = s["name"].get<std::string>();
       spec.shape = s["shape"].get<std::vector<int64_t>>();
       spec.init = s.value("init", 0.0f);
+      int64_t n = 1;
+      for (int64_t d : spec.shape) {
+        if (d < 0 || d > (int64_t(1) << 28) || n > (int64_t(1) << 28) / std::max<int64_t>(d, 1))
+          return fail(kCannotRun, o.dir + "/model.json: state '" + spec.name + "' has shape " +
+                                      ref::shapeToString(spec.shape) +
+                                      " (negative or over 2^28 values)");
+        n *= d;
+      }
       stateSpecs.push_back(spec);
     }
   if (o.hasPrompt == !o.tokensFile.empty())
@@ -496,11 +542,14 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     std::string text;
     int32_t next = argmax(last.data(), vocab);
     auto g0 = std::chrono::steady_clock::now();
+    // Each token is printed as it comes (a long run can be watched or cut).
     for (int64_t i = 0; i < o.generate; ++i) {
       if (bytes)
-        text += static_cast<char>(next);
+        text = std::string(1, static_cast<char>(next));
       else
-        text += (text.empty() ? "" : " ") + std::to_string(next);
+        text = (i ? " " : "") + std::to_string(next);
+      llvm::outs() << text;
+      llvm::outs().flush();
       if (i + 1 == o.generate)
         break;
       if (!engine->call("forward_step", {next}, states, logits, error, code))
@@ -508,7 +557,7 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
       next = argmax(logits.data(), vocab);
     }
     double genSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
-    llvm::outs() << text << "\n";
+    llvm::outs() << "\n";
     llvm::errs() << llvm::formatv("ssm-run: generated {0} tokens in {1:f1} ms ({2:f1} tokens/s)\n",
                                   o.generate, genSec * 1e3,
                                   o.generate > 1 ? (o.generate - 1) / genSec : 0.0);

@@ -387,8 +387,11 @@ int runFile(mlir::MLIRContext &ctx) {
       else
         offset = 1.0;
     }
+    // Integer arguments (token ids, indices) are filled with 0: any other
+    // value could be out of range for what they index.
+    bool isInt = t && t.getElementType().isInteger(32);
     for (double &v : a.data)
-      v = offset + scale * uniform(rng);
+      v = isInt ? 0.0 : offset + scale * uniform(rng);
     args.push_back(std::move(a));
   }
 
@@ -548,5 +551,9 @@ int main(int argc, char **argv) {
   }
   if (llvm::sys::fs::is_directory(inputFile))
     return cannotRun("'" + inputFile + "' is a folder without model.json (not an ssm-import output)");
+  if (prompt.getNumOccurrences() || !tokensFile.empty() || generate.getNumOccurrences())
+    return cannotRun("'" + inputFile +
+                     "' is not a model folder (--prompt, --tokens and --generate run the folders "
+                     "ssm-import writes)");
   return runFile(ctx);
 }

@@ -1,0 +1,57 @@
+// ssm-run on damaged model folders, tampered compiled modules and bad
+// options: a message naming the problem and exit 2, never a signal; found by
+// trying to break the tools as a careless user would.
+// REQUIRES: shared-data, ssm-run
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/m --seq-len 3
+
+// model.json edits: a state entry of the wrong size (the reference engine
+// read past its end), no states, a negative shape, a field of the wrong type.
+// RUN: cp -r %t/m %t/pp7 && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['states'][4]['shape']=[7];json.dump(j,open(p,'w'))" %t/pp7/model.json
+// RUN: sh -c 'ssm-run %t/pp7 --prompt a --mode step; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=PP7
+// PP7: state 'blocks.0.pp' has 7 values, the model 128
+// PP7: exit=2
+// RUN: cp -r %t/m %t/nostates && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));del j['states'];json.dump(j,open(p,'w'))" %t/nostates/model.json
+// RUN: sh -c 'ssm-run %t/nostates --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSTATES
+// NOSTATES: state 'blocks.0.ffn_xx' has 0 values, the model 128
+// NOSTATES: exit=2
+// RUN: cp -r %t/m %t/neg && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['states'][0]['shape']=[-1];json.dump(j,open(p,'w'))" %t/neg/model.json
+// RUN: sh -c 'ssm-run %t/neg --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NEG
+// NEG: state 'blocks.0.ffn_xx' has shape (-1,) (negative or over 2^28 values)
+// NEG: exit=2
+// RUN: cp -r %t/m %t/type && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['config']['n_vocab']='256';json.dump(j,open(p,'w'))" %t/type/model.json
+// RUN: sh -c 'ssm-run %t/type --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TYPE
+// TYPE: model.json: malformed ({{.*}}type must be number, but is string)
+// TYPE: exit=2
+// weights.safetensors replaced by a folder.
+// RUN: cp -r %t/m %t/wdir && rm %t/wdir/weights.safetensors && mkdir %t/wdir/weights.safetensors
+// RUN: sh -c 'ssm-run %t/wdir --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=WDIR
+// WDIR: weights.safetensors: is a directory, not a safetensors file
+// WDIR: exit=2
+
+// A compiled module in the cache with a truncated library, then with a
+// result shape the kernel does not produce (Halide's own check fails: its
+// message is returned instead of the process aborting).
+// RUN: env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu > /dev/null
+// RUN: cp -r %t/cache %t/cache-orig
+// RUN: sh -c 'truncate -s 50000 %t/cache/*/libssm_module.so'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TRUNC
+// TRUNC: libssm_module.so: has 50000 bytes, but the manifest says {{[0-9]+}} (truncated or replaced?)
+// TRUNC: exit=2
+// RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
+// RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f[\"results\"][0].__setitem__(\"shape\",[1,100000]) for f in m[\"functions\"] if f[\"name\"]==\"forward_step__seg1\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHAPE
+// SHAPE: kernel ssm_forward_step__seg1 failed with Halide error {{-?[0-9]+}}: Constraint violated
+// SHAPE: exit=2
+
+// Options: one file for both outputs, a negative --generate, a file that is
+// not a model folder given a prompt.
+// RUN: sh -c 'ssm-run %t/m --prompt a --logits-out %t/x.npy --all-logits-out %t/x.npy; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SAME
+// SAME: --logits-out and --all-logits-out name the same file
+// SAME: exit=2
+// RUN: sh -c 'ssm-run %t/m --prompt a --generate -1; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=GEN
+// GEN: --generate takes a non-negative count, got -1
+// GEN: exit=2
+// RUN: sh -c 'ssm-run %t/m/weights.safetensors --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOTDIR
+// NOTDIR: is not a model folder
+// NOTDIR: exit=2
