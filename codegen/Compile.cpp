@@ -193,12 +193,18 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
       return t;
     };
     FunctionType ft = func.getFunctionType();
-    for (Type t : llvm::concat<const Type>(ft.getInputs(), ft.getResults()))
+    for (Type t : ft.getInputs())
       if (auto rt = dyn_cast<RankedTensorType>(t);
           !rt || !rt.hasStaticShape() ||
           !(rt.getElementType().isF32() || rt.getElementType().isInteger(32)))
-        return func.emitError() << "arguments and results must be statically shaped f32 or i32 "
-                                   "tensors for compiled engines, got "
+        return func.emitError() << "arguments must be statically shaped f32 or i32 tensors for "
+                                   "compiled engines, got "
+                                << t;
+    for (Type t : ft.getResults())
+      if (auto rt = dyn_cast<RankedTensorType>(t);
+          !rt || !rt.hasStaticShape() || !rt.getElementType().isF32())
+        return func.emitError() << "results must be statically shaped f32 tensors for compiled "
+                                   "engines, got "
                                 << t;
     fj["arguments"] = nlohmann::ordered_json::array();
     for (unsigned i = 0; i < ft.getNumInputs(); ++i)

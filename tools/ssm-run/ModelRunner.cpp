@@ -123,11 +123,11 @@ public:
       } else {
         auto it = weights.find(role.name);
         if (it == weights.end()) {
-          error = "weights.safetensors has no tensor '" + role.name + "'";
+          error = weightsFile + " has no tensor '" + role.name + "'";
           return false;
         }
         if (it->second.shape != shape) {
-          error = "weight '" + role.name + "' has shape " + ref::shapeToString(it->second.shape) +
+          error = weightsFile + ": '" + role.name + "' has shape " + ref::shapeToString(it->second.shape) +
                   " but the model expects " + ref::shapeToString(shape);
           return false;
         }
@@ -152,6 +152,7 @@ public:
 
   /// The module text for a sequence of `len` tokens; cached per length.
   std::function<bool(int64_t, std::string &, std::string &)> textFor;
+  std::string weightsFile; // for messages
 
 private:
   mlir::ModuleOp moduleFor(const std::string &fn, size_t len, std::string &error) {
@@ -185,6 +186,7 @@ public:
       : opts(o), weights(weights) {}
 
   std::function<bool(int64_t, std::string &, std::string &)> textFor;
+  std::string weightsFile; // for messages
 
   bool call(const std::string &fnName, const std::vector<int32_t> &tokens,
             std::map<std::string, std::vector<float>> &states, std::vector<float> &logits,
@@ -310,11 +312,11 @@ private:
       return &it->second;
     auto w = weights.find(name);
     if (w == weights.end()) {
-      error = "weights.safetensors has no tensor '" + name + "'";
+      error = weightsFile + " has no tensor '" + name + "'";
       return nullptr;
     }
     if (w->second.shape != shape) {
-      error = "weight '" + name + "' has shape " + ref::shapeToString(w->second.shape) +
+      error = weightsFile + ": '" + name + "' has shape " + ref::shapeToString(w->second.shape) +
               " but the model expects " + ref::shapeToString(shape);
       return nullptr;
     }
@@ -460,10 +462,12 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   if (o.engine == "reference") {
     auto e = std::make_unique<ReferenceEngine>(ctx, weights);
     e->textFor = textFor;
+    e->weightsFile = o.dir + "/weights.safetensors";
     engine = std::move(e);
   } else {
     auto e = std::make_unique<CpuEngine>(o, weights);
     e->textFor = textFor;
+    e->weightsFile = o.dir + "/weights.safetensors";
     engine = std::move(e);
   }
 
@@ -500,9 +504,12 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     return fail(kFailed, "the model returned " + std::to_string(allLogits.size()) +
                              " logits for " + std::to_string(tokens.size()) + " tokens");
   llvm::errs() << llvm::formatv("ssm-run: prompt: {0} tokens in {1:f1} ms ({2:f1} tokens/s, {3}, {4} "
-                                "engine, first call includes compilation or cache lookup)\n",
+                                "engine{5})\n",
                                 tokens.size(), promptSec * 1e3, tokens.size() / promptSec, o.mode,
-                                o.engine);
+                                o.engine,
+                                o.engine == "reference"
+                                    ? ""
+                                    : ", first call includes compilation or cache lookup");
   std::vector<float> last(allLogits.end() - vocab, allLogits.end());
   if (!o.logitsOut.empty() &&
       !writeNpy(o.logitsOut, "<f4", {vocab}, last.data(), error))
