@@ -42,7 +42,7 @@ Expr initialValue(Operation *op, LoweringState &state, Expr i, Expr j) {
 
 /// Stages below this many multiply-adds run on one thread: waking the pool
 /// costs more than they do (the decode step of a small model).
-constexpr int64_t kParallelWork = 1 << 17;
+constexpr int64_t kParallelWork = 1 << 16;
 
 /// matmul_transpose_b with a few rows (decode: one token): C = A B^T as dot
 /// products along the contiguous k of both A and the (N, K) weight, with a
