@@ -1,11 +1,11 @@
 // importMamba: a Hugging Face Mamba-1 checkpoint (config.json + safetensors) into model.mlir, weights.safetensors, model.json.
+#include "import/FileIO.h"
 #include "import/MambaModel.h"
 #include "import/Safetensors.h"
 
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 namespace ssm::importer {
 
@@ -22,50 +22,12 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 }
 
 bool readJsonFile(const std::string &path, json &out, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open the file";
+  std::vector<char> bytes;
+  if (!readWholeFile(path, "a JSON file", bytes, error))
     return false;
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  out = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded()) {
     error = path + ": not valid JSON";
-    return false;
-  }
-  return true;
-}
-
-bool writeTextFile(const fs::path &path, const std::string &text, std::string &error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    error = path.string() + ": cannot write the file";
-    return false;
-  }
-  return true;
-}
-
-/// Creates `dir`, or accepts it if empty (or, with `force`, whatever it holds).
-bool prepareOutputDir(const std::string &dir, bool force, std::string &error) {
-  std::error_code ec;
-  fs::path p(dir);
-  if (fs::exists(p, ec)) {
-    if (!fs::is_directory(p, ec)) {
-      error = dir + ": exists and is not a directory";
-      return false;
-    }
-    if (!force && !fs::is_empty(p, ec)) {
-      error = dir + ": the directory exists and is not empty (use --force to overwrite)";
-      return false;
-    }
-    return true;
-  }
-  fs::create_directories(p, ec);
-  if (ec) {
-    error = dir + ": cannot create the directory: " + ec.message();
     return false;
   }
   return true;

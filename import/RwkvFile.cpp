@@ -1,11 +1,11 @@
 // rwkv.cpp .bin reader and writer.
 #include "import/RwkvFile.h"
+#include "import/FileIO.h"
 #include "import/Safetensors.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 
 namespace ssm::importer {
@@ -156,16 +156,9 @@ bool parseRwkvFile(const void *data, size_t size, RwkvFile &out, std::string &er
 }
 
 bool readRwkvFile(const std::string &path, RwkvFile &out, std::string &error) {
-  std::ifstream is(path, std::ios::binary);
-  if (!is) {
-    error = path + ": cannot open: " + std::strerror(errno);
+  std::vector<char> buf;
+  if (!readWholeFile(path, "an rwkv.cpp model file", buf, error))
     return false;
-  }
-  std::vector<char> buf((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
-  if (is.bad()) {
-    error = path + ": read failed";
-    return false;
-  }
   return parseRwkvFile(buf.data(), buf.size(), out, error, path);
 }
 

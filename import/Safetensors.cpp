@@ -1,5 +1,6 @@
 // safetensors reader and writer: bounds-checked parsing of the JSON header and the data.
 #include "import/Safetensors.h"
+#include "import/FileIO.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,7 +8,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -402,21 +402,9 @@ bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &e
 }
 
 bool readSafetensors(const std::string &path, StFile &out, std::string &error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    error = path + ": is a directory, not a safetensors file";
+  std::vector<char> buf;
+  if (!readWholeFile(path, "a safetensors file", buf, error))
     return false;
-  }
-  std::ifstream is(path, std::ios::binary);
-  if (!is) {
-    error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  std::vector<char> buf((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
-  if (is.bad()) {
-    error = path + ": read failed";
-    return false;
-  }
   return parseSafetensors(buf.data(), buf.size(), out, error, path);
 }
 

@@ -8,16 +8,14 @@
 // (CONTRACTS.md): 0 written; 1 the generated graph did not verify (a bug
 // here, reported with the diagnostics); 2 could not run (bad arguments,
 // missing, truncated or malformed input, unsupported model, output exists).
+#include "import/FileIO.h"
 #include "import/ModelBuilder.h"
 #include "import/RwkvFile.h"
 #include "import/RwkvModel.h"
 #include "import/Safetensors.h"
 #include "passes/InitAll.h"
 
-#if __has_include("import/MambaModel.h")
 #include "import/MambaModel.h"
-#define SSM_HAVE_MAMBA_IMPORT 1
-#endif
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -73,40 +71,6 @@ int cannotRun(const std::string &msg) {
   return 2;
 }
 
-bool writeText(const fs::path &path, const std::string &text, std::string &error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    error = path.string() + ": cannot write the file";
-    return false;
-  }
-  return true;
-}
-
-/// Creates `dir`, or accepts it when empty (or, with --force, whatever it holds).
-bool prepareDir(const std::string &dir, bool force, std::string &error) {
-  std::error_code ec;
-  fs::path p(dir);
-  if (fs::exists(p, ec)) {
-    if (!fs::is_directory(p, ec)) {
-      error = dir + ": exists and is not a directory";
-      return false;
-    }
-    if (!force && !fs::is_empty(p, ec)) {
-      error = dir + ": exists and is not empty; pass --force to write into it";
-      return false;
-    }
-    return true;
-  }
-  fs::create_directories(p, ec);
-  if (ec) {
-    error = dir + ": cannot create the directory: " + ec.message();
-    return false;
-  }
-  return true;
-}
-
 /// Parses and verifies `text`; false with the diagnostics on failure.
 bool verifyModule(const std::string &text, const std::string &name, std::string &error) {
   mlir::DialectRegistry registry;
@@ -155,11 +119,11 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
   weights.metadata["architecture"] = config.architecture;
   weights.metadata["source_dtype"] = config.dataType;
 
-  if (!prepareDir(outDir, force, error))
+  if (!prepareOutputDir(outDir, force, error))
     return cannotRun(error);
   fs::path dir(outDir);
   if (!writeSafetensors((dir / "weights.safetensors").string(), weights, error) ||
-      !writeText(dir / "model.mlir", mlir, error) || !writeText(dir / "model.json", json, error))
+      !writeTextFile(dir / "model.mlir", mlir, error) || !writeTextFile(dir / "model.json", json, error))
     return cannotRun(error);
   std::cout << "ssm-import: " << input << " -> " << outDir << ": " << config.architecture
             << ", n_vocab " << config.nVocab << ", n_embed " << config.nEmbed << ", n_layer "
@@ -173,28 +137,23 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
 
 int importMambaModel(const std::string &input, const std::string &configPath,
                      const std::string &outDir, bool force, int64_t seqLen) {
-#ifdef SSM_HAVE_MAMBA_IMPORT
   if (configPath.empty())
     return cannotRun("mamba needs --config <config.json>");
   std::string error;
   if (!importMamba(input, configPath, outDir, force, seqLen, error))
     return cannotRun(error);
   // Check what was written, as for RWKV.
-  fs::path dir(outDir);
-  std::ifstream in(dir / "model.mlir", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!verifyModule(ss.str(), (dir / "model.mlir").string(), error)) {
+  std::string written = (fs::path(outDir) / "model.mlir").string();
+  std::vector<char> text;
+  if (!readWholeFile(written, "an MLIR file", text, error))
+    return cannotRun(error);
+  if (!verifyModule(std::string(text.begin(), text.end()), written, error)) {
     std::cerr << "ssm-import: error: " << error;
     return 1;
   }
   std::cout << "ssm-import: " << input << " -> " << outDir << ": mamba1, seq-len " << seqLen
             << "\n";
   return 0;
-#else
-  (void)input, (void)configPath, (void)outDir, (void)force, (void)seqLen;
-  return cannotRun("the mamba importer is not built into this binary");
-#endif
 }
 
 } // namespace

@@ -29,6 +29,10 @@
 // RUN: sh -c 'ssm-import rwkv %t/missing.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: missing.bin: no such file
 // MISSING: exit=2
+// RUN: mkdir -p %t/adir
+// RUN: sh -c 'ssm-import rwkv %t/adir -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ISDIR
+// ISDIR: adir: is a directory, not an rwkv.cpp model file
+// ISDIR: exit=2
 
 // Truncated inside a tensor's data: names the tensor and the offsets.
 // RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/trunc.bin --truncate 1000000

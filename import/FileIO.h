@@ -1,0 +1,30 @@
+// File helpers shared by the importers and ssm-import: whole-file reads with
+// messages that name the path, and the output directory they write into.
+#ifndef SSM_IMPORT_FILEIO_H
+#define SSM_IMPORT_FILEIO_H
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ssm::importer {
+
+/// Reads all of `path` into `bytes`. `what` names the expected content in
+/// messages ("a safetensors file"). Errors: "<path>: cannot open the file:
+/// <reason>", "<path>: is a directory, not <what>", "<path>: read failed".
+bool readWholeFile(const std::string &path, const char *what, std::vector<char> &bytes,
+                   std::string &error);
+
+/// Writes `text` to `path`, replacing it (the caller decides whether that
+/// is allowed). Error: "<path>: cannot write the file".
+bool writeTextFile(const std::filesystem::path &path, const std::string &text,
+                   std::string &error);
+
+/// Creates `dir`, or accepts it when empty (or, with `force`, whatever it
+/// holds). Errors name the directory: it is a file, it is not empty
+/// without --force, it cannot be created.
+bool prepareOutputDir(const std::string &dir, bool force, std::string &error);
+
+} // namespace ssm::importer
+
+#endif
