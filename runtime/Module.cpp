@@ -30,6 +30,83 @@ void recordHalideError(void *, const char *msg) {
          (lastHalideError.back() == '\n' || lastHalideError.back() == ' '))
     lastHalideError.pop_back();
 }
+
+/// Halide's allocator contract: 128-byte aligned blocks.
+constexpr size_t kScratchAlign = 128;
+
+/// The kernels allocate their intermediate buffers on every call. Through
+/// malloc, blocks of 128 KiB and more are fresh mmap'd pages each time, and
+/// the page faults cost more than the kernels' work (40% of a 512-token
+/// RWKV prefill). The pool keeps freed blocks by size for the next call:
+/// a module's calls allocate the same sizes every time, so after the first
+/// call nothing is allocated. Memory held: the largest set of blocks live
+/// at once (the scratch peak), per size.
+struct BlockPool {
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void *>> free; // by block size
+};
+BlockPool &blockPool() {
+  static BlockPool *pool = new BlockPool(); // never destroyed: kernels may run at exit
+  return *pool;
+}
+
+void *poolMalloc(void *, size_t size) {
+  size = (size + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+  BlockPool &pool = blockPool();
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    auto it = pool.free.find(size);
+    if (it != pool.free.end() && !it->second.empty()) {
+      void *p = it->second.back();
+      it->second.pop_back();
+      return p;
+    }
+  }
+  // The block's size sits in front of it, for poolFree.
+  void *raw = ::operator new(size + kScratchAlign, std::align_val_t(kScratchAlign), std::nothrow);
+  if (!raw)
+    return nullptr;
+  char *block = static_cast<char *>(raw) + kScratchAlign;
+  reinterpret_cast<size_t *>(block)[-1] = size;
+  return block;
+}
+
+void poolFree(void *, void *ptr) {
+  if (!ptr)
+    return;
+  size_t size = reinterpret_cast<size_t *>(ptr)[-1];
+  BlockPool &pool = blockPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  pool.free[size].push_back(ptr);
+}
+
+std::atomic<int64_t> liveScratch{0}, peakScratch{0};
+
+/// Halide's allocator contract: 128-byte aligned blocks. The block size sits
+/// in the header so that free can subtract it.
+void *countingMalloc(void *, size_t size) {
+  void *raw = std::malloc(size + kScratchAlign);
+  if (!raw)
+    return nullptr;
+  auto *base = static_cast<char *>(raw);
+  char *aligned = reinterpret_cast<char *>(
+      (reinterpret_cast<uintptr_t>(base) + kScratchAlign) & ~(uintptr_t)(kScratchAlign - 1));
+  reinterpret_cast<void **>(aligned)[-1] = raw;
+  reinterpret_cast<size_t *>(aligned)[-2] = size;
+  int64_t live = liveScratch.fetch_add(static_cast<int64_t>(size)) + static_cast<int64_t>(size);
+  int64_t peak = peakScratch.load();
+  while (live > peak && !peakScratch.compare_exchange_weak(peak, live)) {
+  }
+  return aligned;
+}
+
+void countingFree(void *, void *ptr) {
+  if (!ptr)
+    return;
+  liveScratch.fetch_sub(static_cast<int64_t>(reinterpret_cast<size_t *>(ptr)[-2]));
+  std::free(reinterpret_cast<void **>(ptr)[-1]);
+}
+
 } // namespace
 
 struct BoundCall::Impl {
@@ -309,7 +386,7 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     }
     m->entries.push_back(sym);
   }
-  m->useBlockPool();
+  m->setAllocator(poolMalloc, poolFree);
   using ErrorHandler = void (*)(void *, const char *);
   using SetErrorHandler = ErrorHandler (*)(ErrorHandler);
   if (auto set = reinterpret_cast<SetErrorHandler>(dlsym(m->handle, "halide_set_error_handler")))
@@ -331,82 +408,6 @@ void CompiledModule::setThreads(int n) {
 }
 
 namespace {
-/// Halide's allocator contract: 128-byte aligned blocks.
-constexpr size_t kScratchAlign = 128;
-
-/// The kernels allocate their intermediate buffers on every call. Through
-/// malloc, blocks of 128 KiB and more are fresh mmap'd pages each time, and
-/// the page faults cost more than the kernels' work (40% of a 512-token
-/// RWKV prefill). The pool keeps freed blocks by size for the next call:
-/// a module's calls allocate the same sizes every time, so after the first
-/// call nothing is allocated. Memory held: the largest set of blocks live
-/// at once (the scratch peak), per size.
-struct BlockPool {
-  std::mutex mutex;
-  std::unordered_map<size_t, std::vector<void *>> free; // by block size
-};
-BlockPool &blockPool() {
-  static BlockPool *pool = new BlockPool(); // never destroyed: kernels may run at exit
-  return *pool;
-}
-
-void *poolMalloc(void *, size_t size) {
-  size = (size + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
-  BlockPool &pool = blockPool();
-  {
-    std::lock_guard<std::mutex> lock(pool.mutex);
-    auto it = pool.free.find(size);
-    if (it != pool.free.end() && !it->second.empty()) {
-      void *p = it->second.back();
-      it->second.pop_back();
-      return p;
-    }
-  }
-  // The block's size sits in front of it, for poolFree.
-  void *raw = ::operator new(size + kScratchAlign, std::align_val_t(kScratchAlign), std::nothrow);
-  if (!raw)
-    return nullptr;
-  char *block = static_cast<char *>(raw) + kScratchAlign;
-  reinterpret_cast<size_t *>(block)[-1] = size;
-  return block;
-}
-
-void poolFree(void *, void *ptr) {
-  if (!ptr)
-    return;
-  size_t size = reinterpret_cast<size_t *>(ptr)[-1];
-  BlockPool &pool = blockPool();
-  std::lock_guard<std::mutex> lock(pool.mutex);
-  pool.free[size].push_back(ptr);
-}
-
-std::atomic<int64_t> liveScratch{0}, peakScratch{0};
-
-/// Halide's allocator contract: 128-byte aligned blocks. The block size sits
-/// in the header so that free can subtract it.
-void *countingMalloc(void *, size_t size) {
-  void *raw = std::malloc(size + kScratchAlign);
-  if (!raw)
-    return nullptr;
-  auto *base = static_cast<char *>(raw);
-  char *aligned = reinterpret_cast<char *>(
-      (reinterpret_cast<uintptr_t>(base) + kScratchAlign) & ~(uintptr_t)(kScratchAlign - 1));
-  reinterpret_cast<void **>(aligned)[-1] = raw;
-  reinterpret_cast<size_t *>(aligned)[-2] = size;
-  int64_t live = liveScratch.fetch_add(static_cast<int64_t>(size)) + static_cast<int64_t>(size);
-  int64_t peak = peakScratch.load();
-  while (live > peak && !peakScratch.compare_exchange_weak(peak, live)) {
-  }
-  return aligned;
-}
-
-void countingFree(void *, void *ptr) {
-  if (!ptr)
-    return;
-  liveScratch.fetch_sub(static_cast<int64_t>(reinterpret_cast<size_t *>(ptr)[-2]));
-  std::free(reinterpret_cast<void **>(ptr)[-1]);
-}
-
 std::string shapeString(const std::vector<int64_t> &s) {
   std::string out = "(";
   for (size_t i = 0; i < s.size(); ++i)
@@ -553,7 +554,8 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   return call;
 }
 
-void CompiledModule::useBlockPool() {
+void CompiledModule::setAllocator(void *(*allocate)(void *, size_t),
+                                  void (*release)(void *, void *)) {
   using MallocFn = void *(*)(void *, size_t);
   using FreeFn = void (*)(void *, void *);
   using SetMalloc = MallocFn (*)(MallocFn);
@@ -561,22 +563,13 @@ void CompiledModule::useBlockPool() {
   auto setMalloc = reinterpret_cast<SetMalloc>(dlsym(handle, "halide_set_custom_malloc"));
   auto setFree = reinterpret_cast<SetFree>(dlsym(handle, "halide_set_custom_free"));
   if (setMalloc && setFree) {
-    setMalloc(poolMalloc);
-    setFree(poolFree);
+    setMalloc(allocate);
+    setFree(release);
   }
 }
 
 void CompiledModule::trackScratch() {
-  using MallocFn = void *(*)(void *, size_t);
-  using FreeFn = void (*)(void *, void *);
-  using SetMalloc = MallocFn (*)(MallocFn);
-  using SetFree = FreeFn (*)(FreeFn);
-  auto setMalloc = reinterpret_cast<SetMalloc>(dlsym(handle, "halide_set_custom_malloc"));
-  auto setFree = reinterpret_cast<SetFree>(dlsym(handle, "halide_set_custom_free"));
-  if (setMalloc && setFree) {
-    setMalloc(countingMalloc);
-    setFree(countingFree);
-  }
+  setAllocator(countingMalloc, countingFree);
   peakScratch = liveScratch.load();
 }
 

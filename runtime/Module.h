@@ -134,7 +134,9 @@ public:
 private:
   CompiledModule() = default;
   static std::unique_ptr<CompiledModule> loadManifest(const std::string &dir, std::string &error);
-  void useBlockPool();
+  /// Routes the kernels' heap allocations (halide_malloc/halide_free of the
+  /// library's runtime) through `allocate` and `release`.
+  void setAllocator(void *(*allocate)(void *, std::size_t), void (*release)(void *, void *));
   /// bind() with results written to `outputs` (sized by the caller).
   std::unique_ptr<BoundCall> bindTo(const FunctionInfo &fn,
                                     const std::vector<const HostTensor *> &inputs,
