@@ -167,31 +167,6 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     if (failed(plan))
       return failure();
     fj["name"] = func.getSymName().str();
-    auto sig = [&](Type type, DictionaryAttr attrs, std::string name) {
-      nlohmann::ordered_json t;
-      auto get = [&](const char *key) -> std::string {
-        if (attrs)
-          if (auto s = attrs.getAs<StringAttr>(key))
-            return s.str();
-        return "";
-      };
-      if (!get("ssm.name").empty())
-        name = get("ssm.name");
-      else if (!get("ssm.param").empty())
-        name = get("ssm.param");
-      for (char &ch : name)
-        if (!std::isalnum(static_cast<unsigned char>(ch)))
-          ch = '_';
-      t["name"] = name;
-      if (!get("ssm.param").empty())
-        t["param"] = get("ssm.param");
-      if (!get("ssm.state").empty())
-        t["state"] = get("ssm.state");
-      auto rt = cast<RankedTensorType>(type);
-      t["shape"] = rt.getShape();
-      t["dtype"] = rt.getElementType().isInteger(32) ? "int32" : "float32";
-      return t;
-    };
     FunctionType ft = func.getFunctionType();
     for (Type t : ft.getInputs())
       if (auto rt = dyn_cast<RankedTensorType>(t);
@@ -208,12 +183,13 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
                                 << t;
     fj["arguments"] = nlohmann::ordered_json::array();
     for (unsigned i = 0; i < ft.getNumInputs(); ++i)
-      fj["arguments"].push_back(
-          sig(ft.getInput(i), func.getArgAttrDict(i), "arg" + std::to_string(i)));
+      fj["arguments"].push_back(tensorJson(tensorSignature(
+          cast<RankedTensorType>(ft.getInput(i)), func.getArgAttrDict(i), "arg" + std::to_string(i))));
     fj["results"] = nlohmann::ordered_json::array();
     for (unsigned i = 0; i < ft.getNumResults(); ++i)
-      fj["results"].push_back(
-          sig(ft.getResult(i), func.getResultAttrDict(i), "result" + std::to_string(i)));
+      fj["results"].push_back(tensorJson(tensorSignature(cast<RankedTensorType>(ft.getResult(i)),
+                                                         func.getResultAttrDict(i),
+                                                         "result" + std::to_string(i))));
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const SegmentStep &s : plan->steps) {
       steps.push_back({{"function", s.callee}, {"inputs", s.inputs}, {"outputs", s.outputs}});

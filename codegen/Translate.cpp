@@ -76,6 +76,27 @@ void scheduleGeneric(TensorFunc &t, int vw) {
 
 } // namespace
 
+TensorSignature tensorSignature(RankedTensorType type, DictionaryAttr attrs,
+                                const std::string &fallback) {
+  auto get = [&](llvm::StringRef key) -> std::string {
+    if (attrs)
+      if (auto s = attrs.getAs<StringAttr>(key))
+        return s.str();
+    return "";
+  };
+  TensorSignature sig;
+  sig.param = get("ssm.param");
+  sig.state = get("ssm.state");
+  std::string name = get("ssm.name");
+  if (name.empty())
+    name = sig.param.empty() ? fallback : sig.param;
+  sig.name = cIdentifier(name);
+  sig.shape.assign(type.getShape().begin(), type.getShape().end());
+  if (type.getElementType().isInteger(32))
+    sig.dtype = "int32";
+  return sig;
+}
+
 std::optional<TimeChunking> planTimeChunking(func::FuncOp func) {
   Block &entry = func.getBody().front();
   SelectiveScanOp scan;
@@ -183,21 +204,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
                                    "engines, got "
                                 << arg.getType();
       bool isInt = type.getElementType().isInteger(32);
-      TensorSignature sig;
-      std::string name = "arg" + std::to_string(i);
-      if (auto n = func.getArgAttrOfType<StringAttr>(i, "ssm.name"))
-        name = n.str();
-      if (auto p = func.getArgAttrOfType<StringAttr>(i, "ssm.param")) {
-        sig.param = p.str();
-        if (!func.getArgAttr(i, "ssm.name"))
-          name = p.str();
-      }
-      if (auto st = func.getArgAttrOfType<StringAttr>(i, "ssm.state"))
-        sig.state = st.str();
-      sig.name = cIdentifier(name);
-      sig.shape.assign(type.getShape().begin(), type.getShape().end());
-      if (isInt)
-        sig.dtype = "int32";
+      TensorSignature sig =
+          tensorSignature(type, func.getArgAttrDict(i), "arg" + std::to_string(i));
       Halide::ImageParam ip(isInt ? Halide::Int(32) : Halide::Float(32), type.getRank(), sig.name);
       int timeAxis = out.chunking ? out.chunking->argTimeAxis[i] : -1;
       constrain([&](int d) { return ip.dim(d); }, sig.shape, timeAxis);
@@ -294,13 +302,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
         scheduleGeneric(copy, vw);
         t = copy;
       }
-      TensorSignature sig;
-      sig.name = "result" + std::to_string(i);
-      if (auto n = func.getResultAttrOfType<StringAttr>(i, "ssm.name"))
-        sig.name = cIdentifier(n.str());
-      if (auto st = func.getResultAttrOfType<StringAttr>(i, "ssm.state"))
-        sig.state = st.str();
-      sig.shape.assign(type.getShape().begin(), type.getShape().end());
+      TensorSignature sig =
+          tensorSignature(type, func.getResultAttrDict(i), "result" + std::to_string(i));
       Halide::Func f = t.func;
       constrain([&](int d) { return f.output_buffer().dim(d); }, sig.shape,
                 out.chunking ? out.chunking->resultTimeAxis[i] : -1);

@@ -48,6 +48,13 @@ struct TranslatedFunction {
   std::optional<TimeChunking> chunking;
 };
 
+/// The signature of a function argument or result of tensor `type` with
+/// attributes `attrs`: named by its ssm.name, else its ssm.param, else
+/// `fallback` (made a C identifier); ssm.param and ssm.state recorded;
+/// dtype int32 for i32 elements, float32 otherwise.
+TensorSignature tensorSignature(mlir::RankedTensorType type, mlir::DictionaryAttr attrs,
+                                const std::string &fallback);
+
 /// The time-chunking plan of `func`, if it is a single ssm.selective_scan
 /// whose sequence is longer than its schedule's time_chunk.
 std::optional<TimeChunking> planTimeChunking(mlir::func::FuncOp func);
