@@ -111,9 +111,7 @@ public:
         args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
       } else if (role.kind == ArgRole::State) {
         const std::vector<float> &s = states[role.name];
-        int64_t n = 1;
-        for (int64_t d : shape)
-          n *= d;
+        int64_t n = ref::numelOf(shape);
         if (static_cast<int64_t>(s.size()) != n) {
           error = "state '" + role.name + "' has " + std::to_string(s.size()) +
                   " values, the model " + std::to_string(n) + " (check the states of model.json)";
@@ -267,11 +265,8 @@ private:
         p->tok.ints.assign(static_cast<size_t>(key), 0);
         args.push_back(&p->tok);
       } else if (role.kind == ArgRole::State) {
-        int64_t n = 1;
-        for (int64_t d : a.shape)
-          n *= d;
         p->inputs[i].shape = a.shape;
-        p->inputs[i].data.assign(n, 0.0f);
+        p->inputs[i].data.assign(ref::numelOf(a.shape), 0.0f);
         p->stateArgs.push_back({i, role.name});
         args.push_back(&p->inputs[i]);
       } else {
