@@ -75,13 +75,8 @@ bool readBool(const json &cfg, const char *key, bool &out, std::string &error) {
 // dimensions stay far from int64 overflow.
 constexpr int64_t kMaxDim = int64_t(1) << 24;
 
-} // namespace
-
-bool parseMambaConfig(const json &cfg, MambaConfig &out, std::string &error) {
-  if (!cfg.is_object()) {
-    error = "the config must be a JSON object, got " + typeName(cfg);
-    return false;
-  }
+/// transformers' MambaConfig field names.
+bool parseTransformersConfig(const json &cfg, MambaConfig &out, std::string &error) {
   if (auto it = cfg.find("model_type"); it != cfg.end() && !it->is_null()) {
     if (!it->is_string()) {
       error = "field 'model_type' must be a string, got " + typeName(*it);
@@ -89,16 +84,9 @@ bool parseMambaConfig(const json &cfg, MambaConfig &out, std::string &error) {
     }
     if (it->get<std::string>() != "mamba") {
       error = "field 'model_type' is '" + it->get<std::string>() +
-              "'; ssm-import mamba reads Mamba-1 checkpoints (model_type 'mamba')";
+              "', expected 'mamba' (a Mamba-1 checkpoint)";
       return false;
     }
-  }
-  // The original state-spaces config (d_model, n_layer) is a different
-  // format; say so instead of only reporting the missing field.
-  if (!cfg.contains("hidden_size") && cfg.contains("d_model")) {
-    error = "missing field 'hidden_size' (this looks like a state-spaces/mamba config with "
-            "'d_model'; use the Hugging Face config.json, MambaConfig field names)";
-    return false;
   }
   MambaConfig c;
   if (!readInt(cfg, "vocab_size", true, 1, kMaxDim, c.vocabSize, error) ||
@@ -161,6 +149,122 @@ bool parseMambaConfig(const json &cfg, MambaConfig &out, std::string &error) {
     return false;
   }
   out = c;
+  return true;
+}
+
+/// mamba_ssm's MambaConfig (mamba_ssm/models/config_mamba.py) and the
+/// Mamba-1 mixer's keyword defaults (mamba_ssm/modules/mamba_simple.py).
+bool parseMambaSsmConfig(const json &cfg, MambaConfig &out, std::string &error) {
+  MambaConfig c;
+  c.timeStepRank = 0;
+  c.tieWordEmbeddings = true;
+  int64_t vocab = 0, pad = 8;
+  if (!readInt(cfg, "d_model", true, 1, kMaxDim, c.hiddenSize, error) ||
+      !readInt(cfg, "n_layer", true, 1, 4096, c.numLayers, error) ||
+      !readInt(cfg, "vocab_size", true, 1, kMaxDim, vocab, error) ||
+      !readInt(cfg, "pad_vocab_size_multiple", false, 1, 1 << 16, pad, error))
+    return false;
+  // MambaLMHeadModel pads the vocabulary (the embedding and the head rows).
+  c.vocabSize = (vocab + pad - 1) / pad * pad;
+  if (auto it = cfg.find("d_intermediate"); it != cfg.end() && !it->is_null()) {
+    int64_t dInter = 0;
+    if (!readInt(cfg, "d_intermediate", true, 0, kMaxDim, dInter, error))
+      return false;
+    if (dInter != 0) {
+      error = "field 'd_intermediate' is " + std::to_string(dInter) +
+              ": blocks with an MLP after the mixer are not supported (only 0)";
+      return false;
+    }
+  }
+  if (auto it = cfg.find("attn_layer_idx"); it != cfg.end() && !it->is_null()) {
+    if (!it->is_array() || !it->empty()) {
+      error = "field 'attn_layer_idx' is " + it->dump() +
+              ": hybrid models with attention layers are not supported (only [])";
+      return false;
+    }
+  }
+  bool rmsNorm = true, fusedAddNorm = false;
+  if (!readBool(cfg, "rms_norm", rmsNorm, error) ||
+      !readBool(cfg, "residual_in_fp32", c.residualInFp32, error) ||
+      !readBool(cfg, "fused_add_norm", fusedAddNorm, error) ||
+      !readBool(cfg, "tie_embeddings", c.tieWordEmbeddings, error))
+    return false;
+  if (!rmsNorm) {
+    error = "field 'rms_norm' is false: only RMSNorm Mamba models are supported";
+    return false;
+  }
+  json ssm = json::object();
+  if (auto it = cfg.find("ssm_cfg"); it != cfg.end() && !it->is_null()) {
+    if (!it->is_object()) {
+      error = "field 'ssm_cfg' must be an object, got " + typeName(*it);
+      return false;
+    }
+    ssm = *it;
+  }
+  if (auto it = ssm.find("layer"); it != ssm.end() && !it->is_null()) {
+    if (!it->is_string() || it->get<std::string>() != "Mamba1") {
+      error = "field 'ssm_cfg.layer' is " + it->dump() + ", expected \"Mamba1\" (a Mamba-1 checkpoint)";
+      return false;
+    }
+  }
+  // ssm_cfg's fields carry their own names in messages.
+  auto sub = [&](bool ok) {
+    if (!ok)
+      error = "ssm_cfg: " + error;
+    return ok;
+  };
+  if (!sub(readInt(ssm, "d_state", false, 1, 4096, c.stateSize, error)) ||
+      !sub(readInt(ssm, "d_conv", false, 2, 4, c.convKernel, error)) ||
+      !sub(readInt(ssm, "expand", false, 1, 64, c.expand, error)) ||
+      !sub(readBool(ssm, "conv_bias", c.useConvBias, error)) ||
+      !sub(readBool(ssm, "bias", c.useBias, error)))
+    return false;
+  c.intermediateSize = c.expand * c.hiddenSize;
+  if (c.intermediateSize > kMaxDim) {
+    error = "ssm_cfg.expand * d_model = " + std::to_string(c.intermediateSize) + " is too large";
+    return false;
+  }
+  c.timeStepRank = (c.hiddenSize + 15) / 16; // dt_rank "auto": ceil(d_model / 16)
+  if (auto it = ssm.find("dt_rank"); it != ssm.end() && !it->is_null()) {
+    if (it->is_string()) {
+      if (it->get<std::string>() != "auto") {
+        error = "ssm_cfg: field 'dt_rank' must be an integer or \"auto\", got " + typeName(*it);
+        return false;
+      }
+    } else if (!sub(readInt(ssm, "dt_rank", true, 1, kMaxDim, c.timeStepRank, error))) {
+      return false;
+    }
+  }
+  out = c;
+  return true;
+}
+
+} // namespace
+
+const char *mambaConfigFormatName(MambaConfigFormat f) {
+  return f == MambaConfigFormat::Transformers ? "transformers" : "mamba_ssm";
+}
+
+bool parseMambaConfig(const json &cfg, MambaConfig &out, std::string &error,
+                      MambaConfigFormat *format) {
+  if (!cfg.is_object()) {
+    error = "the config must be a JSON object, got " + typeName(cfg);
+    return false;
+  }
+  const bool hf = cfg.contains("hidden_size"), ms = cfg.contains("d_model");
+  if (hf == ms) {
+    error = std::string(hf ? "both 'hidden_size' and 'd_model' are present"
+                           : "missing field 'hidden_size'") +
+            ": a Mamba config.json is either transformers' MambaConfig (hidden_size, "
+            "num_hidden_layers, state_size, ...) or mamba_ssm's (d_model, n_layer, vocab_size, "
+            "ssm_cfg)";
+    return false;
+  }
+  MambaConfigFormat f = hf ? MambaConfigFormat::Transformers : MambaConfigFormat::MambaSsm;
+  if (!(hf ? parseTransformersConfig(cfg, out, error) : parseMambaSsmConfig(cfg, out, error)))
+    return false;
+  if (format)
+    *format = f;
   return true;
 }
 

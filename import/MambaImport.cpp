@@ -1,4 +1,4 @@
-// importMamba: a Hugging Face Mamba-1 checkpoint (config.json + safetensors) into model.mlir, weights.safetensors, model.json.
+// importMamba: a Mamba-1 checkpoint (config.json + safetensors, transformers' or mamba_ssm's layout) into model.mlir, weights.safetensors, model.json.
 #include "import/FileIO.h"
 #include "import/MambaModel.h"
 #include "import/Safetensors.h"
@@ -74,7 +74,8 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   if (!readJsonFile(configPath, rawConfig, error))
     return false;
   MambaConfig cfg;
-  if (!parseMambaConfig(rawConfig, cfg, error)) {
+  MambaConfigFormat configFormat;
+  if (!parseMambaConfig(rawConfig, cfg, error, &configFormat)) {
     error = configPath + ": " + error;
     return false;
   }
@@ -85,6 +86,21 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   StFile in;
   if (!readSafetensors(safetensorsPath, in, error))
     return false;
+  std::vector<std::string> names;
+  for (const StTensor &t : in.tensors)
+    names.push_back(t.name);
+  MambaLayout layout;
+  if (!detectMambaLayout(names, layout, error)) {
+    error = safetensorsPath + ": " + error;
+    return false;
+  }
+  // A Mamba-2 checkpoint under a Mamba-1 config: say which, not only
+  // that x_proj is missing.
+  if (in.find("backbone.layers.0.mixer.dt_bias") && !in.find("backbone.layers.0.mixer.x_proj.weight")) {
+    error = safetensorsPath + ": holds Mamba-2 tensors (mixer.dt_bias, no mixer.x_proj) but " +
+            configPath + " describes a Mamba-1 model";
+    return false;
+  }
 
   // A checkpoint with more layers than the config says is the wrong config,
   // not extra data to skip.
@@ -92,7 +108,9 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
     int64_t l = layerIndex(t.name);
     if (l >= cfg.numLayers) {
       error = safetensorsPath + ": tensor '" + t.name + "' belongs to layer " +
-              std::to_string(l) + " but " + configPath + " says num_hidden_layers = " +
+              std::to_string(l) + " but " + configPath + " says " +
+              (configFormat == MambaConfigFormat::Transformers ? "num_hidden_layers" : "n_layer") +
+              " = " +
               std::to_string(cfg.numLayers);
       return false;
     }
@@ -101,17 +119,25 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   StFile out;
   std::set<std::string> sourceDtypes;
   for (const MambaParam &p : mambaParams(cfg)) {
-    const StTensor *t = in.find(p.name);
+    const std::string source = mambaTensorName(p.name, layout);
+    const StTensor *t = in.find(source);
     if (!t) {
-      error = safetensorsPath + ": missing tensor '" + p.name + "' (expected shape " +
+      error = safetensorsPath + ": missing tensor '" + source + "' (expected shape " +
               shapeString(p.shape) + ")";
       if (p.name == "lm_head.weight")
-        error += "; the config has tie_word_embeddings = false";
+        error += std::string("; the config has ") +
+                 (configFormat == MambaConfigFormat::Transformers ? "tie_word_embeddings"
+                                                                  : "tie_embeddings") +
+                 " = false";
       return false;
     }
     if (t->shape != p.shape) {
-      error = safetensorsPath + ": tensor '" + p.name + "' has shape " + shapeString(t->shape) +
+      error = safetensorsPath + ": tensor '" + source + "' has shape " + shapeString(t->shape) +
               " but the config implies " + shapeString(p.shape);
+      if (p.name == "backbone.embedding.weight" &&
+          configFormat == MambaConfigFormat::MambaSsm && t->shape.size() == 2 &&
+          t->shape[1] == p.shape[1])
+        error += " (vocab_size rounded up to pad_vocab_size_multiple)";
       return false;
     }
     std::vector<float> values;
@@ -128,6 +154,7 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   out.metadata["format"] = "pt";
   out.metadata["source"] = fs::path(safetensorsPath).filename().string();
   out.metadata["source_dtypes"] = dtypes;
+  out.metadata["source_layout"] = mambaLayoutName(layout);
 
   if (!prepareOutputDir(outDir, force, error))
     return false;
@@ -138,6 +165,8 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
     return false;
   json model = mambaModelJson(cfg, seqLen, safetensorsPath);
   model["source_dtypes"] = dtypes;
+  model["source_layout"] = mambaLayoutName(layout);
+  model["source_config"] = mambaConfigFormatName(configFormat);
   if (!writeTextFile(dir / "model.json", model.dump(2) + "\n", error))
     return false;
   return true;

@@ -1,6 +1,6 @@
 // The Mamba-1 model graph as MLIR text: @forward_sequence (prefill, selective scan) and @forward_step (decode).
 //
-// The structure follows examples/mamba1_block_130m.mlir (Hugging Face's
+// The structure follows examples/mamba1_block_130m.mlir (transformers'
 // MambaBlock: RMSNorm, in_proj split into x and z, causal conv + silu,
 // x_proj into (dt, B, C), dt_proj, the selective scan with D, silu(z) and
 // softplus(dt + dt_proj.bias), out_proj, residual), with the embedding

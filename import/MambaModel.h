@@ -1,17 +1,31 @@
-// Mamba-1 models in the Hugging Face layout: the config, the parameter list, the MLIR graph and the importer.
+// Mamba-1 models: the config, the parameter list, the MLIR graph and the importer.
+//
+// Two checkpoint layouts are read, told apart by what the files hold:
+//   transformers  MambaForCausalLM.save_pretrained: config.json with
+//                 MambaConfig's field names (hidden_size, num_hidden_layers,
+//                 state_size, ...), the table 'backbone.embeddings.weight'
+//   mamba_ssm     state-spaces/mamba's MambaLMHeadModel: config.json with
+//                 d_model, n_layer, vocab_size, ssm_cfg, ..., the table
+//                 'backbone.embedding.weight'
+// Every other tensor name is the same in both. The config format and the
+// tensor layout are detected separately (converted checkpoints mix them).
 //
 // `ssm-import mamba <model.safetensors> --config config.json -o <dir>` calls
 // importMamba, which writes
 //   <dir>/model.mlir          buildMambaMLIR(config, seqLen): @forward_sequence
 //                             (prefill, the selective scan) and @forward_step
 //                             (decode, ssm.selective_update)
-//   <dir>/weights.safetensors every parameter the graph reads, F32, keyed by
-//                             its Hugging Face name (shapes as Hugging Face
-//                             stores them, e.g. conv1d.weight (d_inner, 1, W))
+//   <dir>/weights.safetensors every parameter the graph reads, F32 (F16, BF16
+//                             and F64 sources are widened), keyed by its
+//                             mamba_ssm name (mambaParams; a transformers
+//                             checkpoint's 'backbone.embeddings.weight' is
+//                             stored as 'backbone.embedding.weight'), shapes as
+//                             PyTorch stores them, e.g. conv1d.weight (d_inner, 1, W)
 //   <dir>/model.json          {"format": "ssm-opt-model", "version": 1,
 //                             "architecture": "mamba1", "config", "byte_tokens",
 //                             "source", "seq_len", "states", "params",
-//                             "functions", "source_dtypes"}
+//                             "functions", "source_dtypes", "source_layout",
+//                             "source_config"}
 //
 // Both functions take (tokens, states in model.json order, weights in
 // mambaParams order) and return (logits, states in the same order); tokens
@@ -28,10 +42,11 @@
 
 namespace ssm::importer {
 
-/// The fields of Hugging Face's MambaConfig that define the computation.
+/// The fields of transformers' MambaConfig that define the computation.
 /// Fields a config.json leaves out take MambaConfig's defaults, as
 /// `MambaConfig.from_pretrained` does; vocab_size, hidden_size, state_size
-/// and num_hidden_layers are required.
+/// and num_hidden_layers are required. A mamba_ssm config is translated into
+/// the same fields (parseMambaConfig).
 struct MambaConfig {
   int64_t vocabSize = 0;
   int64_t hiddenSize = 0;       // d_model
@@ -48,9 +63,43 @@ struct MambaConfig {
   bool residualInFp32 = true;    // no effect on an f32 graph; kept for the record
 };
 
-/// Reads and validates a Hugging Face Mamba config (config.json's object).
-/// On failure returns false with `error` naming the field and the problem.
-bool parseMambaConfig(const nlohmann::json &config, MambaConfig &out, std::string &error);
+/// The config.json formats parseMambaConfig reads.
+enum class MambaConfigFormat {
+  Transformers, // MambaConfig field names: hidden_size, num_hidden_layers, state_size, ...
+  MambaSsm,     // mamba_ssm's MambaConfig: d_model, n_layer, vocab_size, ssm_cfg, ...
+};
+/// "transformers", "mamba_ssm".
+const char *mambaConfigFormatName(MambaConfigFormat f);
+
+/// Reads and validates a Mamba-1 config (config.json's object) in either
+/// format: `hidden_size` marks transformers', `d_model` mamba_ssm's (with
+/// its defaults: ssm_cfg {d_state 16, d_conv 4, expand 2, dt_rank "auto",
+/// conv_bias true, bias false}, tie_embeddings true, rms_norm true, norm
+/// epsilon 1e-5, and vocab_size rounded up to pad_vocab_size_multiple,
+/// default 8, as MambaLMHeadModel pads its embedding). A config with
+/// neither field is refused with a message naming both. On failure returns
+/// false with `error` naming the field and the problem; `format`, when
+/// given, receives the format that was read.
+bool parseMambaConfig(const nlohmann::json &config, MambaConfig &out, std::string &error,
+                      MambaConfigFormat *format = nullptr);
+
+/// The tensor layouts of a Mamba checkpoint (see the file comment).
+enum class MambaLayout {
+  Transformers, // 'backbone.embeddings.weight'
+  MambaSsm,     // 'backbone.embedding.weight'
+};
+/// "transformers", "mamba_ssm".
+const char *mambaLayoutName(MambaLayout l);
+
+/// The layout of a checkpoint, from the names of the tensors it holds.
+/// False with `error` naming both layouts' embedding tensors when it holds
+/// neither, or both.
+bool detectMambaLayout(const std::vector<std::string> &tensorNames, MambaLayout &out,
+                       std::string &error);
+
+/// The name a parameter of mambaParams (mamba_ssm's names) has in a
+/// checkpoint of `layout`.
+std::string mambaTensorName(const std::string &paramName, MambaLayout layout);
 
 /// The resolved config in Hugging Face's field names (every field written,
 /// "auto" resolved): what model.json's "config" holds. parseMambaConfig
@@ -92,11 +141,11 @@ bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &m
 nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
                               const std::string &source);
 
-/// Imports a Hugging Face Mamba-1 checkpoint into `outDir` (see the file
-/// comment). `outDir` is created; an existing non-empty one is refused unless
-/// `force`. Every tensor the graph needs must be present with its exact shape
-/// (F32, F16, BF16 or F64; written as F32). On failure returns false with
-/// `error` naming the file, field or tensor.
+/// Imports a Mamba-1 checkpoint (either layout, either config format) into
+/// `outDir` (see the file comment). `outDir` is created; an existing
+/// non-empty one is refused unless `force`. Every tensor the graph needs must
+/// be present with its exact shape (F32, F16, BF16 or F64; written as F32).
+/// On failure returns false with `error` naming the file, field or tensor.
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
                  const std::string &outDir, bool force, int64_t seqLen, std::string &error);
 

@@ -61,6 +61,8 @@ bool checkedNumel(const std::vector<int64_t> &shape, int64_t &n) {
   return true;
 }
 
+} // namespace
+
 float bf16ToFloat(uint16_t h) {
   uint32_t bits = uint32_t(h) << 16;
   float f;
@@ -68,7 +70,13 @@ float bf16ToFloat(uint16_t h) {
   return f;
 }
 
-} // namespace
+uint16_t floatToBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet, never round to infinity
+    return uint16_t((x >> 16) | 0x40u);
+  return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
 
 const char *stDTypeName(StDType t) { return info(t).name; }
 size_t stDTypeSize(StDType t) { return info(t).size; }
@@ -174,6 +182,21 @@ StTensor makeF16Tensor(const std::string &name, const std::vector<int64_t> &shap
   t.bytes.resize(values.size() * 2);
   for (size_t i = 0; i < values.size(); ++i) {
     uint16_t h = floatToHalf(values[i]);
+    t.bytes[2 * i] = uint8_t(h & 0xff);
+    t.bytes[2 * i + 1] = uint8_t(h >> 8);
+  }
+  return t;
+}
+
+StTensor makeBF16Tensor(const std::string &name, const std::vector<int64_t> &shape,
+                        const std::vector<float> &values) {
+  StTensor t;
+  t.name = name;
+  t.dtype = StDType::BF16;
+  t.shape = shape;
+  t.bytes.resize(values.size() * 2);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint16_t h = floatToBf16(values[i]);
     t.bytes[2 * i] = uint8_t(h & 0xff);
     t.bytes[2 * i + 1] = uint8_t(h >> 8);
   }

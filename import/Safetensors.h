@@ -57,6 +57,10 @@ StTensor makeF32Tensor(const std::string &name, const std::vector<int64_t> &shap
 StTensor makeF16Tensor(const std::string &name, const std::vector<int64_t> &shape,
                        const std::vector<float> &values);
 
+/// Builds a BF16 tensor, rounding each float to nearest even.
+StTensor makeBF16Tensor(const std::string &name, const std::vector<int64_t> &shape,
+                        const std::vector<float> &values);
+
 /// The elements of `t` as floats (F32, F16, BF16, F64). False with a message
 /// naming the tensor for other dtypes or a size that does not match the shape.
 bool toFloats(const StTensor &t, std::vector<float> &out, std::string &error);
@@ -65,6 +69,10 @@ bool toFloats(const StTensor &t, std::vector<float> &out, std::string &error);
 /// floatToHalf rounds to nearest even and overflows to infinity.
 float halfToFloat(uint16_t h);
 uint16_t floatToHalf(float f);
+/// bfloat16 (the top half of an IEEE single) <-> single; floatToBf16 rounds
+/// to nearest even (overflowing to infinity) and keeps NaN a NaN.
+float bf16ToFloat(uint16_t h);
+uint16_t floatToBf16(float f);
 
 /// Serialises tensors (names unique and non-empty, bytes matching shapes)
 /// and string metadata into the file format; the header is padded with

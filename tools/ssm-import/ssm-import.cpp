@@ -1,7 +1,7 @@
 // ssm-import: model files -> a model directory (model.mlir, weights.safetensors, model.json).
 //
 //   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]
-//   ssm-import mamba <model.safetensors> --config config.json -o <dir> [--force] [--seq-len N]
+//   ssm-import mamba <model.safetensors> [--config config.json] -o <dir> [--force] [--seq-len N]
 //
 // model.mlir is exactly buildModelMLIR(model.json, N) (import/ModelBuilder.h);
 // it is parsed and verified before anything is written. Exit codes
@@ -44,11 +44,15 @@ const char *kUsage =
     "\n"
     "usage:\n"
     "  ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]\n"
-    "  ssm-import mamba <model.safetensors> --config <config.json> -o <dir> [--force] [--seq-len N]\n"
+    "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
     "\n"
     "Formats:\n"
     "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2)\n"
-    "  mamba  a Hugging Face Mamba-1 checkpoint (safetensors) with its config.json\n"
+    "  mamba  a Mamba-1 checkpoint (safetensors, F32, F16 or BF16) with its config.json,\n"
+    "         in transformers' layout (MambaForCausalLM: backbone.embeddings.weight,\n"
+    "         MambaConfig fields) or mamba_ssm's (MambaLMHeadModel:\n"
+    "         backbone.embedding.weight, d_model / n_layer / ssm_cfg), told apart by\n"
+    "         what the files hold\n"
     "\n"
     "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, and\n"
     "@forward_step for one token), <dir>/weights.safetensors (every parameter as\n"
@@ -60,7 +64,7 @@ const char *kUsage =
     "  --force             write into an existing non-empty directory\n"
     "  --seq-len N         tokens of @forward_sequence in model.mlir (default 16); the\n"
     "                      runner regenerates the graph for any length\n"
-    "  --config <file>     config.json (mamba)\n"
+    "  --config <file>     config.json (mamba; default: config.json beside the model)\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
@@ -137,10 +141,18 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
 
 int importMambaModel(const std::string &input, const std::string &configPath,
                      const std::string &outDir, bool force, int64_t seqLen) {
-  if (configPath.empty())
-    return cannotRun("mamba needs --config <config.json>");
+  std::string configFile = configPath;
+  if (configFile.empty()) {
+    // As from_pretrained finds it: config.json in the checkpoint's folder.
+    fs::path beside = fs::path(input).parent_path() / "config.json";
+    std::error_code ec;
+    if (!fs::exists(beside, ec))
+      return cannotRun("mamba needs --config <config.json> (no " + beside.string() +
+                       " beside the model)");
+    configFile = beside.string();
+  }
   std::string error;
-  if (!importMamba(input, configPath, outDir, force, seqLen, error))
+  if (!importMamba(input, configFile, outDir, force, seqLen, error))
     return cannotRun(error);
   // Check what was written, as for RWKV.
   std::string written = (fs::path(outDir) / "model.mlir").string();
@@ -151,8 +163,18 @@ int importMambaModel(const std::string &input, const std::string &configPath,
     std::cerr << "ssm-import: error: " << error;
     return 1;
   }
-  std::cout << "ssm-import: " << input << " -> " << outDir << ": mamba1, seq-len " << seqLen
-            << "\n";
+  // What was read, from the model.json just written.
+  std::vector<char> modelJson;
+  std::string summary = "mamba1";
+  if (readWholeFile((fs::path(outDir) / "model.json").string(), "a JSON file", modelJson, error)) {
+    nlohmann::json j = nlohmann::json::parse(modelJson.begin(), modelJson.end(), nullptr, false);
+    if (j.is_object())
+      summary = j.value("architecture", std::string("mamba1")) + ", " +
+                j.value("source_layout", std::string("?")) + " layout, " +
+                j.value("source_dtypes", std::string("?")) + " -> F32";
+  }
+  std::cout << "ssm-import: " << input << " -> " << outDir << ": " << summary << ", seq-len "
+            << seqLen << "\n";
   return 0;
 }
 

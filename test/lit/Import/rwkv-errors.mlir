@@ -8,7 +8,7 @@
 // --help exits 0 and names both formats.
 // RUN: ssm-import --help | FileCheck %s --check-prefix=HELP
 // HELP: ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]
-// HELP: ssm-import mamba <model.safetensors> --config <config.json> -o <dir>
+// HELP: ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir>
 
 // Usage errors.
 // RUN: sh -c 'ssm-import; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOFORMAT
