@@ -178,7 +178,10 @@ bool BoundCall::invoke(std::string &error) {
       if (!s->invoke(error))
         return false;
     for (auto &[from, to] : impl->copies) {
-      to->data = from->data;
+      if (from->view)
+        std::copy(from->view, from->view + to->data.size(), to->data.begin());
+      else
+        to->data = from->data;
       to->ints = from->ints;
     }
     return true;
@@ -420,7 +423,8 @@ Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
   std::vector<int> extents(t.shape.rbegin(), t.shape.rend());
   if (t.dtype == "int32")
     return Halide::Runtime::Buffer<int32_t>(const_cast<int32_t *>(t.ints.data()), extents);
-  return Halide::Runtime::Buffer<float>(const_cast<float *>(t.data.data()), extents);
+  return Halide::Runtime::Buffer<float>(const_cast<float *>(t.view ? t.view : t.data.data()),
+                                        extents);
 }
 } // namespace
 

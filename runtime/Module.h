@@ -35,12 +35,16 @@ template <typename T> struct AlignedAllocator {
 };
 
 /// A dense row-major tensor on the host: float32 values in `data`, or, when
-/// `dtype` is "int32" (token ids), int32 values in `ints`.
+/// `dtype` is "int32" (token ids), int32 values in `ints`. A float32 input may
+/// instead be a read-only `view` of memory owned elsewhere (memory-mapped
+/// weights, runtime/Weights.h): bind() then passes that pointer, and `data`
+/// stays empty.
 struct HostTensor {
   std::vector<int64_t> shape;
   std::vector<float, AlignedAllocator<float>> data;
   std::string dtype = "float32";
   std::vector<int32_t, AlignedAllocator<int32_t>> ints;
+  const float *view = nullptr;
 };
 
 struct TensorInfo {

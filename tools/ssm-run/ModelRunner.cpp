@@ -1,14 +1,11 @@
-// The model runner: binds weights by parameter name, carries state by name,
-// runs forward_sequence or forward_step on either engine, writes logits.
+// The model runner: ssm-run's model mode, a shell over the model library (runtime/Model.h) and the reference interpreter.
 #include "tools/ssm-run/ModelRunner.h"
 
-#include "reference/Interpreter.h"
-#include "runtime/Module.h"
-#include "runtime/Npy.h"
-#include "import/Safetensors.h"
-#include "tools/ssm-run/CompileCache.h"
-
 #include "import/ModelBuilder.h"
+#include "reference/Interpreter.h"
+#include "runtime/Model.h"
+#include "runtime/Npy.h"
+#include "tools/ssm-run/CompileCache.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -19,14 +16,10 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 namespace ssm {
@@ -39,55 +32,45 @@ int fail(int code, const std::string &msg) {
   return code;
 }
 
-struct StateSpec {
-  std::string name;
-  std::vector<int64_t> shape;
-  float init = 0.0f;
-};
-
-/// What one call of a model function needs and gives, engine-independent.
+/// A model run by one engine: a stream of tokens with its state.
 class Engine {
 public:
   virtual ~Engine() = default;
-  /// Runs @fn on `tokens` with `states` (updated in place); returns logits
-  /// (rows x vocab, row-major) or false with `error` set.
-  virtual bool call(const std::string &fn, const std::vector<int32_t> &tokens,
-                    std::map<std::string, std::vector<float>> &states, std::vector<float> &logits,
-                    std::string &error, int &code) = 0;
+  /// Back to the initial states.
+  virtual void reset() = 0;
+  /// Runs `tokens` through the sequence function (one call of the scan
+  /// form); `all` receives every position's logits.
+  virtual bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all,
+                        std::string &error, int &code) = 0;
+  /// Runs one token through the step function; `logits` receives its logits.
+  virtual bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) = 0;
 };
 
-/// Argument roles of a function: token input, a state by name, a weight by name.
-struct ArgRole {
-  enum Kind { Tokens, State, Weight } kind;
-  std::string name;
-};
-
-bool roleOf(llvm::StringRef fnName, const std::string &argName, const std::string &param,
-            const std::string &state, ArgRole &role, std::string &error) {
-  if (!state.empty())
-    role = {ArgRole::State, state};
-  else if (!param.empty())
-    role = {ArgRole::Weight, param};
-  else if (argName == "tokens")
-    role = {ArgRole::Tokens, ""};
-  else {
-    error = "argument '" + argName + "' of @" + fnName.str() +
-            " is neither the tokens, a state (ssm.state) nor a weight (ssm.param)";
-    return false;
-  }
-  return true;
-}
-
+/// The reference interpreter on the graph rebuilt for each length; states
+/// carried here by name.
 class ReferenceEngine : public Engine {
 public:
-  ReferenceEngine(mlir::MLIRContext &ctx, const std::map<std::string, importer::FloatTensor> &weights)
-      : ctx(ctx), weights(weights) {}
+  ReferenceEngine(mlir::MLIRContext &ctx, const rt::ModelSpec &spec, rt::WeightFile &weights)
+      : ctx(ctx), spec(spec), weights(weights) {
+    for (const rt::StateSpec &s : spec.states)
+      initial[s.name].assign(static_cast<size_t>(s.numel), s.init);
+    states = initial;
+  }
 
+  void reset() override { states = initial; }
+  bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
+                int &code) override {
+    return call(spec.sequenceFunction, tokens, all, error, code);
+  }
+  bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) override {
+    return call(spec.stepFunction, {token}, logits, error, code);
+  }
+
+private:
   bool call(const std::string &fnName, const std::vector<int32_t> &tokens,
-            std::map<std::string, std::vector<float>> &states, std::vector<float> &logits,
-            std::string &error, int &code) override {
+            std::vector<float> &logits, std::string &error, int &code) {
     code = kCannotRun;
-    mlir::ModuleOp module = moduleFor(fnName, tokens.size(), error);
+    mlir::ModuleOp module = moduleFor(fnName == spec.stepFunction ? 1 : tokens.size(), error);
     if (!module)
       return false;
     auto fn = module.lookupSymbol<mlir::func::FuncOp>(fnName);
@@ -96,40 +79,42 @@ public:
       return false;
     }
     std::vector<ref::Array> args;
-    std::vector<std::string> stateOut;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto str = [&](const char *a) {
         auto s = fn.getArgAttrOfType<mlir::StringAttr>(i, a);
         return s ? s.str() : std::string();
       };
-      ArgRole role;
-      if (!roleOf(fn.getSymName(), str("ssm.name"), str("ssm.param"), str("ssm.state"), role, error))
-        return false;
       auto type = mlir::cast<mlir::RankedTensorType>(fn.getArgumentTypes()[i]);
       std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-      if (role.kind == ArgRole::Tokens) {
-        args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
-      } else if (role.kind == ArgRole::State) {
-        const std::vector<float> &s = states[role.name];
+      std::string state = str("ssm.state"), param = str("ssm.param");
+      if (!state.empty()) {
+        const std::vector<float> &s = states[state];
         int64_t n = ref::numelOf(shape);
         if (static_cast<int64_t>(s.size()) != n) {
-          error = "state '" + role.name + "' has " + std::to_string(s.size()) +
-                  " values, the model " + std::to_string(n) + " (check the states of model.json)";
+          error = "state '" + state + "' has " + std::to_string(s.size()) + " values, the model " +
+                  std::to_string(n) + " (check the states of model.json)";
           return false;
         }
         args.emplace_back(shape, std::vector<double>(s.begin(), s.end()));
-      } else {
-        auto it = weights.find(role.name);
-        if (it == weights.end()) {
-          error = weightsFile + " has no tensor '" + role.name + "'";
+      } else if (!param.empty()) {
+        rt::Status st;
+        const rt::WeightFile::Tensor *w = weights.get(param, st);
+        if (!w) {
+          error = st.message();
           return false;
         }
-        if (it->second.shape != shape) {
-          error = weightsFile + ": '" + role.name + "' has shape " + ref::shapeToString(it->second.shape) +
+        if (w->shape != shape) {
+          error = weights.path() + ": '" + param + "' has shape " + ref::shapeToString(w->shape) +
                   " but the model expects " + ref::shapeToString(shape);
           return false;
         }
-        args.emplace_back(shape, std::vector<double>(it->second.data.begin(), it->second.data.end()));
+        args.emplace_back(shape, std::vector<double>(w->data, w->data + w->numel));
+      } else if (str("ssm.name") == "tokens") {
+        args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
+      } else {
+        error = "argument '" + str("ssm.name") + "' of @" + fnName +
+                " is neither the tokens, a state (ssm.state) nor a weight (ssm.param)";
+        return false;
       }
     }
     auto results = ref::runFunction(fn, args);
@@ -148,18 +133,13 @@ public:
     return true;
   }
 
-  /// The module text for a sequence of `len` tokens; cached per length.
-  std::function<bool(int64_t, std::string &, std::string &)> textFor;
-  std::string weightsFile; // for messages
-
-private:
-  mlir::ModuleOp moduleFor(const std::string &fn, size_t len, std::string &error) {
-    int64_t key = fn == "forward_step" ? 1 : static_cast<int64_t>(len);
-    auto it = modules.find(key);
+  /// The graph for `len` tokens, parsed once per length.
+  mlir::ModuleOp moduleFor(int64_t len, std::string &error) {
+    auto it = modules.find(len);
     if (it != modules.end())
       return it->second->get();
     std::string text;
-    if (!textFor(key, text, error))
+    if (!buildModelMLIR(spec.text, len, text, error))
       return nullptr;
     llvm::SourceMgr sm;
     mlir::SourceMgrDiagnosticHandler diag(sm, &ctx);
@@ -169,163 +149,67 @@ private:
       return nullptr;
     }
     mlir::ModuleOp op = *m;
-    modules[key] = std::make_unique<mlir::OwningOpRef<mlir::ModuleOp>>(std::move(m));
+    modules[len] = std::make_unique<mlir::OwningOpRef<mlir::ModuleOp>>(std::move(m));
     return op;
   }
 
   mlir::MLIRContext &ctx;
-  const std::map<std::string, importer::FloatTensor> &weights;
+  const rt::ModelSpec &spec;
+  rt::WeightFile &weights;
+  std::map<std::string, std::vector<float>> initial, states;
   std::map<int64_t, std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>>> modules;
 };
 
-class CpuEngine : public Engine {
+/// Compiled kernels through the model library: one stream, and the graph
+/// for a length compiled (in a child ssm-compile, cached) the first time a
+/// prompt of that length runs in sequence mode.
+class CompiledEngine : public Engine {
 public:
-  CpuEngine(const ModelRunOptions &o, const std::map<std::string, importer::FloatTensor> &weights)
-      : opts(o), weights(weights) {}
+  CompiledEngine(const ModelRunOptions &o, rt::Model &model)
+      : opts(o), model(model), stream(model) {}
 
-  std::function<bool(int64_t, std::string &, std::string &)> textFor;
-  std::string weightsFile; // for messages
-
-  bool call(const std::string &fnName, const std::vector<int32_t> &tokens,
-            std::map<std::string, std::vector<float>> &states, std::vector<float> &logits,
-            std::string &error, int &code) override {
-    code = kCannotRun;
-    int64_t key = fnName == "forward_step" ? 1 : static_cast<int64_t>(tokens.size());
-    Loaded *l = load(key, error, code);
-    if (!l)
+  void reset() override { stream.reset(); }
+  bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
+                int &code) override {
+    std::vector<int64_t> lengths = model.sequenceLengths();
+    if (!std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(tokens.size())) &&
+        !compile(static_cast<int64_t>(tokens.size()), error, code))
       return false;
-    Prepared *p = prepare(*l, key, fnName, error);
-    if (!p)
+    return check(stream.prefill(tokens.data(), tokens.size(), &all), error, code);
+  }
+  bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) override {
+    // Any compiled graph has the step function; the one-token graph is the
+    // smallest to compile.
+    if (!model.hasStep() && !compile(1, error, code))
       return false;
-    // Copy into the bound tensors in place: their storage must not move.
-    if (tokens.size() != p->tok.ints.size()) {
-      error = "@" + fnName + " takes " + std::to_string(p->tok.ints.size()) + " tokens, got " +
-              std::to_string(tokens.size());
+    if (!check(stream.step(token), error, code))
       return false;
-    }
-    std::copy(tokens.begin(), tokens.end(), p->tok.ints.begin());
-    for (auto &[index, name] : p->stateArgs) {
-      const std::vector<float> &s = states[name];
-      if (s.size() != p->inputs[index].data.size()) {
-        error = "state '" + name + "' has " + std::to_string(s.size()) + " values, the model " +
-                std::to_string(p->inputs[index].data.size());
-        return false;
-      }
-      std::copy(s.begin(), s.end(), p->inputs[index].data.begin());
-    }
-    if (!p->bound->invoke(error))
-      return false;
-    const rt::FunctionInfo &fn = *p->fn;
-    for (size_t i = 0; i < fn.results.size(); ++i) {
-      if (!fn.results[i].state.empty())
-        states[fn.results[i].state].assign(p->results[i].data.begin(), p->results[i].data.end());
-      else
-        logits.assign(p->results[i].data.begin(), p->results[i].data.end());
-    }
+    logits = stream.logits();
     return true;
   }
 
 private:
-  struct Loaded {
-    std::unique_ptr<rt::CompiledModule> module;
-  };
-  /// A function with its arguments and results bound once: each call only
-  /// copies the tokens and states in and the results out (a decode step
-  /// then costs the kernels, not argument lookups and allocation).
-  struct Prepared {
-    const rt::FunctionInfo *fn = nullptr;
-    rt::HostTensor tok;
-    std::vector<rt::HostTensor> inputs; // state arguments, by argument index
-    std::vector<std::pair<size_t, std::string>> stateArgs;
-    std::vector<rt::HostTensor> results;
-    std::unique_ptr<rt::BoundCall> bound;
-  };
-
-  Prepared *prepare(Loaded &l, int64_t key, const std::string &fnName, std::string &error) {
-    auto it = prepared.find({key, fnName});
-    if (it != prepared.end())
-      return it->second.get();
-    auto p = std::make_unique<Prepared>();
-    p->fn = l.module->find(fnName);
-    if (!p->fn) {
-      error = "the compiled model has no function @" + fnName;
-      return nullptr;
-    }
-    const rt::FunctionInfo &fn = *p->fn;
-    p->inputs.resize(fn.arguments.size());
-    std::vector<const rt::HostTensor *> args;
-    for (size_t i = 0; i < fn.arguments.size(); ++i) {
-      const rt::TensorInfo &a = fn.arguments[i];
-      ArgRole role;
-      if (!roleOf(fnName, a.name, a.param, a.state, role, error))
-        return nullptr;
-      if (role.kind == ArgRole::Tokens) {
-        p->tok.shape = a.shape;
-        p->tok.dtype = "int32";
-        p->tok.ints.assign(static_cast<size_t>(key), 0);
-        args.push_back(&p->tok);
-      } else if (role.kind == ArgRole::State) {
-        p->inputs[i].shape = a.shape;
-        p->inputs[i].data.assign(ref::numelOf(a.shape), 0.0f);
-        p->stateArgs.push_back({i, role.name});
-        args.push_back(&p->inputs[i]);
-      } else {
-        const rt::HostTensor *w = weight(role.name, a.shape, error);
-        if (!w)
-          return nullptr;
-        args.push_back(w);
-      }
-    }
-    p->bound = l.module->bind(fn, args, p->results, error);
-    if (!p->bound)
-      return nullptr;
-    return (prepared[{key, fnName}] = std::move(p)).get();
-  }
-
-  Loaded *load(int64_t key, std::string &error, int &code) {
-    auto it = loaded.find(key);
-    if (it != loaded.end())
-      return &it->second;
+  bool compile(int64_t len, std::string &error, int &code) {
+    code = kCannotRun;
     std::string text;
-    if (!textFor(key, text, error))
-      return nullptr;
+    if (!buildModelMLIR(model.spec().text, len, text, error))
+      return false;
     std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code);
     if (dir.empty())
-      return nullptr;
-    Loaded l;
-    l.module = rt::CompiledModule::load(dir, error);
-    if (!l.module)
-      return nullptr;
-    l.module->setThreads(static_cast<int>(opts.threads));
-    return &(loaded[key] = std::move(l));
+      return false;
+    return check(model.addModule(dir), error, code);
   }
-
-  const rt::HostTensor *weight(const std::string &name, const std::vector<int64_t> &shape,
-                               std::string &error) {
-    auto it = hostWeights.find(name);
-    if (it != hostWeights.end())
-      return &it->second;
-    auto w = weights.find(name);
-    if (w == weights.end()) {
-      error = weightsFile + " has no tensor '" + name + "'";
-      return nullptr;
-    }
-    if (w->second.shape != shape) {
-      error = weightsFile + ": '" + name + "' has shape " + ref::shapeToString(w->second.shape) +
-              " but the model expects " + ref::shapeToString(shape);
-      return nullptr;
-    }
-    rt::HostTensor &h = hostWeights[name];
-    h.shape = shape;
-    h.data.assign(w->second.data.begin(), w->second.data.end());
-    return &h;
+  static bool check(const rt::Status &s, std::string &error, int &code) {
+    if (s)
+      return true;
+    error = s.message();
+    code = kCannotRun;
+    return false;
   }
 
   const ModelRunOptions &opts;
-  const std::map<std::string, importer::FloatTensor> &weights;
-  std::map<int64_t, Loaded> loaded;
-  std::map<std::string, rt::HostTensor> hostWeights;
-  std::map<std::pair<int64_t, std::string>, std::unique_ptr<Prepared>> prepared;
+  rt::Model &model;
+  rt::Stream stream;
 };
 
 bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
@@ -365,27 +249,11 @@ bool canWrite(const std::string &path, bool force, std::string &error) {
 
 } // namespace
 
-int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx);
-
 bool isModelDir(const std::string &path) {
   return llvm::sys::fs::is_directory(path) && llvm::sys::fs::exists(path + "/model.json");
 }
 
 int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
-  // model.json is read with checks on every field the runner uses; a value
-  // of the wrong JSON type that slips through is reported, not thrown.
-  try {
-    return runModelChecked(o, ctx);
-  } catch (const nlohmann::json::exception &e) {
-    return fail(kCannotRun, o.dir + "/model.json: malformed (" + e.what() + ")");
-  } catch (const std::length_error &e) {
-    return fail(kCannotRun, o.dir + "/model.json: a shape is too large (" + e.what() + ")");
-  } catch (const std::bad_alloc &) {
-    return fail(kCannotRun, "out of memory (is a shape in " + o.dir + "/model.json too large?)");
-  }
-}
-
-int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   std::string error;
   if (!llvm::sys::fs::is_regular_file(o.dir + "/model.json"))
     return fail(kCannotRun, o.dir + "/model.json: not a regular file");
@@ -395,32 +263,9 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   if (o.generate < 0)
     return fail(kCannotRun, "--generate takes a non-negative count, got " +
                                 std::to_string(o.generate));
-  std::ifstream in(o.dir + "/model.json");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string modelJson = buf.str();
-  nlohmann::json model = nlohmann::json::parse(modelJson, nullptr, false);
-  if (model.is_discarded() || !model.is_object() || model.value("format", "") != "ssm-opt-model")
-    return fail(kCannotRun, o.dir + "/model.json: not an ssm-opt model description");
-  std::vector<StateSpec> stateSpecs;
-  if (model.contains("states") && model["states"].is_array())
-    for (const auto &s : model["states"]) {
-      StateSpec spec;
-      if (!s.is_object() || !s.contains("name") || !s.contains("shape"))
-        return fail(kCannotRun, o.dir + "/model.json: malformed state entry");
-      spec.name = s["name"].get<std::string>();
-      spec.shape = s["shape"].get<std::vector<int64_t>>();
-      spec.init = s.value("init", 0.0f);
-      int64_t n = 1;
-      for (int64_t d : spec.shape) {
-        if (d < 0 || d > (int64_t(1) << 28) || n > (int64_t(1) << 28) / std::max<int64_t>(d, 1))
-          return fail(kCannotRun, o.dir + "/model.json: state '" + spec.name + "' has shape " +
-                                      ref::shapeToString(spec.shape) +
-                                      " (negative or over 2^28 values)");
-        n *= d;
-      }
-      stateSpecs.push_back(spec);
-    }
+  rt::ModelSpec spec;
+  if (rt::Status s = rt::ModelSpec::load(o.dir, spec); !s)
+    return fail(kCannotRun, s.message());
   if (o.hasPrompt == !o.tokensFile.empty())
     return fail(kCannotRun, "give exactly one of --prompt TEXT and --tokens FILE.npy");
   if (o.mode != "sequence" && o.mode != "step")
@@ -435,7 +280,7 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     return fail(kCannotRun, error);
   if (tokens.empty())
     return fail(kCannotRun, "the prompt has no tokens");
-  int64_t vocab = model.contains("config") ? model["config"].value("n_vocab", model["config"].value("vocab_size", 0)) : 0;
+  int64_t vocab = spec.vocab;
   for (int32_t t : tokens)
     if (t < 0 || (vocab > 0 && t >= vocab))
       return fail(kCannotRun, "token " + std::to_string(t) + " is outside the vocabulary of " +
@@ -444,53 +289,42 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     if (!path.empty() && !canWrite(path, o.force, error))
       return fail(kCannotRun, error);
 
-  std::map<std::string, importer::FloatTensor> weights;
-  if (!importer::readSafetensorsAsFloats(o.dir + "/weights.safetensors", weights, error))
-    return fail(kCannotRun, error);
+  rt::Status status;
+  std::unique_ptr<rt::WeightFile> weights =
+      rt::WeightFile::open(o.dir + "/weights.safetensors", status);
+  if (!weights)
+    return fail(kCannotRun, status.message());
 
-  // The graph for a sequence of any length comes from the model's builder
-  // (model.mlir is that graph for the length given at import).
-  auto textFor = [&](int64_t len, std::string &text, std::string &err) -> bool {
-    return ssm::buildModelMLIR(modelJson, len, text, err);
-  };
+  std::unique_ptr<rt::Model> model;
   std::unique_ptr<Engine> engine;
   if (o.engine == "reference") {
-    auto e = std::make_unique<ReferenceEngine>(ctx, weights);
-    e->textFor = textFor;
-    e->weightsFile = o.dir + "/weights.safetensors";
-    engine = std::move(e);
+    engine = std::make_unique<ReferenceEngine>(ctx, spec, *weights);
   } else {
-    auto e = std::make_unique<CpuEngine>(o, weights);
-    e->textFor = textFor;
-    e->weightsFile = o.dir + "/weights.safetensors";
-    engine = std::move(e);
+    model = rt::Model::open(spec, std::move(weights), status);
+    if (!model)
+      return fail(kCannotRun, status.message());
+    model->setThreads(static_cast<int>(o.threads));
+    engine = std::make_unique<CompiledEngine>(o, *model);
   }
 
-  std::map<std::string, std::vector<float>> initialStates;
-  for (const StateSpec &s : stateSpecs) {
-    int64_t n = 1;
-    for (int64_t d : s.shape)
-      n *= d;
-    initialStates[s.name].assign(n, s.init);
-  }
-  std::map<std::string, std::vector<float>> states = initialStates;
   std::vector<float> allLogits, logits;
   int code = kCannotRun;
-  // The prompt from `st`: one forward_sequence call, or forward_step per token.
-  auto runPrompt = [&](std::map<std::string, std::vector<float>> &st, std::vector<float> &all) {
+  // The prompt from the initial states: one sequence call, or a step per token.
+  auto runPrompt = [&](std::vector<float> &all) {
+    engine->reset();
     all.clear();
     if (o.mode == "sequence")
-      return engine->call("forward_sequence", tokens, st, all, error, code);
+      return engine->sequence(tokens, all, error, code);
     all.reserve(tokens.size() * static_cast<size_t>(std::max<int64_t>(vocab, 1)));
     for (int32_t t : tokens) {
-      if (!engine->call("forward_step", {t}, st, logits, error, code))
+      if (!engine->step(t, logits, error, code))
         return false;
       all.insert(all.end(), logits.begin(), logits.end());
     }
     return true;
   };
   auto t0 = std::chrono::steady_clock::now();
-  if (!runPrompt(states, allLogits))
+  if (!runPrompt(allLogits))
     return fail(code, error);
   double promptSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (vocab <= 0)
@@ -506,8 +340,7 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
                                     ? ""
                                     : ", first call includes compilation or cache lookup");
   std::vector<float> last(allLogits.end() - vocab, allLogits.end());
-  if (!o.logitsOut.empty() &&
-      !writeNpy(o.logitsOut, "<f4", {vocab}, last.data(), error))
+  if (!o.logitsOut.empty() && !writeNpy(o.logitsOut, "<f4", {vocab}, last.data(), error))
     return fail(kCannotRun, error);
   if (!o.allLogitsOut.empty() &&
       !writeNpy(o.allLogitsOut, "<f4", {static_cast<int64_t>(tokens.size()), vocab},
@@ -516,13 +349,13 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
 
   if (o.repeat > 0) {
     // The first run above was the warm-up (compilation or cache lookup,
-    // loading, weight conversion); time only the runs of the prompt.
+    // loading, weight binding); time only the runs of the prompt, each from
+    // the initial states. The generation below continues from the last.
     std::vector<double> ms;
     std::vector<float> scratchLogits;
     for (unsigned i = 0; i < o.repeat; ++i) {
-      std::map<std::string, std::vector<float>> st = initialStates;
       auto r0 = std::chrono::steady_clock::now();
-      bool ok = runPrompt(st, scratchLogits);
+      bool ok = runPrompt(scratchLogits);
       auto r1 = std::chrono::steady_clock::now();
       if (!ok)
         return fail(code, error);
@@ -540,7 +373,7 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   }
 
   if (o.generate > 0) {
-    bool bytes = model.value("byte_tokens", vocab == 256);
+    bool bytes = spec.byteTokens;
     std::string text;
     int32_t next = argmax(last.data(), vocab);
     auto g0 = std::chrono::steady_clock::now();
@@ -554,7 +387,7 @@ int runModelChecked(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
       llvm::outs().flush();
       if (i + 1 == o.generate)
         break;
-      if (!engine->call("forward_step", {next}, states, logits, error, code))
+      if (!engine->step(next, logits, error, code))
         return fail(code, error);
       next = argmax(logits.data(), vocab);
     }

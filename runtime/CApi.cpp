@@ -1,0 +1,230 @@
+// The C API (ssm_runtime.h) over Model and Stream: status codes, thread-local messages, no exceptions out.
+#include "runtime/ssm_runtime.h"
+
+#include "runtime/Model.h"
+
+#include <cstring>
+#include <new>
+#include <string>
+
+struct ssm_model {
+  std::unique_ptr<ssm::rt::Model> impl;
+};
+struct ssm_stream {
+  std::unique_ptr<ssm::rt::Stream> impl;
+};
+
+namespace {
+using ssm::rt::Code;
+using ssm::rt::Status;
+
+thread_local std::string lastError;
+
+ssm_status_t fail(ssm_status_t code, std::string message) {
+  lastError = std::move(message);
+  return code;
+}
+ssm_status_t report(const Status &s) {
+  if (s.isOk())
+    return SSM_OK;
+  return fail(static_cast<ssm_status_t>(s.code()), s.message());
+}
+
+/// Runs `body`, turning any exception into a status: none may cross into C.
+template <typename F> ssm_status_t guarded(F &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(SSM_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception &e) {
+    return fail(SSM_ERROR_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail(SSM_ERROR_INTERNAL, "internal error");
+  }
+}
+
+#define SSM_REQUIRE(cond, what)                                                                    \
+  if (!(cond))                                                                                     \
+  return fail(SSM_ERROR_INVALID_ARGUMENT, std::string(__func__) + ": " + (what))
+} // namespace
+
+extern "C" {
+
+const char *ssm_runtime_version(void) { return "0.3.0"; }
+
+const char *ssm_status_name(ssm_status_t s) {
+  switch (s) {
+  case SSM_OK: return "SSM_OK";
+  case SSM_ERROR_INVALID_ARGUMENT: return "SSM_ERROR_INVALID_ARGUMENT";
+  case SSM_ERROR_NOT_FOUND: return "SSM_ERROR_NOT_FOUND";
+  case SSM_ERROR_INVALID_FILE: return "SSM_ERROR_INVALID_FILE";
+  case SSM_ERROR_MISMATCH: return "SSM_ERROR_MISMATCH";
+  case SSM_ERROR_UNSUPPORTED: return "SSM_ERROR_UNSUPPORTED";
+  case SSM_ERROR_KERNEL_FAILED: return "SSM_ERROR_KERNEL_FAILED";
+  case SSM_ERROR_OUT_OF_MEMORY: return "SSM_ERROR_OUT_OF_MEMORY";
+  case SSM_ERROR_INTERNAL: return "SSM_ERROR_INTERNAL";
+  }
+  return "SSM_ERROR_UNKNOWN";
+}
+
+const char *ssm_last_error(void) { return lastError.c_str(); }
+
+ssm_status_t ssm_model_open(const char *dir, ssm_model_t **out) {
+  SSM_REQUIRE(out, "out is NULL");
+  *out = nullptr;
+  SSM_REQUIRE(dir, "dir is NULL");
+  return guarded([&] {
+    Status s;
+    auto m = ssm::rt::Model::open(dir, s);
+    if (!m)
+      return report(s);
+    *out = new ssm_model{std::move(m)};
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_model_add_module(ssm_model_t *model, const char *module_dir) {
+  SSM_REQUIRE(model && module_dir, "model or module_dir is NULL");
+  return guarded([&] { return report(model->impl->addModule(module_dir)); });
+}
+
+void ssm_model_free(ssm_model_t *model) { delete model; }
+
+int64_t ssm_model_vocab_size(const ssm_model_t *model) { return model ? model->impl->vocab() : 0; }
+
+size_t ssm_model_sequence_lengths(const ssm_model_t *model, int64_t *lengths, size_t capacity) {
+  if (!model)
+    return 0;
+  std::vector<int64_t> l = model->impl->sequenceLengths();
+  for (size_t i = 0; lengths && i < l.size() && i < capacity; ++i)
+    lengths[i] = l[i];
+  return l.size();
+}
+
+int ssm_model_has_step(const ssm_model_t *model) { return model && model->impl->hasStep(); }
+
+ssm_status_t ssm_model_set_threads(ssm_model_t *model, int threads) {
+  SSM_REQUIRE(model, "model is NULL");
+  SSM_REQUIRE(threads >= 0, "threads must be >= 0");
+  model->impl->setThreads(threads);
+  return SSM_OK;
+}
+
+size_t ssm_model_state_count(const ssm_model_t *model) {
+  return model ? model->impl->spec().states.size() : 0;
+}
+
+ssm_status_t ssm_model_state_info(const ssm_model_t *model, size_t index, const char **name,
+                                  const int64_t **shape, size_t *rank, size_t *numel) {
+  SSM_REQUIRE(model, "model is NULL");
+  const auto &states = model->impl->spec().states;
+  SSM_REQUIRE(index < states.size(), "index " + std::to_string(index) + " >= the " +
+                                         std::to_string(states.size()) + " states");
+  const ssm::rt::StateSpec &s = states[index];
+  if (name)
+    *name = s.name.c_str();
+  if (shape)
+    *shape = s.shape.data();
+  if (rank)
+    *rank = s.shape.size();
+  if (numel)
+    *numel = static_cast<size_t>(s.numel);
+  return SSM_OK;
+}
+
+void ssm_model_weight_bytes(const ssm_model_t *model, size_t *file_bytes, size_t *mapped_bytes,
+                            size_t *converted_bytes) {
+  ssm::rt::WeightFile *w = model ? &model->impl->weights() : nullptr;
+  if (file_bytes)
+    *file_bytes = w ? w->fileBytes() : 0;
+  if (mapped_bytes)
+    *mapped_bytes = w ? w->mappedBytes() : 0;
+  if (converted_bytes)
+    *converted_bytes = w ? w->convertedBytes() : 0;
+}
+
+ssm_status_t ssm_stream_create(ssm_model_t *model, ssm_stream_t **out) {
+  SSM_REQUIRE(out, "out is NULL");
+  *out = nullptr;
+  SSM_REQUIRE(model, "model is NULL");
+  return guarded([&] {
+    *out = new ssm_stream{std::make_unique<ssm::rt::Stream>(*model->impl)};
+    return SSM_OK;
+  });
+}
+
+void ssm_stream_free(ssm_stream_t *stream) { delete stream; }
+
+ssm_status_t ssm_stream_reset(ssm_stream_t *stream) {
+  SSM_REQUIRE(stream, "stream is NULL");
+  stream->impl->reset();
+  return SSM_OK;
+}
+
+ssm_status_t ssm_stream_prefill(ssm_stream_t *stream, const int32_t *tokens, size_t n,
+                                float *all_logits) {
+  SSM_REQUIRE(stream && tokens, "stream or tokens is NULL");
+  return guarded([&] {
+    if (!all_logits)
+      return report(stream->impl->prefill(tokens, n));
+    std::vector<float> all;
+    if (ssm_status_t s = report(stream->impl->prefill(tokens, n, &all)))
+      return s;
+    std::memcpy(all_logits, all.data(), all.size() * sizeof(float));
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token, const float **logits) {
+  SSM_REQUIRE(stream, "stream is NULL");
+  return guarded([&] {
+    if (ssm_status_t s = report(stream->impl->step(token)))
+      return s;
+    if (logits)
+      *logits = stream->impl->logits().data();
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_stream_logits(const ssm_stream_t *stream, const float **logits) {
+  SSM_REQUIRE(stream && logits, "stream or logits is NULL");
+  SSM_REQUIRE(!stream->impl->logits().empty(), "the stream has processed no token yet");
+  *logits = stream->impl->logits().data();
+  return SSM_OK;
+}
+
+int64_t ssm_stream_position(const ssm_stream_t *stream) {
+  return stream ? stream->impl->position() : 0;
+}
+
+ssm_status_t ssm_stream_get_state(const ssm_stream_t *stream, const char *name, float *values,
+                                  size_t numel) {
+  SSM_REQUIRE(stream && name && values, "stream, name or values is NULL");
+  const auto &spec = stream->impl->model().spec();
+  int i = spec.findState(name);
+  SSM_REQUIRE(i >= 0, std::string("the model has no state '") + name + "'");
+  const auto &data = stream->impl->state(static_cast<size_t>(i)).data;
+  SSM_REQUIRE(numel == data.size(), "state '" + std::string(name) + "' has " +
+                                        std::to_string(data.size()) + " values, not " +
+                                        std::to_string(numel));
+  std::memcpy(values, data.data(), numel * sizeof(float));
+  return SSM_OK;
+}
+
+ssm_status_t ssm_stream_set_state(ssm_stream_t *stream, const char *name, const float *values,
+                                  size_t numel) {
+  SSM_REQUIRE(stream && name && values, "stream, name or values is NULL");
+  return report(stream->impl->setState(name, values, numel));
+}
+
+ssm_status_t ssm_stream_save_state(const ssm_stream_t *stream, const char *path) {
+  SSM_REQUIRE(stream && path, "stream or path is NULL");
+  return guarded([&] { return report(stream->impl->save(path)); });
+}
+
+ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *path) {
+  SSM_REQUIRE(stream && path, "stream or path is NULL");
+  return guarded([&] { return report(stream->impl->load(path)); });
+}
+
+} // extern "C"

@@ -1,0 +1,362 @@
+// Models and streams: compiled functions checked and bound to the weights once, states carried per stream.
+#include "runtime/Model.h"
+
+#include "runtime/Shape.h"
+#include "runtime/StateFile.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ssm::rt {
+
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::open(const std::string &dir, Status &status) {
+  ModelSpec spec;
+  if (!(status = ModelSpec::load(dir, spec)))
+    return nullptr;
+  auto weights = WeightFile::open(dir + "/weights.safetensors", status);
+  if (!weights)
+    return nullptr;
+  auto model = open(std::move(spec), std::move(weights), status);
+  if (!model)
+    return nullptr;
+  std::error_code ec;
+  std::filesystem::path compiled = std::filesystem::path(dir) / "compiled";
+  if (std::filesystem::is_directory(compiled, ec)) {
+    std::vector<std::string> dirs;
+    for (const auto &e : std::filesystem::directory_iterator(compiled, ec))
+      if (e.is_directory() && std::filesystem::exists(e.path() / "manifest.json"))
+        dirs.push_back(e.path().string());
+    std::sort(dirs.begin(), dirs.end());
+    for (const std::string &d : dirs)
+      if (!(status = model->addModule(d)))
+        return nullptr;
+  }
+  return model;
+}
+
+std::unique_ptr<Model> Model::open(ModelSpec spec, std::unique_ptr<WeightFile> weights,
+                                   Status &status) {
+  std::unique_ptr<Model> m(new Model());
+  m->spec_ = std::move(spec);
+  m->weights_ = std::move(weights);
+  m->vocab_ = m->spec_.vocab;
+  status = Status::ok();
+  return m;
+}
+
+Status Model::addModule(const std::string &moduleDir) {
+  std::string error;
+  std::unique_ptr<CompiledModule> module = CompiledModule::load(moduleDir, error);
+  if (!module) {
+    std::error_code ec;
+    bool missing = !std::filesystem::exists(moduleDir + "/manifest.json", ec);
+    return {missing ? Code::NotFound : Code::InvalidFile, error};
+  }
+  size_t before = entries_.size();
+  bool any = false;
+  for (const FunctionInfo &fn : module->functions()) {
+    bool isSeq = fn.name == spec_.sequenceFunction, isStep = fn.name == spec_.stepFunction;
+    if (!isSeq && !isStep)
+      continue;
+    any = true;
+    if (Status s = addFunction(*module, fn, isStep); !s) {
+      entries_.resize(before);
+      return s;
+    }
+  }
+  if (!any)
+    return {Code::Mismatch, moduleDir + ": the module has neither @" + spec_.sequenceFunction +
+                                " nor @" + spec_.stepFunction + " (is it compiled from " +
+                                spec_.dir + "/model.mlir?)"};
+  module->setThreads(threads_);
+  modules_.push_back(std::move(module));
+  return Status::ok();
+}
+
+Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool step) {
+  auto e = std::make_unique<Entry>();
+  e->module = &module;
+  e->fn = &fn;
+  e->step = step;
+  std::string where = "@" + fn.name;
+  for (size_t i = 0; i < fn.arguments.size(); ++i) {
+    const TensorInfo &a = fn.arguments[i];
+    e->argumentState.push_back(-1);
+    e->weightArguments.push_back(nullptr);
+    if (!a.state.empty()) {
+      int s = spec_.findState(a.state);
+      if (s < 0)
+        return {Code::Mismatch, "state '" + a.state + "' of " + where +
+                                    " is not among the states of " + spec_.dir + "/model.json"};
+      int64_t n = checkedNumel(a.shape);
+      if (n != spec_.states[s].numel || a.dtype != "float32")
+        return {Code::Mismatch, "state '" + a.state + "' has " +
+                                    std::to_string(spec_.states[s].numel) + " values, the model " +
+                                    std::to_string(n) + " (check the states of model.json)"};
+      e->argumentState.back() = s;
+    } else if (!a.param.empty()) {
+      auto it = weightViews_.find(a.param);
+      if (it == weightViews_.end()) {
+        Status st;
+        const WeightFile::Tensor *t = weights_->get(a.param, st);
+        if (!t)
+          return {st.code() == Code::NotFound ? Code::Mismatch : st.code(), st.message()};
+        HostTensor h;
+        h.shape = t->shape;
+        h.view = t->data;
+        it = weightViews_.emplace(a.param, std::move(h)).first;
+      }
+      if (it->second.shape != a.shape || a.dtype != "float32")
+        return {Code::Mismatch, weights_->path() + ": '" + a.param + "' has shape " +
+                                    shapeString(it->second.shape) + " but the model expects " +
+                                    shapeString(a.shape)};
+      e->weightArguments.back() = &it->second;
+    } else if (a.name == "tokens") {
+      if (a.dtype != "int32" || a.shape.size() != 1 || a.shape[0] < 1)
+        return {Code::Mismatch, where + ": the tokens must be a 1-D int32 tensor, got " +
+                                    shapeString(a.shape) + " " + a.dtype};
+      e->tokensArgument = static_cast<int>(i);
+      e->length = a.shape[0];
+    } else {
+      return {Code::Mismatch, "argument '" + a.name + "' of " + where +
+                                  " is neither the tokens, a state (ssm.state) nor a weight "
+                                  "(ssm.param)"};
+    }
+  }
+  if (e->tokensArgument < 0)
+    return {Code::Mismatch, where + " has no tokens argument"};
+  for (size_t i = 0; i < fn.results.size(); ++i) {
+    const TensorInfo &r = fn.results[i];
+    e->resultState.push_back(-1);
+    if (!r.state.empty()) {
+      int s = spec_.findState(r.state);
+      if (s < 0 || checkedNumel(r.shape) != spec_.states[s].numel)
+        return {Code::Mismatch, "result state '" + r.state + "' of " + where +
+                                    " is not a state of model.json or has another size"};
+      e->resultState.back() = s;
+    } else if (e->logitsResult >= 0) {
+      return {Code::Mismatch, where + " returns two results that are not states (one is the logits)"};
+    } else {
+      e->logitsResult = static_cast<int>(i);
+    }
+  }
+  if (e->logitsResult < 0)
+    return {Code::Mismatch, where + " returns no logits"};
+  const std::vector<int64_t> &ls = fn.results[e->logitsResult].shape;
+  int64_t numel = checkedNumel(ls);
+  int64_t vocab = ls.empty() ? 0 : ls.back();
+  if (vocab_ == 0)
+    vocab_ = vocab;
+  if (vocab != vocab_ || numel <= 0 || numel % vocab_ != 0 ||
+      (numel / vocab_ != e->length && numel / vocab_ != 1))
+    return {Code::Mismatch, where + " returns logits of shape " + shapeString(ls) + " for " +
+                                std::to_string(e->length) + " tokens and a vocabulary of " +
+                                std::to_string(vocab_)};
+  e->logitsRows = numel / vocab_;
+  if (step && e->length != 1)
+    return {Code::Mismatch, where + " (the step function) takes " + std::to_string(e->length) +
+                                " tokens, not 1"};
+  entries_.push_back(std::move(e));
+  return Status::ok();
+}
+
+std::vector<int64_t> Model::sequenceLengths() const {
+  std::vector<int64_t> out;
+  for (const auto &e : entries_)
+    if (!e->step)
+      out.push_back(e->length);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool Model::hasStep() const {
+  return std::any_of(entries_.begin(), entries_.end(), [](const auto &e) { return e->step; });
+}
+
+void Model::setThreads(int n) {
+  threads_ = n;
+  for (auto &m : modules_)
+    m->setThreads(n);
+}
+
+// --- Streams -----------------------------------------------------------------
+
+/// A compiled function bound to this stream's tokens, states and results.
+struct Stream::Bound {
+  HostTensor tokens;
+  std::vector<HostTensor> results;
+  std::unique_ptr<BoundCall> call;
+};
+
+Stream::Stream(Model &model) : model_(model) {
+  for (const StateSpec &s : model.spec().states) {
+    HostTensor t;
+    t.shape = s.shape;
+    t.data.assign(static_cast<size_t>(s.numel), s.init);
+    states_.push_back(std::move(t));
+  }
+}
+
+Stream::~Stream() = default;
+
+void Stream::reset() {
+  const auto &specs = model_.spec().states;
+  for (size_t i = 0; i < states_.size(); ++i)
+    std::fill(states_[i].data.begin(), states_[i].data.end(), specs[i].init);
+  logits_.clear();
+  position_ = 0;
+}
+
+Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<float> *allLogits) {
+  auto it = bound_.find(&e);
+  if (it == bound_.end()) {
+    auto b = std::make_unique<Bound>();
+    b->tokens.shape = {e.length};
+    b->tokens.dtype = "int32";
+    b->tokens.ints.assign(static_cast<size_t>(e.length), 0);
+    std::vector<const HostTensor *> args;
+    for (size_t i = 0; i < e.fn->arguments.size(); ++i) {
+      if (static_cast<int>(i) == e.tokensArgument)
+        args.push_back(&b->tokens);
+      else if (e.argumentState[i] >= 0)
+        args.push_back(&states_[e.argumentState[i]]);
+      else
+        args.push_back(e.weightArguments[i]);
+    }
+    std::string error;
+    // States are bound in the function's shape (model.json may spell it flat).
+    std::vector<std::vector<int64_t>> saved;
+    for (size_t i = 0; i < e.fn->arguments.size(); ++i)
+      if (e.argumentState[i] >= 0) {
+        HostTensor &s = states_[e.argumentState[i]];
+        saved.push_back(s.shape);
+        s.shape = e.fn->arguments[i].shape;
+      }
+    b->call = e.module->bind(*e.fn, args, b->results, error);
+    size_t k = 0;
+    for (size_t i = 0; i < e.fn->arguments.size(); ++i)
+      if (e.argumentState[i] >= 0)
+        states_[e.argumentState[i]].shape = saved[k++];
+    if (!b->call)
+      return {Code::Mismatch, error};
+    it = bound_.emplace(&e, std::move(b)).first;
+  }
+  Bound &b = *it->second;
+  std::copy(tokens, tokens + e.length, b.tokens.ints.begin());
+  std::string error;
+  if (!b.call->invoke(error))
+    return {Code::KernelFailed, error};
+  for (size_t i = 0; i < b.results.size(); ++i)
+    if (e.resultState[i] >= 0) {
+      const auto &src = b.results[i].data;
+      std::copy(src.begin(), src.end(), states_[e.resultState[i]].data.begin());
+    }
+  const auto &l = b.results[e.logitsResult].data;
+  int64_t vocab = model_.vocab();
+  logits_.assign(l.end() - vocab, l.end());
+  if (allLogits) {
+    if (e.logitsRows != e.length)
+      return {Code::Unsupported, "@" + e.fn->name +
+                                     " returns only the last position's logits, not every position's"};
+    allLogits->insert(allLogits->end(), l.begin(), l.end());
+  }
+  position_ += e.length;
+  return Status::ok();
+}
+
+Status Stream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allLogits) {
+  if (n == 0)
+    return {Code::InvalidArgument, "the prompt has no tokens"};
+  int64_t vocab = model_.vocab();
+  for (size_t i = 0; i < n; ++i)
+    if (tokens[i] < 0 || (vocab > 0 && tokens[i] >= vocab))
+      return {Code::InvalidArgument, "token " + std::to_string(tokens[i]) + " at position " +
+                                         std::to_string(i) + " is outside the vocabulary of " +
+                                         std::to_string(vocab)};
+  if (allLogits)
+    allLogits->clear();
+  size_t done = 0;
+  while (done < n) {
+    // The longest compiled call that fits what is left (a step is length 1).
+    const Model::Entry *best = nullptr;
+    for (const auto &e : model_.entries_)
+      if (static_cast<size_t>(e->length) <= n - done &&
+          (!best || e->length > best->length || (e->length == best->length && e->step)))
+        best = e.get();
+    if (!best) {
+      std::string lengths;
+      for (int64_t l : model_.sequenceLengths())
+        lengths += (lengths.empty() ? "" : ", ") + std::to_string(l);
+      return {Code::Unsupported,
+              "no compiled function takes " + std::to_string(n - done) + " tokens (sequence lengths: " +
+                  (lengths.empty() ? "none" : lengths) +
+                  (model_.hasStep() ? "; step" : "; no step function") + ")"};
+    }
+    if (Status s = run(*best, tokens + done, allLogits); !s)
+      return s;
+    done += static_cast<size_t>(best->length);
+  }
+  return Status::ok();
+}
+
+Status Stream::step(int32_t token) {
+  for (const auto &e : model_.entries_)
+    if (e->step)
+      return prefill(&token, 1);
+  return {Code::Unsupported, "the model has no compiled @" + model_.spec().stepFunction};
+}
+
+Status Stream::setState(const std::string &name, const float *values, size_t n) {
+  int s = model_.spec().findState(name);
+  if (s < 0)
+    return {Code::InvalidArgument, "the model has no state '" + name + "'"};
+  if (n != states_[s].data.size())
+    return {Code::InvalidArgument, "state '" + name + "' has " +
+                                       std::to_string(states_[s].data.size()) + " values, got " +
+                                       std::to_string(n)};
+  std::copy(values, values + n, states_[s].data.begin());
+  return Status::ok();
+}
+
+Status Stream::save(const std::string &path) const {
+  SavedState s;
+  s.fingerprint = model_.spec().fingerprint;
+  s.position = position_;
+  for (size_t i = 0; i < states_.size(); ++i)
+    s.states.push_back({model_.spec().states[i].name, states_[i].shape,
+                        std::vector<float>(states_[i].data.begin(), states_[i].data.end())});
+  s.logits = logits_;
+  return writeStateFile(path, s);
+}
+
+Status Stream::load(const std::string &path) {
+  SavedState s;
+  if (Status st = readStateFile(path, s); !st)
+    return st;
+  const ModelSpec &spec = model_.spec();
+  if (s.states.size() != spec.states.size())
+    return {Code::Mismatch, path + ": holds " + std::to_string(s.states.size()) +
+                                " states, the model " + std::to_string(spec.states.size()) +
+                                " (saved from another model)"};
+  for (size_t i = 0; i < s.states.size(); ++i)
+    if (s.states[i].name != spec.states[i].name || s.states[i].shape != states_[i].shape)
+      return {Code::Mismatch, path + ": state " + std::to_string(i) + " is '" + s.states[i].name +
+                                  "' of shape " + shapeString(s.states[i].shape) +
+                                  ", the model's is '" + spec.states[i].name + "' of shape " +
+                                  shapeString(states_[i].shape) + " (saved from another model)"};
+  if (s.fingerprint != spec.fingerprint)
+    return {Code::Mismatch, path + ": saved from a model with another architecture or config"};
+  if (!s.logits.empty() && model_.vocab() > 0 && static_cast<int64_t>(s.logits.size()) != model_.vocab())
+    return {Code::Mismatch, path + ": holds " + std::to_string(s.logits.size()) +
+                                " logits, the model's vocabulary is " + std::to_string(model_.vocab())};
+  for (size_t i = 0; i < s.states.size(); ++i)
+    std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].data.begin());
+  logits_ = std::move(s.logits);
+  position_ = s.position;
+  return Status::ok();
+}
+
+} // namespace ssm::rt

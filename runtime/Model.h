@@ -1,0 +1,146 @@
+// The model library: a deployed model (model.json, mapped weights, compiled modules) and its streams.
+//
+// A Model is loaded once: model.json (runtime/ModelSpec.h), the weights
+// mapped read-only (runtime/Weights.h) and one or more compiled modules
+// (ssm-compile outputs of the model's graph: runtime/Module.h). Each module
+// adds the model's sequence function (model.json "functions.sequence", the
+// scan form over a fixed number of tokens L) and step function (one token,
+// the state-update form), each checked against model.json and the weights
+// and bound to its weights once, by ssm.param name.
+//
+// A Stream is one sequence being processed: its own state (one f32 tensor
+// per model.json state, starting at its "init"), the logits after its last
+// token and its position. prefill() runs a prompt of any length n as
+// compiled sequence calls of the largest compiled length L <= what is left,
+// then step calls for the rest, the state carried between calls, so no
+// length needs compiling when the model has a step function. Streams are
+// independent: any number may exist, and different streams may run on
+// different threads at once; one stream is used by one thread at a time.
+// addModule() and setThreads() must not run while streams run.
+//
+// Memory: the weights once (mapped F32, or converted f32 for other dtypes),
+// then per stream and per compiled function used the kernels' results (the
+// logits of its L positions and one copy of the state) and the buffers
+// between its kernels.
+#ifndef SSM_RUNTIME_MODEL_H
+#define SSM_RUNTIME_MODEL_H
+
+#include "runtime/Module.h"
+#include "runtime/ModelSpec.h"
+#include "runtime/Status.h"
+#include "runtime/Weights.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ssm::rt {
+
+class Stream;
+
+class Model {
+public:
+  ~Model();
+  /// Reads <dir>/model.json, maps <dir>/weights.safetensors, and adds every
+  /// compiled module in <dir>/compiled/*/ (sorted by folder name; none is
+  /// fine, addModule() can add them later).
+  static std::unique_ptr<Model> open(const std::string &dir, Status &status);
+  /// The same from a model.json already read and weights already mapped.
+  static std::unique_ptr<Model> open(ModelSpec spec, std::unique_ptr<WeightFile> weights,
+                                     Status &status);
+
+  /// Loads the ssm-compile output in `moduleDir` and adds its sequence and
+  /// step functions. Errors: the module's own (NotFound, InvalidFile), a
+  /// module with neither function (Mismatch), an argument that is not the
+  /// tokens, a model.json state or a weight, a state whose size differs from
+  /// model.json's, a weight missing or of another shape (Mismatch).
+  Status addModule(const std::string &moduleDir);
+
+  const ModelSpec &spec() const { return spec_; }
+  WeightFile &weights() { return *weights_; }
+  /// Vocabulary size: model.json's, else the compiled logits' last dimension
+  /// (0 before any module).
+  int64_t vocab() const { return vocab_; }
+  /// Token counts of the compiled sequence functions, ascending.
+  std::vector<int64_t> sequenceLengths() const;
+  bool hasStep() const;
+  /// Threads of every module's Halide thread pool (0: one per core).
+  void setThreads(int n);
+
+private:
+  friend class Stream;
+  Model() = default;
+  /// One compiled function of the model.
+  struct Entry {
+    CompiledModule *module = nullptr;
+    const FunctionInfo *fn = nullptr;
+    bool step = false;
+    int64_t length = 0;       // tokens per call
+    int tokensArgument = -1;
+    int logitsResult = -1;
+    int64_t logitsRows = 0;   // L (every position) or 1 (the last only)
+    std::vector<int> argumentState, resultState; // spec state index or -1
+    std::vector<const HostTensor *> weightArguments; // per argument, null if not a weight
+  };
+  Status addFunction(CompiledModule &module, const FunctionInfo &fn, bool step);
+
+  ModelSpec spec_;
+  std::unique_ptr<WeightFile> weights_;
+  std::vector<std::unique_ptr<CompiledModule>> modules_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  std::map<std::string, HostTensor> weightViews_; // bound once, shared by all streams
+  int64_t vocab_ = 0;
+  int threads_ = 0;
+};
+
+class Stream {
+public:
+  /// A stream at the model's initial state (position 0, no logits).
+  explicit Stream(Model &model);
+  ~Stream();
+
+  /// Every state back to its model.json init; position 0.
+  void reset();
+  /// Runs `n` tokens (n >= 1). With `allLogits`, it receives n x vocab
+  /// values (Unsupported when a compiled sequence function returns only its
+  /// last position's logits). Errors: a token outside the vocabulary
+  /// (InvalidArgument), no compiled function for what is left (Unsupported),
+  /// a kernel error (KernelFailed). On error the state is undefined: reset or
+  /// load it.
+  Status prefill(const int32_t *tokens, size_t n, std::vector<float> *allLogits = nullptr);
+  /// One token through the step function (or a length-1 sequence function).
+  Status step(int32_t token);
+  /// The logits after the last token (vocab values; empty at position 0).
+  const std::vector<float> &logits() const { return logits_; }
+  /// Tokens processed since the start or the last reset.
+  int64_t position() const { return position_; }
+
+  /// The current value of state `index` (model.json order).
+  const HostTensor &state(size_t index) const { return states_[index]; }
+  /// Overwrites state `name` with `n` values (n must be its size).
+  Status setState(const std::string &name, const float *values, size_t n);
+  /// Writes every state, the position and the logits to `path` (the format
+  /// of runtime/StateFile.h), replacing the file atomically.
+  Status save(const std::string &path) const;
+  /// Reads a file save() wrote, for this model: refused (the stream
+  /// unchanged) when it is truncated, corrupt, of another format version, or
+  /// from a model with other states.
+  Status load(const std::string &path);
+
+  const Model &model() const { return model_; }
+
+private:
+  struct Bound;
+  Status run(const Model::Entry &e, const int32_t *tokens, std::vector<float> *allLogits);
+  Model &model_;
+  std::vector<HostTensor> states_; // spec order; storage never moves (bound by address)
+  std::map<const Model::Entry *, std::unique_ptr<Bound>> bound_;
+  std::vector<float> logits_;
+  int64_t position_ = 0;
+};
+
+} // namespace ssm::rt
+
+#endif

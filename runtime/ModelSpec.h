@@ -1,0 +1,54 @@
+// A model's description, model.json (written by ssm-import): architecture, vocabulary, states, function names.
+//
+// model.json fields the runtime reads ("format": "ssm-opt-model"):
+//   "architecture"  string, e.g. "rwkv4", "mamba1" (part of the state fingerprint)
+//   "config"        object; "n_vocab" or "vocab_size" is the vocabulary size
+//   "byte_tokens"   bool: tokens are UTF-8 bytes (default: vocabulary 256)
+//   "functions"     {"sequence": name, "step": name}; default forward_sequence, forward_step
+//   "states"        [{"name", "shape", "init"}]: each stream starts with every
+//                   element of state `name` at `init` (default 0)
+#ifndef SSM_RUNTIME_MODELSPEC_H
+#define SSM_RUNTIME_MODELSPEC_H
+
+#include "runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssm::rt {
+
+struct StateSpec {
+  std::string name;
+  std::vector<int64_t> shape;
+  int64_t numel = 0;
+  float init = 0.0f;
+};
+
+struct ModelSpec {
+  std::string dir;  // the model folder
+  std::string text; // model.json as read (the graph builder regenerates graphs from it)
+  std::string architecture;
+  int64_t vocab = 0; // 0: not in model.json (taken from the compiled logits)
+  bool byteTokens = false;
+  std::string sequenceFunction = "forward_sequence", stepFunction = "forward_step";
+  std::vector<StateSpec> states; // model.json order
+  /// Identifies what a saved state belongs to: FNV-1a 64 of the
+  /// architecture, the config and each state's name and shape.
+  uint64_t fingerprint = 0;
+
+  /// Reads <dir>/model.json. Errors (InvalidFile, NotFound) name the file and
+  /// the field: not an ssm-opt model, a malformed state entry, a shape that is
+  /// negative or over 2^28 values, a field of the wrong JSON type.
+  static Status load(const std::string &dir, ModelSpec &out);
+
+  /// The index of state `name` in `states`, or -1.
+  int findState(const std::string &name) const;
+};
+
+/// FNV-1a 64 over `n` bytes, continuing from `h`.
+uint64_t fnv1a(const void *data, size_t n, uint64_t h = 0xcbf29ce484222325ull);
+
+} // namespace ssm::rt
+
+#endif

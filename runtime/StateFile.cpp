@@ -1,0 +1,148 @@
+// Writing and checking saved stream states (StateFile.h).
+#include "runtime/StateFile.h"
+
+#include "runtime/ModelSpec.h"
+#include "runtime/Shape.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace ssm::rt {
+
+namespace {
+constexpr char kMagic[8] = {'S', 'S', 'M', 'S', 'T', 'A', 'T', 'E'};
+
+template <typename T> void put(std::string &out, T v) {
+  out.append(reinterpret_cast<const char *>(&v), sizeof(T));
+}
+void putFloats(std::string &out, const std::vector<float> &v) {
+  out.append(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(float));
+}
+
+/// Reads from a byte range, failing (not overrunning) when it ends early.
+struct Reader {
+  const char *p, *end;
+  bool ok = true;
+  template <typename T> T get() {
+    T v{};
+    if (static_cast<size_t>(end - p) < sizeof(T)) {
+      ok = false;
+      return v;
+    }
+    std::memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+    return v;
+  }
+  bool bytes(void *dst, uint64_t n) {
+    if (!ok || static_cast<uint64_t>(end - p) < n)
+      return ok = false;
+    std::memcpy(dst, p, n);
+    p += n;
+    return true;
+  }
+};
+} // namespace
+
+Status writeStateFile(const std::string &path, const SavedState &state) {
+  std::string out(kMagic, sizeof(kMagic));
+  put<uint32_t>(out, kStateFileVersion);
+  put<uint32_t>(out, 0);
+  put<uint64_t>(out, state.fingerprint);
+  put<int64_t>(out, state.position);
+  put<uint32_t>(out, static_cast<uint32_t>(state.states.size()));
+  for (const SavedTensor &t : state.states) {
+    put<uint32_t>(out, static_cast<uint32_t>(t.name.size()));
+    out += t.name;
+    put<uint32_t>(out, static_cast<uint32_t>(t.shape.size()));
+    for (int64_t d : t.shape)
+      put<int64_t>(out, d);
+    putFloats(out, t.values);
+  }
+  put<uint64_t>(out, state.logits.size());
+  putFloats(out, state.logits);
+  put<uint64_t>(out, fnv1a(out.data(), out.size()));
+
+  std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(out.data(), static_cast<std::streamsize>(out.size()));
+    f.close();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return {Code::InvalidArgument, path + ": cannot write the state file"};
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return {Code::InvalidArgument, path + ": cannot write the state file (" + why + ")"};
+  }
+  return Status::ok();
+}
+
+Status readStateFile(const std::string &path, SavedState &state) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return {Code::NotFound, path + ": no such state file"};
+  if (std::filesystem::is_directory(path, ec))
+    return {Code::InvalidFile, path + ": is a directory, not a state file"};
+  std::ifstream f(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad())
+    return {Code::InvalidFile, path + ": cannot read the state file"};
+  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    return {Code::InvalidFile, path + ": not an ssm-opt state file (no SSMSTATE header)"};
+  Reader r{bytes.data() + sizeof(kMagic), bytes.data() + bytes.size()};
+  uint32_t version = r.get<uint32_t>();
+  if (r.ok && version != kStateFileVersion)
+    return {Code::InvalidFile, path + ": state file version " + std::to_string(version) +
+                                   "; this runtime reads version " +
+                                   std::to_string(kStateFileVersion)};
+  const Status truncated(Code::InvalidFile, path + ": truncated state file (" +
+                                                std::to_string(bytes.size()) + " bytes)");
+  r.get<uint32_t>();
+  SavedState s;
+  s.fingerprint = r.get<uint64_t>();
+  s.position = r.get<int64_t>();
+  uint32_t count = r.get<uint32_t>();
+  for (uint32_t i = 0; i < count && r.ok; ++i) {
+    SavedTensor t;
+    uint32_t len = r.get<uint32_t>();
+    t.name.resize(r.ok && len <= static_cast<uint64_t>(r.end - r.p) ? len : 0);
+    if (!r.bytes(t.name.data(), len))
+      break;
+    uint32_t rank = r.get<uint32_t>();
+    for (uint32_t k = 0; k < rank && r.ok && k < 64; ++k)
+      t.shape.push_back(r.get<int64_t>());
+    int64_t n = checkedNumel(t.shape);
+    if (!r.ok || rank > 64 || n < 0 || static_cast<uint64_t>(n) * 4 > static_cast<uint64_t>(r.end - r.p))
+      return truncated;
+    t.values.resize(static_cast<size_t>(n));
+    r.bytes(t.values.data(), static_cast<uint64_t>(n) * 4);
+    s.states.push_back(std::move(t));
+  }
+  uint64_t nLogits = r.get<uint64_t>();
+  if (!r.ok || nLogits > static_cast<uint64_t>(r.end - r.p) / 4)
+    return truncated;
+  s.logits.resize(nLogits);
+  r.bytes(s.logits.data(), nLogits * 4);
+  size_t body = static_cast<size_t>(r.p - bytes.data());
+  uint64_t sum = r.get<uint64_t>();
+  if (!r.ok)
+    return truncated;
+  if (r.p != r.end)
+    return {Code::InvalidFile, path + ": " + std::to_string(r.end - r.p) +
+                                   " bytes after the end of the state (not one state file)"};
+  if (sum != fnv1a(bytes.data(), body))
+    return {Code::InvalidFile, path + ": checksum mismatch (the state file is corrupt)"};
+  state = std::move(s);
+  return Status::ok();
+}
+
+} // namespace ssm::rt

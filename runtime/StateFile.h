@@ -1,0 +1,52 @@
+// Saved stream state: a versioned, checksummed file of named f32 tensors, the position and the last logits.
+//
+// Layout (little endian), version 1:
+//   char[8]  magic "SSMSTATE"
+//   u32      version (1)
+//   u32      reserved (0)
+//   u64      model fingerprint (ModelSpec::fingerprint: architecture, config,
+//            state names and shapes)
+//   i64      position (tokens processed)
+//   u32      number of states S
+//   S times: u32 name length, name bytes, u32 rank, i64 dims[rank], f32 values
+//   u64      number of logits V, f32 logits[V]
+//   u64      FNV-1a 64 of every byte before it
+// Reading checks the magic (foreign file), the version, every length against
+// the bytes left (truncated file), the checksum (corrupt file) and nothing
+// after it; the caller checks the fingerprint and the states against its model.
+#ifndef SSM_RUNTIME_STATEFILE_H
+#define SSM_RUNTIME_STATEFILE_H
+
+#include "runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssm::rt {
+
+constexpr uint32_t kStateFileVersion = 1;
+
+struct SavedTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+struct SavedState {
+  uint64_t fingerprint = 0;
+  int64_t position = 0;
+  std::vector<SavedTensor> states;
+  std::vector<float> logits;
+};
+
+/// Writes `path` through a temporary file renamed over it, so a failed
+/// write leaves what was there. Errors: InvalidArgument (cannot write).
+Status writeStateFile(const std::string &path, const SavedState &state);
+/// Errors: NotFound, InvalidFile (not a state file, another version,
+/// truncated, corrupt), each naming the file.
+Status readStateFile(const std::string &path, SavedState &state);
+
+} // namespace ssm::rt
+
+#endif

@@ -1,0 +1,216 @@
+// Memory-mapped safetensors: header checks at open, f32 views (or one conversion) per tensor.
+#include "runtime/Weights.h"
+
+#include "runtime/Shape.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ssm::rt {
+
+namespace {
+size_t dtypeSize(const std::string &d) {
+  if (d == "F64" || d == "I64" || d == "U64")
+    return 8;
+  if (d == "F32" || d == "I32" || d == "U32")
+    return 4;
+  if (d == "F16" || d == "BF16" || d == "I16" || d == "U16")
+    return 2;
+  if (d == "I8" || d == "U8" || d == "BOOL")
+    return 1;
+  return 0;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13); // inf, NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else { // subnormal: normalise
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while (!(mant & 0x400));
+    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+} // namespace
+
+WeightFile::~WeightFile() {
+  if (base_)
+    munmap(const_cast<unsigned char *>(base_), size_);
+}
+
+std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &status) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    status = {errno == ENOENT ? Code::NotFound : Code::InvalidFile,
+              path + ": cannot open the file: " + std::strerror(errno)};
+    return nullptr;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    status = {Code::InvalidFile, path + ": is a directory, not a safetensors file"};
+    return nullptr;
+  }
+  if (st.st_size < 8) {
+    status = {Code::InvalidFile, path + ": " + std::to_string(st.st_size) +
+                                     " bytes, too short for a safetensors file"};
+    return nullptr;
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    status = {Code::InvalidFile, path + ": cannot open the file: " + std::strerror(errno)};
+    return nullptr;
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  void *p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    status = {Code::InvalidFile, path + ": cannot map the file: " + std::strerror(errno)};
+    return nullptr;
+  }
+  std::unique_ptr<WeightFile> w(new WeightFile());
+  w->path_ = path;
+  w->base_ = static_cast<const unsigned char *>(p);
+  w->size_ = size;
+  uint64_t headerLen = 0;
+  for (int i = 7; i >= 0; --i)
+    headerLen = headerLen << 8 | w->base_[i];
+  if (headerLen > size - 8) {
+    status = {Code::InvalidFile, path + ": header of " + std::to_string(headerLen) +
+                                     " bytes in a file of " + std::to_string(size) +
+                                     " (truncated, or not a safetensors file)"};
+    return nullptr;
+  }
+  auto header = nlohmann::json::parse(w->base_ + 8, w->base_ + 8 + headerLen, nullptr, false);
+  if (header.is_discarded() || !header.is_object()) {
+    status = {Code::InvalidFile, path + ": the header is not a JSON object (not a safetensors file?)"};
+    return nullptr;
+  }
+  size_t dataStart = 8 + headerLen, dataSize = size - dataStart;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__")
+      continue;
+    const auto &e = it.value();
+    std::string where = path + ": tensor '" + it.key() + "'";
+    Tensor t;
+    bool ok = e.is_object() && e.contains("dtype") && e["dtype"].is_string() &&
+              e.contains("shape") && e["shape"].is_array() && e.contains("data_offsets") &&
+              e["data_offsets"].is_array() && e["data_offsets"].size() == 2;
+    if (ok) {
+      t.dtype = e["dtype"].get<std::string>();
+      for (const auto &d : e["shape"]) {
+        ok = ok && d.is_number_integer() && d.get<int64_t>() >= 0;
+        if (ok)
+          t.shape.push_back(d.get<int64_t>());
+      }
+      for (const auto &o : e["data_offsets"])
+        ok = ok && o.is_number_unsigned();
+    }
+    if (!ok) {
+      status = {Code::InvalidFile, where + ": malformed header entry"};
+      return nullptr;
+    }
+    size_t elem = dtypeSize(t.dtype);
+    if (!elem) {
+      status = {Code::InvalidFile, where + ": unknown dtype '" + t.dtype + "'"};
+      return nullptr;
+    }
+    uint64_t begin = e["data_offsets"][0].get<uint64_t>(), end = e["data_offsets"][1].get<uint64_t>();
+    t.numel = checkedNumel(t.shape, int64_t(1) << 40);
+    if (t.numel < 0 || begin > end || end - begin != static_cast<uint64_t>(t.numel) * elem) {
+      status = {Code::InvalidFile, where + ": data_offsets [" + std::to_string(begin) + ", " +
+                                       std::to_string(end) + ") do not hold shape " +
+                                       shapeString(t.shape) + " of " + t.dtype};
+      return nullptr;
+    }
+    if (end > dataSize) {
+      status = {Code::InvalidFile, where + ": ends at byte " + std::to_string(dataStart + end) +
+                                       " of a file of " + std::to_string(size) + " (truncated?)"};
+      return nullptr;
+    }
+    t.offset = dataStart + begin;
+    t.bytes = end - begin;
+    w->tensors_.emplace(it.key(), std::move(t));
+  }
+  status = Status::ok();
+  return w;
+}
+
+const WeightFile::Tensor *WeightFile::info(const std::string &name) const {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> WeightFile::names() const {
+  std::vector<std::string> out;
+  for (const auto &[name, t] : tensors_)
+    out.push_back(name);
+  return out;
+}
+
+const WeightFile::Tensor *WeightFile::get(const std::string &name, Status &status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) {
+    status = {Code::NotFound, path_ + " has no tensor '" + name + "'"};
+    return nullptr;
+  }
+  Tensor &t = it->second;
+  if (t.data)
+    return &t;
+  const unsigned char *src = base_ + t.offset;
+  // Little-endian host (x86-64, AArch64): F32 data is used in place when it
+  // is 4-byte aligned, as files written with an 8-byte aligned header are.
+  if (t.dtype == "F32" && reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
+    t.data = reinterpret_cast<const float *>(src);
+    mapped_ += t.bytes;
+    return &t;
+  }
+  if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "F64") {
+    status = {Code::Unsupported, path_ + ": tensor '" + name + "' has dtype " + t.dtype +
+                                     "; weights must be F32, F16, BF16 or F64"};
+    return nullptr;
+  }
+  t.converted.resize(static_cast<size_t>(t.numel));
+  for (int64_t i = 0; i < t.numel; ++i) {
+    float v;
+    if (t.dtype == "F32") {
+      std::memcpy(&v, src + 4 * i, 4);
+    } else if (t.dtype == "F64") {
+      double d;
+      std::memcpy(&d, src + 8 * i, 8);
+      v = static_cast<float>(d);
+    } else {
+      uint16_t h;
+      std::memcpy(&h, src + 2 * i, 2);
+      if (t.dtype == "F16") {
+        v = halfToFloat(h);
+      } else {
+        uint32_t bits = static_cast<uint32_t>(h) << 16;
+        std::memcpy(&v, &bits, 4);
+      }
+    }
+    t.converted[i] = v;
+  }
+  t.data = t.converted.data();
+  converted_ += t.converted.size() * sizeof(float);
+  return &t;
+}
+
+} // namespace ssm::rt

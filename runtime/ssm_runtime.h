@@ -1,0 +1,161 @@
+/* ssm_runtime.h: the C API of the ssm-opt model library (libssm_runtime).
+ *
+ * Runs models that ssm-import imported and ssm-compile compiled, with no
+ * LLVM, MLIR or Halide compiler in the process: the compiled kernels are
+ * loaded from their shared library, the weights are memory-mapped.
+ *
+ *   ssm_model_t *model;
+ *   if (ssm_model_open("deploy/rwkv4", &model) != SSM_OK) {
+ *     fprintf(stderr, "%s\n", ssm_last_error());
+ *     return 1;
+ *   }
+ *   ssm_stream_t *stream;
+ *   ssm_stream_create(model, &stream);
+ *   ssm_stream_prefill(stream, prompt, prompt_len, NULL);
+ *   const float *logits;                     // ssm_model_vocab_size() values
+ *   ssm_stream_logits(stream, &logits);
+ *   ssm_stream_step(stream, next_token, &logits);
+ *   ...
+ *   ssm_stream_free(stream);
+ *   ssm_model_free(model);
+ *
+ * A model folder holds model.json and weights.safetensors (ssm-import's
+ * output) and compiled modules in compiled/<any name>/ (ssm-compile outputs of
+ * the folder's model.mlir, or of a graph ssm-import wrote for another prompt
+ * length); ssm_model_add_module() adds modules kept elsewhere. A model
+ * compiled for sequence length L and with its step function takes prompts of
+ * any length: calls of L tokens, then single steps (the state is carried).
+ *
+ * Conventions, as in llama.h and IREE's runtime:
+ *  - Every handle is opaque. Functions that can fail return an ssm_status_t;
+ *    SSM_OK is 0. The message of the calling thread's last failure is
+ *    ssm_last_error() (valid until that thread's next failing call). No C++
+ *    exception crosses this interface, and no function aborts on bad input.
+ *  - Pointers returned through out-parameters stay owned by the library.
+ *  - A model may be shared by streams running on different threads; a stream
+ *    is used by one thread at a time. ssm_model_add_module() and
+ *    ssm_model_set_threads() must not run while any stream of the model runs.
+ *  - Tokens are int32 ids in [0, vocab); logits and states are float32.
+ */
+#ifndef SSM_RUNTIME_H
+#define SSM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define SSM_RT_API __declspec(dllexport)
+#else
+#define SSM_RT_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this interface: functions are only added within a major
+ * version; the shared library's SONAME carries the major. */
+#define SSM_RUNTIME_VERSION_MAJOR 0
+#define SSM_RUNTIME_VERSION_MINOR 3
+#define SSM_RUNTIME_VERSION_PATCH 0
+
+typedef enum ssm_status {
+  SSM_OK = 0,
+  SSM_ERROR_INVALID_ARGUMENT = 1, /* null pointer, wrong size, unknown state, token out of range */
+  SSM_ERROR_NOT_FOUND = 2,        /* a file or folder does not exist */
+  SSM_ERROR_INVALID_FILE = 3,     /* malformed, truncated or foreign file (model.json, weights,
+                                     manifest, state file) */
+  SSM_ERROR_MISMATCH = 4,         /* files that do not belong together: a module compiled from
+                                     another model, weights of other shapes, a state saved from
+                                     another model */
+  SSM_ERROR_UNSUPPORTED = 5,      /* nothing compiled for the request, an unsupported dtype */
+  SSM_ERROR_KERNEL_FAILED = 6,    /* a compiled kernel returned an error */
+  SSM_ERROR_OUT_OF_MEMORY = 7,
+  SSM_ERROR_INTERNAL = 8
+} ssm_status_t;
+
+typedef struct ssm_model ssm_model_t;
+typedef struct ssm_stream ssm_stream_t;
+
+/* "0.3.0". */
+SSM_RT_API const char *ssm_runtime_version(void);
+/* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
+SSM_RT_API const char *ssm_status_name(ssm_status_t status);
+/* The message of this thread's last failed call ("" if none). */
+SSM_RT_API const char *ssm_last_error(void);
+
+/* --- Models ---------------------------------------------------------------- */
+
+/* Loads <dir>/model.json, maps <dir>/weights.safetensors and adds every module
+ * in <dir>/compiled/. On failure *out is NULL. */
+SSM_RT_API ssm_status_t ssm_model_open(const char *dir, ssm_model_t **out);
+/* Adds a compiled module (an ssm-compile output folder) of this model. */
+SSM_RT_API ssm_status_t ssm_model_add_module(ssm_model_t *model, const char *module_dir);
+/* NULL is ignored. Free every stream of the model first. */
+SSM_RT_API void ssm_model_free(ssm_model_t *model);
+
+/* Vocabulary size: logits per position (0 before any module, if model.json
+ * does not say). */
+SSM_RT_API int64_t ssm_model_vocab_size(const ssm_model_t *model);
+/* Token counts of the compiled sequence functions, ascending: writes at most
+ * `capacity` into `lengths` (may be NULL), returns how many there are. */
+SSM_RT_API size_t ssm_model_sequence_lengths(const ssm_model_t *model, int64_t *lengths,
+                                             size_t capacity);
+/* 1 when a step function (one token, the state-update form) is compiled. */
+SSM_RT_API int ssm_model_has_step(const ssm_model_t *model);
+/* Threads of the kernels' thread pools (0: one per core). */
+SSM_RT_API ssm_status_t ssm_model_set_threads(ssm_model_t *model, int threads);
+
+/* The model's states, in model.json order. `name` and `shape` stay valid
+ * while the model lives; `*numel` is the number of float32 values. */
+SSM_RT_API size_t ssm_model_state_count(const ssm_model_t *model);
+SSM_RT_API ssm_status_t ssm_model_state_info(const ssm_model_t *model, size_t index,
+                                             const char **name, const int64_t **shape,
+                                             size_t *rank, size_t *numel);
+/* Bytes of the weights file; of weights used in place from the mapping; of
+ * weights converted to float32 (F16, BF16, F64 files). */
+SSM_RT_API void ssm_model_weight_bytes(const ssm_model_t *model, size_t *file_bytes,
+                                       size_t *mapped_bytes, size_t *converted_bytes);
+
+/* --- Streams --------------------------------------------------------------- */
+
+/* A new stream at the model's initial state (each state at its model.json
+ * "init"), position 0. */
+SSM_RT_API ssm_status_t ssm_stream_create(ssm_model_t *model, ssm_stream_t **out);
+SSM_RT_API void ssm_stream_free(ssm_stream_t *stream);
+/* Back to the initial state, position 0. */
+SSM_RT_API ssm_status_t ssm_stream_reset(ssm_stream_t *stream);
+
+/* Runs n >= 1 tokens. `all_logits` (may be NULL) receives n * vocab floats,
+ * every position's logits (SSM_ERROR_UNSUPPORTED if the compiled sequence
+ * function returns only the last position's). After an error the stream's
+ * state is undefined: reset it or load one. */
+SSM_RT_API ssm_status_t ssm_stream_prefill(ssm_stream_t *stream, const int32_t *tokens, size_t n,
+                                           float *all_logits);
+/* Runs one token; `*logits` (may be NULL) points at the vocab logits after it,
+ * valid until the stream's next call. */
+SSM_RT_API ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token,
+                                        const float **logits);
+/* The logits after the last token (SSM_ERROR_INVALID_ARGUMENT at position 0). */
+SSM_RT_API ssm_status_t ssm_stream_logits(const ssm_stream_t *stream, const float **logits);
+/* Tokens processed since creation, reset or the state loaded. */
+SSM_RT_API int64_t ssm_stream_position(const ssm_stream_t *stream);
+
+/* Copies state `name` out of (into) the stream; `numel` must be its size. */
+SSM_RT_API ssm_status_t ssm_stream_get_state(const ssm_stream_t *stream, const char *name,
+                                             float *values, size_t numel);
+SSM_RT_API ssm_status_t ssm_stream_set_state(ssm_stream_t *stream, const char *name,
+                                             const float *values, size_t numel);
+/* Writes the states, the position and the last logits to `path` (a versioned,
+ * checksummed file, replaced atomically). */
+SSM_RT_API ssm_status_t ssm_stream_save_state(const ssm_stream_t *stream, const char *path);
+/* Reads a file ssm_stream_save_state wrote for this model; a truncated,
+ * corrupt, foreign or other-version file (SSM_ERROR_INVALID_FILE) or one
+ * saved from another model (SSM_ERROR_MISMATCH) leaves the stream unchanged. */
+SSM_RT_API ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SSM_RUNTIME_H */

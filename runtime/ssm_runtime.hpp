@@ -1,0 +1,145 @@
+// ssm_runtime.hpp: a thin, header-only C++17 wrapper over the C API (ssm_runtime.h).
+//
+//   ssm::runtime::Model model("deploy/rwkv4");          // throws ssm::runtime::Error
+//   ssm::runtime::Stream stream(model);
+//   stream.prefill(prompt);                             // std::vector<int32_t>
+//   std::vector<float> logits = stream.step(token);
+//   stream.save("after-prompt.ssmstate");
+//
+// Failures throw ssm::runtime::Error, which carries the C status code and the
+// library's message; the C API underneath never throws. Handles are
+// move-only and freed by the destructors (free streams before their model).
+#ifndef SSM_RUNTIME_HPP
+#define SSM_RUNTIME_HPP
+
+#include "ssm_runtime.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ssm::runtime {
+
+class Error : public std::runtime_error {
+public:
+  Error(ssm_status_t status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+  ssm_status_t status() const { return status_; }
+
+private:
+  ssm_status_t status_;
+};
+
+inline void check(ssm_status_t s) {
+  if (s != SSM_OK)
+    throw Error(s, ssm_last_error());
+}
+
+struct StateInfo {
+  std::string name;
+  std::vector<int64_t> shape;
+  size_t numel = 0;
+};
+
+class Model {
+public:
+  /// A model folder: model.json, weights.safetensors, compiled/*/.
+  explicit Model(const std::string &dir) { check(ssm_model_open(dir.c_str(), &handle_)); }
+  ~Model() { ssm_model_free(handle_); }
+  Model(Model &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  Model &operator=(Model &&o) noexcept {
+    std::swap(handle_, o.handle_);
+    return *this;
+  }
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  void addModule(const std::string &dir) { check(ssm_model_add_module(handle_, dir.c_str())); }
+  void setThreads(int n) { check(ssm_model_set_threads(handle_, n)); }
+  int64_t vocabSize() const { return ssm_model_vocab_size(handle_); }
+  bool hasStep() const { return ssm_model_has_step(handle_) != 0; }
+  std::vector<int64_t> sequenceLengths() const {
+    std::vector<int64_t> l(ssm_model_sequence_lengths(handle_, nullptr, 0));
+    ssm_model_sequence_lengths(handle_, l.data(), l.size());
+    return l;
+  }
+  std::vector<StateInfo> states() const {
+    std::vector<StateInfo> out(ssm_model_state_count(handle_));
+    for (size_t i = 0; i < out.size(); ++i) {
+      const char *name;
+      const int64_t *shape;
+      size_t rank;
+      check(ssm_model_state_info(handle_, i, &name, &shape, &rank, &out[i].numel));
+      out[i].name = name;
+      out[i].shape.assign(shape, shape + rank);
+    }
+    return out;
+  }
+  ssm_model_t *get() const { return handle_; }
+
+private:
+  ssm_model_t *handle_ = nullptr;
+};
+
+class Stream {
+public:
+  explicit Stream(Model &model) : model_(model.get()) {
+    check(ssm_stream_create(model.get(), &handle_));
+  }
+  ~Stream() { ssm_stream_free(handle_); }
+  Stream(Stream &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)), model_(o.model_) {}
+  Stream &operator=(Stream &&o) noexcept {
+    std::swap(handle_, o.handle_);
+    std::swap(model_, o.model_);
+    return *this;
+  }
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  void reset() { check(ssm_stream_reset(handle_)); }
+  /// Runs the tokens; returns the logits after the last one.
+  std::vector<float> prefill(const std::vector<int32_t> &tokens) {
+    check(ssm_stream_prefill(handle_, tokens.data(), tokens.size(), nullptr));
+    return logits();
+  }
+  /// Runs the tokens; returns every position's logits (tokens.size() x vocab).
+  std::vector<float> prefillAll(const std::vector<int32_t> &tokens) {
+    std::vector<float> all(tokens.size() * vocab());
+    check(ssm_stream_prefill(handle_, tokens.data(), tokens.size(), all.data()));
+    return all;
+  }
+  std::vector<float> step(int32_t token) {
+    const float *l;
+    check(ssm_stream_step(handle_, token, &l));
+    return std::vector<float>(l, l + vocab());
+  }
+  /// The logits after the last token.
+  std::vector<float> logits() const {
+    const float *l;
+    check(ssm_stream_logits(handle_, &l));
+    return std::vector<float>(l, l + vocab());
+  }
+  int64_t position() const { return ssm_stream_position(handle_); }
+  std::vector<float> state(const std::string &name, size_t numel) const {
+    std::vector<float> v(numel);
+    check(ssm_stream_get_state(handle_, name.c_str(), v.data(), numel));
+    return v;
+  }
+  void setState(const std::string &name, const std::vector<float> &v) {
+    check(ssm_stream_set_state(handle_, name.c_str(), v.data(), v.size()));
+  }
+  void save(const std::string &path) const { check(ssm_stream_save_state(handle_, path.c_str())); }
+  void load(const std::string &path) { check(ssm_stream_load_state(handle_, path.c_str())); }
+  ssm_stream_t *get() const { return handle_; }
+
+private:
+  size_t vocab() const { return static_cast<size_t>(ssm_model_vocab_size(model_)); }
+  ssm_stream_t *handle_ = nullptr;
+  ssm_model_t *model_ = nullptr;
+};
+
+} // namespace ssm::runtime
+
+#endif

@@ -1,0 +1,229 @@
+// The model library through its public C++ wrapper (ssm_runtime.hpp over the C API): a
+// real RWKV-4 model imported and compiled, logits against rwkv.cpp's, state save/restore,
+// independent streams, and refusals of bad input.
+//
+// Needs ../shared/models/rwkv (the reseeded tiny RWKV-4 and rwkv.cpp's logits for the
+// prompt `"in`); fails, naming the folder, when it is missing.
+#include "ssm_runtime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <tuple>
+
+namespace fs = std::filesystem;
+using ssm::runtime::Error;
+using ssm::runtime::Model;
+using ssm::runtime::Stream;
+
+namespace {
+
+const std::string kShared = SSM_SHARED_DIR;
+const std::vector<int32_t> kPrompt = {34, 105, 110}; // `"in`
+
+/// The test folder: the reseeded RWKV-4 imported and compiled for sequences of 2
+/// tokens (so the 3-token prompt runs as one sequence call and one step), and
+/// the RWKV-5.2 imported only.
+class ModelLibraryTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    std::string models = kShared + "/models/rwkv";
+    ASSERT_TRUE(fs::exists(models + "/reseeded-rwkv-4v0-seed1-FP32.bin"))
+        << models << " is missing: this test needs the shared model files";
+    // The ctest fixture model-library.setup imports and compiles the models.
+    root = SSM_MODEL_LIBRARY_DIR;
+    ASSERT_TRUE(fs::exists(root + "/m/compiled/l2/manifest.json") && fs::exists(root + "/v5/model.json"))
+        << root << " is not prepared: run the tests through ctest (fixture model-library.setup)";
+    std::ifstream f(models + "/expected-logits-reseeded-4v0-seed1.bin", std::ios::binary);
+    expected.resize(256);
+    f.read(reinterpret_cast<char *>(expected.data()), 256 * sizeof(float));
+    ASSERT_TRUE(f) << "cannot read rwkv.cpp's expected logits";
+  }
+
+  static std::string root;
+  static std::vector<float> expected;
+};
+std::string ModelLibraryTest::root;
+std::vector<float> ModelLibraryTest::expected;
+
+float maxAbsDiff(const std::vector<float> &a, const std::vector<float> &b) {
+  EXPECT_EQ(a.size(), b.size());
+  float worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    worst = std::max(worst, std::fabs(a[i] - b[i]));
+  return worst;
+}
+
+ssm_status_t statusOf(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.status();
+  }
+  return SSM_OK;
+}
+
+TEST_F(ModelLibraryTest, PrefillAndStepsMatchRwkvCpp) {
+  Model model(root + "/m");
+  EXPECT_EQ(model.vocabSize(), 256);
+  EXPECT_TRUE(model.hasStep());
+  EXPECT_EQ(model.sequenceLengths(), std::vector<int64_t>{2});
+  Stream prefilled(model);
+  // Tolerance of the shared models' README: a faithful float32 implementation lands within 3e-6.
+  EXPECT_LE(maxAbsDiff(prefilled.prefill(kPrompt), expected), 1e-4f);
+  EXPECT_EQ(prefilled.position(), 3);
+  Stream stepped(model);
+  std::vector<float> last;
+  for (int32_t t : kPrompt)
+    last = stepped.step(t);
+  EXPECT_LE(maxAbsDiff(last, expected), 1e-4f);
+}
+
+TEST_F(ModelLibraryTest, WeightsAreMappedNotCopied) {
+  Model model(root + "/m");
+  Stream s(model);
+  s.step(1);
+  size_t file = 0, mapped = 0, converted = 0;
+  ssm_model_weight_bytes(model.get(), &file, &mapped, &converted);
+  EXPECT_EQ(converted, 0u);
+  EXPECT_GT(mapped, file * 9 / 10); // every F32 tensor in place (the header is the rest)
+}
+
+TEST_F(ModelLibraryTest, SavedStateContinuesLikeAnUnbrokenRun) {
+  std::string path = root + "/after3.ssmstate";
+  std::vector<int32_t> more = {32, 116, 104, 101};
+  std::vector<std::vector<float>> unbroken;
+  {
+    Model model(root + "/m");
+    Stream s(model);
+    s.prefill(kPrompt);
+    s.save(path);
+    for (int32_t t : more)
+      unbroken.push_back(s.step(t));
+  }
+  Model model(root + "/m"); // a new model and stream: nothing shared but the file
+  Stream s(model);
+  s.load(path);
+  EXPECT_EQ(s.position(), 3);
+  EXPECT_LE(maxAbsDiff(s.logits(), expected), 1e-4f);
+  for (size_t i = 0; i < more.size(); ++i)
+    EXPECT_EQ(s.step(more[i]), unbroken[i]) << "token " << i; // the same kernels: bit for bit
+}
+
+TEST_F(ModelLibraryTest, BadStateFilesAreRefusedAndLeaveTheStream) {
+  Model model(root + "/m");
+  Stream s(model);
+  s.prefill(kPrompt);
+  std::string good = root + "/good.ssmstate";
+  s.save(good);
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto write = [&](const std::string &name, const std::string &content) {
+    std::ofstream(root + "/" + name, std::ios::binary) << content;
+    return root + "/" + name;
+  };
+  std::string truncated = write("truncated.ssmstate", bytes.substr(0, bytes.size() / 2));
+  std::string corrupt = bytes;
+  corrupt[bytes.size() / 2] ^= 0x40;
+  std::string flipped = write("corrupt.ssmstate", corrupt);
+  std::string foreign = write("foreign.ssmstate", "{\"not\": \"a state\"}");
+  std::string newer = bytes;
+  newer[8] = 9; // version 9
+  std::string version = write("version.ssmstate", newer);
+
+  Stream fresh(model);
+  fresh.step(7);
+  std::vector<float> before = fresh.logits();
+  for (const auto &[path, status, words] :
+       std::vector<std::tuple<std::string, ssm_status_t, std::string>>{
+           {truncated, SSM_ERROR_INVALID_FILE, "truncated"},
+           {flipped, SSM_ERROR_INVALID_FILE, "checksum"},
+           {foreign, SSM_ERROR_INVALID_FILE, "not an ssm-opt state file"},
+           {version, SSM_ERROR_INVALID_FILE, "version 9"},
+           {root + "/missing.ssmstate", SSM_ERROR_NOT_FOUND, "no such state file"}}) {
+    EXPECT_EQ(statusOf([&] { fresh.load(path); }), status) << path;
+    EXPECT_NE(std::string(ssm_last_error()).find(words), std::string::npos) << ssm_last_error();
+    EXPECT_EQ(fresh.position(), 1);
+    EXPECT_EQ(fresh.logits(), before);
+  }
+  // A state saved from another model (RWKV-5.2: other states).
+  Model v5(root + "/v5");
+  Stream other(v5);
+  std::string v5state = root + "/v5.ssmstate";
+  other.save(v5state);
+  EXPECT_EQ(statusOf([&] { fresh.load(v5state); }), SSM_ERROR_MISMATCH);
+  EXPECT_NE(std::string(ssm_last_error()).find("saved from another model"), std::string::npos);
+  EXPECT_EQ(fresh.logits(), before);
+}
+
+TEST_F(ModelLibraryTest, InterleavedStreamsEqualStreamsAlone) {
+  Model model(root + "/m");
+  std::vector<std::vector<int32_t>> texts = {{72, 105, 33, 10}, {34, 105, 110, 32}, {0, 255, 1, 254}};
+  std::vector<std::vector<float>> alone;
+  for (const auto &t : texts) {
+    Stream s(model);
+    alone.push_back(s.prefillAll(t));
+  }
+  std::vector<Stream> streams;
+  for (size_t i = 0; i < texts.size(); ++i)
+    streams.emplace_back(model);
+  std::vector<std::vector<float>> together(texts.size());
+  for (size_t k = 0; k < 4; ++k)
+    for (size_t i = 0; i < texts.size(); ++i) {
+      std::vector<float> l = streams[i].step(texts[i][k]);
+      together[i].insert(together[i].end(), l.begin(), l.end());
+    }
+  for (size_t i = 0; i < texts.size(); ++i)
+    EXPECT_LE(maxAbsDiff(together[i], alone[i]), 1e-4f) << "stream " << i;
+}
+
+TEST_F(ModelLibraryTest, StatesStartAtInitAndRoundTrip) {
+  Model model(root + "/m");
+  auto states = model.states();
+  ASSERT_FALSE(states.empty());
+  Stream s(model);
+  // RWKV-4's max-exponent state "pp" starts at -1e30 (model.json init).
+  for (const auto &st : states)
+    if (st.name.find(".pp") != std::string::npos)
+      EXPECT_EQ(s.state(st.name, st.numel)[0], -1e30f) << st.name;
+  s.prefill(kPrompt);
+  Stream copy(model);
+  for (const auto &st : states)
+    copy.setState(st.name, s.state(st.name, st.numel));
+  EXPECT_EQ(copy.step(32), s.step(32));
+  s.reset();
+  EXPECT_EQ(s.position(), 0);
+  EXPECT_EQ(statusOf([&] { s.logits(); }), SSM_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(ModelLibraryTest, BadInputIsRefusedWithAMessage) {
+  EXPECT_EQ(statusOf([&] { Model m(root + "/nothing-here"); }), SSM_ERROR_NOT_FOUND);
+  EXPECT_NE(std::string(ssm_last_error()).find("nothing-here/model.json"), std::string::npos);
+  Model model(root + "/m");
+  Stream s(model);
+  EXPECT_EQ(statusOf([&] { s.step(256); }), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ssm_last_error()).find("outside the vocabulary of 256"), std::string::npos);
+  EXPECT_EQ(statusOf([&] { s.prefill({}); }), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(statusOf([&] { s.setState("no-such-state", {1.0f}); }), SSM_ERROR_INVALID_ARGUMENT);
+  // The RWKV-5.2 folder has no compiled module: nothing can run.
+  Model v5(root + "/v5");
+  Stream v(v5);
+  EXPECT_EQ(statusOf([&] { v.step(1); }), SSM_ERROR_UNSUPPORTED);
+  // A module of another model: its weights are not in this folder's file.
+  EXPECT_EQ(statusOf([&] { v5.addModule(root + "/m/compiled/l2"); }), SSM_ERROR_MISMATCH);
+  EXPECT_EQ(statusOf([&] { model.addModule(root + "/m"); }), SSM_ERROR_NOT_FOUND);
+  // The C API itself: null handles are refused, not dereferenced.
+  EXPECT_EQ(ssm_stream_step(nullptr, 0, nullptr), SSM_ERROR_INVALID_ARGUMENT);
+  ssm_model_t *m = reinterpret_cast<ssm_model_t *>(1);
+  EXPECT_EQ(ssm_model_open(nullptr, &m), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(m, nullptr);
+}
+
+} // namespace
