@@ -1,4 +1,5 @@
-// Hugging Face MambaConfig: validation, defaults, and the parameter and state lists it implies.
+// Mamba-1 configs (transformers' and mamba_ssm's): validation, defaults, and the parameter and state lists they imply.
+#include "import/ConfigFields.h"
 #include "import/MambaModel.h"
 
 #include <cmath>
@@ -9,71 +10,8 @@ namespace ssm::importer {
 namespace {
 
 using nlohmann::json;
+using namespace config_fields;
 
-std::string typeName(const json &v) {
-  if (v.is_number_integer())
-    return "an integer";
-  if (v.is_number_float())
-    return "a number";
-  if (v.is_boolean())
-    return "a boolean";
-  if (v.is_string())
-    return "the string " + v.dump();
-  if (v.is_null())
-    return "null";
-  if (v.is_array())
-    return "an array";
-  return "an object";
-}
-
-/// A positive integer field; a float with an integral value (2.0) counts, as
-/// Python's int() would take it. `required` fields have no default.
-bool readInt(const json &cfg, const char *key, bool required, int64_t lo, int64_t hi,
-             int64_t &out, std::string &error) {
-  auto it = cfg.find(key);
-  if (it == cfg.end() || it->is_null()) {
-    if (!required)
-      return true;
-    error = std::string("missing field '") + key + "'";
-    return false;
-  }
-  int64_t v = 0;
-  if (it->is_number_integer()) {
-    v = it->get<int64_t>();
-  } else if (it->is_number_float() && std::isfinite(it->get<double>()) &&
-             std::floor(it->get<double>()) == it->get<double>() &&
-             std::fabs(it->get<double>()) < 9e15) {
-    v = int64_t(it->get<double>());
-  } else {
-    error = std::string("field '") + key + "' must be an integer, got " + typeName(*it);
-    return false;
-  }
-  if (v < lo || v > hi) {
-    error = std::string("field '") + key + "' is " + std::to_string(v) + ", expected " +
-            (hi == std::numeric_limits<int64_t>::max()
-                 ? "at least " + std::to_string(lo)
-                 : std::to_string(lo) + " to " + std::to_string(hi));
-    return false;
-  }
-  out = v;
-  return true;
-}
-
-bool readBool(const json &cfg, const char *key, bool &out, std::string &error) {
-  auto it = cfg.find(key);
-  if (it == cfg.end() || it->is_null())
-    return true;
-  if (!it->is_boolean()) {
-    error = std::string("field '") + key + "' must be true or false, got " + typeName(*it);
-    return false;
-  }
-  out = it->get<bool>();
-  return true;
-}
-
-// Large enough for any real checkpoint, small enough that products of
-// dimensions stay far from int64 overflow.
-constexpr int64_t kMaxDim = int64_t(1) << 24;
 
 /// transformers' MambaConfig field names.
 bool parseTransformersConfig(const json &cfg, MambaConfig &out, std::string &error) {

@@ -1,5 +1,7 @@
-// importMamba: a Mamba-1 checkpoint (config.json + safetensors, transformers' or mamba_ssm's layout) into model.mlir, weights.safetensors, model.json.
+// importMamba: a Mamba-1 or Mamba-2 checkpoint (config.json + safetensors, transformers' or mamba_ssm's layout) into model.mlir, weights.safetensors, model.json.
+#include "import/ConfigFields.h"
 #include "import/FileIO.h"
+#include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
 #include "import/Safetensors.h"
 
@@ -25,7 +27,9 @@ bool readJsonFile(const std::string &path, json &out, std::string &error) {
   std::vector<char> bytes;
   if (!readWholeFile(path, "a JSON file", bytes, error))
     return false;
-  out = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
+  // Python's json writes Infinity bare (transformers' time_step_limit).
+  out = json::parse(config_fields::jsonWithNonFiniteAsStrings(std::string(bytes.begin(), bytes.end())),
+                    nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded()) {
     error = path + ": not valid JSON";
     return false;
@@ -73,16 +77,40 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   json rawConfig;
   if (!readJsonFile(configPath, rawConfig, error))
     return false;
-  MambaConfig cfg;
-  MambaConfigFormat configFormat;
-  if (!parseMambaConfig(rawConfig, cfg, error, &configFormat)) {
-    error = configPath + ": " + error;
+  if (seqLen < 1 || seqLen > (int64_t(1) << 24)) {
+    error = "sequence length " + std::to_string(seqLen) + " is out of range (1 to 16777216)";
     return false;
   }
-  std::string mlir;
-  if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error))
-    return false;
 
+  // Mamba-1 or Mamba-2, from the config: what the graph needs.
+  const bool mamba2 = isMamba2Config(rawConfig);
+  MambaConfigFormat configFormat;
+  std::vector<MambaParam> params;
+  std::string mlir;
+  json model;
+  int64_t numLayers = 0;
+  if (mamba2) {
+    Mamba2Config cfg;
+    if (!parseMamba2Config(rawConfig, cfg, error, &configFormat)) {
+      error = configPath + ": " + error;
+      return false;
+    }
+    params = mamba2Params(cfg);
+    mlir = buildMamba2Module(cfg, seqLen);
+    model = mamba2ModelJson(cfg, seqLen, safetensorsPath);
+    numLayers = cfg.numLayers;
+  } else {
+    MambaConfig cfg;
+    if (!parseMambaConfig(rawConfig, cfg, error, &configFormat)) {
+      error = configPath + ": " + error;
+      return false;
+    }
+    if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error))
+      return false;
+    params = mambaParams(cfg);
+    model = mambaModelJson(cfg, seqLen, safetensorsPath);
+    numLayers = cfg.numLayers;
+  }
   StFile in;
   if (!readSafetensors(safetensorsPath, in, error))
     return false;
@@ -94,11 +122,15 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
     error = safetensorsPath + ": " + error;
     return false;
   }
-  // A Mamba-2 checkpoint under a Mamba-1 config: say which, not only
-  // that x_proj is missing.
-  if (in.find("backbone.layers.0.mixer.dt_bias") && !in.find("backbone.layers.0.mixer.x_proj.weight")) {
-    error = safetensorsPath + ": holds Mamba-2 tensors (mixer.dt_bias, no mixer.x_proj) but " +
-            configPath + " describes a Mamba-1 model";
+  // A checkpoint of the other generation than the config's: say which,
+  // not only that some tensor is missing.
+  const bool holdsMamba2 = in.find("backbone.layers.0.mixer.dt_bias") &&
+                           !in.find("backbone.layers.0.mixer.x_proj.weight");
+  const bool holdsMamba1 = in.find("backbone.layers.0.mixer.x_proj.weight") != nullptr;
+  if ((holdsMamba2 && !mamba2) || (holdsMamba1 && mamba2)) {
+    error = safetensorsPath + ": holds Mamba-" + (holdsMamba2 ? "2" : "1") + " tensors (" +
+            (holdsMamba2 ? "mixer.dt_bias, no mixer.x_proj" : "mixer.x_proj") + ") but " +
+            configPath + " describes a Mamba-" + (mamba2 ? "2" : "1") + " model";
     return false;
   }
 
@@ -106,19 +138,19 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   // not extra data to skip.
   for (const StTensor &t : in.tensors) {
     int64_t l = layerIndex(t.name);
-    if (l >= cfg.numLayers) {
+    if (l >= numLayers) {
       error = safetensorsPath + ": tensor '" + t.name + "' belongs to layer " +
               std::to_string(l) + " but " + configPath + " says " +
               (configFormat == MambaConfigFormat::Transformers ? "num_hidden_layers" : "n_layer") +
               " = " +
-              std::to_string(cfg.numLayers);
+              std::to_string(numLayers);
       return false;
     }
   }
 
   StFile out;
   std::set<std::string> sourceDtypes;
-  for (const MambaParam &p : mambaParams(cfg)) {
+  for (const MambaParam &p : params) {
     const std::string source = mambaTensorName(p.name, layout);
     const StTensor *t = in.find(source);
     if (!t) {
@@ -163,7 +195,6 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
     return false;
   if (!writeTextFile(dir / "model.mlir", mlir, error))
     return false;
-  json model = mambaModelJson(cfg, seqLen, safetensorsPath);
   model["source_dtypes"] = dtypes;
   model["source_layout"] = mambaLayoutName(layout);
   model["source_config"] = mambaConfigFormatName(configFormat);

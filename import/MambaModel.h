@@ -142,7 +142,9 @@ nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
                               const std::string &source);
 
 /// Imports a Mamba-1 checkpoint (either layout, either config format) into
-/// `outDir` (see the file comment). `outDir` is created; an existing
+/// `outDir` (see the file comment), or a Mamba-2 one when the config says
+/// so (isMamba2Config; import/Mamba2Model.h; model.json's architecture
+/// "mamba2"). `outDir` is created; an existing
 /// non-empty one is refused unless `force`. Every tensor the graph needs must
 /// be present with its exact shape (F32, F16, BF16 or F64; written as F32).
 /// On failure returns false with `error` naming the file, field or tensor.

@@ -2,10 +2,8 @@
 #include "import/ModelBuilder.h"
 #include "import/RwkvModel.h"
 
-#if __has_include("import/MambaModel.h")
+#include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
-#define SSM_HAVE_MAMBA_MODEL 1
-#endif
 
 #include <nlohmann/json.hpp>
 
@@ -33,20 +31,16 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
       return false;
     return buildRwkvMLIR(config, seqLen, mlir, error);
   }
-  if (arch == "mamba1") {
-    // ---- Mamba-1 (import/MambaModel.h, the Mamba importer's) ----
-#ifdef SSM_HAVE_MAMBA_MODEL
+  if (arch == "mamba1" || arch == "mamba2") {
     if (!j.contains("config") || !j["config"].is_object()) {
       error = "model.json has no object \"config\"";
       return false;
     }
-    return buildMambaMLIR(j["config"], seqLen, mlir, error);
-#else
-    error = "architecture 'mamba1' is not built into this binary (import/MambaModel.h missing)";
-    return false;
-#endif
+    return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error)
+                            : buildMamba2MLIR(j["config"], seqLen, mlir, error);
   }
-  error = "unknown architecture '" + arch + "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, mamba1)";
+  error = "unknown architecture '" + arch +
+          "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, mamba1, mamba2)";
   return false;
 }
 

@@ -26,11 +26,16 @@
 // BADTYPE: badtype.json: field 'conv_kernel' must be an integer, got the string "4"
 // BADTYPE: exit=2
 
-// A Mamba-2 config is not Mamba-1.
-// RUN: echo '{"model_type": "mamba2", "vocab_size": 256, "hidden_size": 64, "state_size": 16, "num_hidden_layers": 2}' > %t/mamba2.json
+// A Mamba-2 config over a Mamba-1 checkpoint: the generation mismatch is
+// named; a Mamba-2 config that does not hold together names its field.
+// RUN: echo '{"model_type": "mamba2", "vocab_size": 256, "hidden_size": 64, "state_size": 16, "num_hidden_layers": 2, "n_groups": 1}' > %t/mamba2.json
 // RUN: %{import} mamba2.json 2>&1 | FileCheck %s --check-prefix=MAMBA2
-// MAMBA2: field 'model_type' is 'mamba2'
+// MAMBA2: model.safetensors: holds Mamba-1 tensors (mixer.x_proj) but {{.*}}mamba2.json describes a Mamba-2 model
 // MAMBA2: exit=2
+// RUN: echo '{"model_type": "mamba2", "vocab_size": 256, "hidden_size": 64, "num_hidden_layers": 2, "head_dim": 16, "n_groups": 3}' > %t/groups.json
+// RUN: %{import} groups.json 2>&1 | FileCheck %s --check-prefix=GROUPS
+// GROUPS: groups.json: field 'n_groups' is 3, which does not divide the 8 heads
+// GROUPS: exit=2
 
 // A config that does not match the checkpoint: a misshapen tensor, a
 // missing tensor, a checkpoint with more layers than the config.

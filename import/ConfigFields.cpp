@@ -1,0 +1,141 @@
+// Typed reads of config.json fields with messages that name the field (shared by the Mamba importers).
+#include "import/ConfigFields.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ssm::importer::config_fields {
+
+using nlohmann::json;
+
+std::string typeName(const json &v) {
+  if (v.is_number_integer())
+    return "an integer";
+  if (v.is_number_float())
+    return "a number";
+  if (v.is_boolean())
+    return "a boolean";
+  if (v.is_string())
+    return "the string " + v.dump();
+  if (v.is_null())
+    return "null";
+  if (v.is_array())
+    return "an array";
+  return "an object";
+}
+
+/// A positive integer field; a float with an integral value (2.0) counts, as
+/// Python's int() would take it. `required` fields have no default.
+bool readInt(const json &cfg, const char *key, bool required, int64_t lo, int64_t hi,
+             int64_t &out, std::string &error) {
+  auto it = cfg.find(key);
+  if (it == cfg.end() || it->is_null()) {
+    if (!required)
+      return true;
+    error = std::string("missing field '") + key + "'";
+    return false;
+  }
+  int64_t v = 0;
+  if (it->is_number_integer()) {
+    v = it->get<int64_t>();
+  } else if (it->is_number_float() && std::isfinite(it->get<double>()) &&
+             std::floor(it->get<double>()) == it->get<double>() &&
+             std::fabs(it->get<double>()) < 9e15) {
+    v = int64_t(it->get<double>());
+  } else {
+    error = std::string("field '") + key + "' must be an integer, got " + typeName(*it);
+    return false;
+  }
+  if (v < lo || v > hi) {
+    error = std::string("field '") + key + "' is " + std::to_string(v) + ", expected " +
+            (hi == std::numeric_limits<int64_t>::max()
+                 ? "at least " + std::to_string(lo)
+                 : std::to_string(lo) + " to " + std::to_string(hi));
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+bool readBool(const json &cfg, const char *key, bool &out, std::string &error) {
+  auto it = cfg.find(key);
+  if (it == cfg.end() || it->is_null())
+    return true;
+  if (!it->is_boolean()) {
+    error = std::string("field '") + key + "' must be true or false, got " + typeName(*it);
+    return false;
+  }
+  out = it->get<bool>();
+  return true;
+}
+
+bool readNumber(const json &cfg, const char *key, double lo, double &out, std::string &error) {
+  auto it = cfg.find(key);
+  if (it == cfg.end() || it->is_null())
+    return true;
+  if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < lo) {
+    error = std::string("field '") + key + "' must be a number >= " + json(lo).dump() + ", got " +
+            (it->is_number() ? it->dump() : typeName(*it));
+    return false;
+  }
+  out = it->get<double>();
+  return true;
+}
+
+std::string jsonWithNonFiniteAsStrings(const std::string &text) {
+  std::string out;
+  out.reserve(text.size());
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if (inString) {
+      out += ch;
+      if (ch == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (ch == '"')
+        inString = false;
+      continue;
+    }
+    if (ch == '"') {
+      inString = true;
+      out += ch;
+      continue;
+    }
+    bool matched = false;
+    for (const char *word : {"-Infinity", "Infinity", "NaN"}) {
+      size_t n = std::char_traits<char>::length(word);
+      if (text.compare(i, n, word) == 0) {
+        out += '"';
+        out += word;
+        out += '"';
+        i += n - 1;
+        matched = true;
+        break;
+      }
+    }
+    if (!matched)
+      out += ch;
+  }
+  return out;
+}
+
+bool extendedNumber(const json &v, double &out) {
+  if (v.is_number()) {
+    out = v.get<double>();
+    return true;
+  }
+  if (v.is_string()) {
+    const std::string &s = v.get_ref<const std::string &>();
+    if (s == "Infinity" || s == "inf") {
+      out = std::numeric_limits<double>::infinity();
+      return true;
+    }
+    if (s == "-Infinity" || s == "-inf") {
+      out = -std::numeric_limits<double>::infinity();
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace ssm::importer::config_fields
