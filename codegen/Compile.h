@@ -15,6 +15,9 @@ struct CompileOptions {
   std::string target = "host"; // a Halide target string
   std::string outDir;          // created by the caller, empty
   std::string libName = "ssm_module";
+  /// Exported C symbols are <symbolPrefix>_<function> (ssm-compile --name),
+  /// so that modules compiled with different prefixes link into one program.
+  std::string symbolPrefix = "ssm";
   bool emitStmt = false; // also write <symbol>.stmt, Halide's lowered statement
 };
 
@@ -29,7 +32,9 @@ bool isValidTarget(const std::string &target);
 ///   <lib>.h        C header declaring every function (Halide's buffer ABI)
 ///   manifest.json  functions, argument and result names, shapes, dtypes,
 ///                  parameter names, symbols, target, compiler version
-/// Each function `@f` becomes `int ssm_f(halide_buffer_t *args..., halide_buffer_t *results...)`
+///   HalideRuntime.h, HalideBuffer.h  Halide 14's runtime headers, which <lib>.h
+///                  includes (the folder needs nothing else to be compiled against)
+/// Each function `@f` becomes `int <prefix>_f(halide_buffer_t *args..., halide_buffer_t *results...)`
 /// plus Halide's `ssm_f_argv` and `ssm_f_metadata`. Diagnostics go to the
 /// module's context; `error` holds a message for failures outside the IR
 /// (file system, linker).

@@ -9,6 +9,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -30,7 +31,10 @@ cl::opt<std::string> target("target",
                             cl::desc("Halide target: host (default), x86-64-linux-avx2, "
                                      "x86-64-linux-avx512_skylake, arm-64-linux, ..."),
                             cl::init("host"), cl::cat(category));
-cl::opt<std::string> libName("name", cl::desc("Library name (default ssm_module)"),
+cl::opt<std::string> libName("name",
+                             cl::desc("Library name and prefix of every exported symbol: --name foo "
+                                      "writes libfoo.so, foo.a, foo.h with foo_<function> (default: "
+                                      "ssm_module, symbols ssm_<function>)"),
                              cl::init("ssm_module"), cl::cat(category));
 cl::opt<bool> emitStmt("emit-stmt",
                        cl::desc("Also write each function's lowered Halide statement (<symbol>.stmt)"),
@@ -62,6 +66,9 @@ int main(int argc, char **argv) {
     return cannotRun("unknown target '" + target +
                      "' (expected a Halide target such as host, x86-64-linux-avx2, "
                      "x86-64-linux-avx512_skylake, arm-64-linux)");
+  if (libName.empty() || !(isalpha(static_cast<unsigned char>(libName[0])) || libName[0] == '_') ||
+      !llvm::all_of(libName, [](char c) { return isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    return cannotRun("--name '" + libName + "' is not a C identifier (letters, digits, _)");
   if (sys::fs::exists(outputDir) && !sys::fs::is_directory(outputDir))
     return cannotRun("'" + outputDir + "' exists and is not a directory");
   if (isNonEmptyDir(outputDir) && !force)
@@ -98,6 +105,8 @@ int main(int argc, char **argv) {
   options.target = target;
   options.outDir = outputDir;
   options.libName = libName;
+  if (libName.getNumOccurrences())
+    options.symbolPrefix = libName;
   options.emitStmt = emitStmt;
   std::string error;
   if (failed(ssm::codegen::compileModule(*module, options, error))) {
