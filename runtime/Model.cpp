@@ -19,21 +19,25 @@ std::unique_ptr<Model> Model::open(const std::string &dir, Status &status) {
   if (!weights)
     return nullptr;
   auto model = open(std::move(spec), std::move(weights), status);
-  if (!model)
+  if (!model || !(status = model->addCompiledModules()))
     return nullptr;
-  std::error_code ec;
-  std::filesystem::path compiled = std::filesystem::path(dir) / "compiled";
-  if (std::filesystem::is_directory(compiled, ec)) {
-    std::vector<std::string> dirs;
-    for (const auto &e : std::filesystem::directory_iterator(compiled, ec))
-      if (e.is_directory() && std::filesystem::exists(e.path() / "manifest.json"))
-        dirs.push_back(e.path().string());
-    std::sort(dirs.begin(), dirs.end());
-    for (const std::string &d : dirs)
-      if (!(status = model->addModule(d)))
-        return nullptr;
-  }
   return model;
+}
+
+Status Model::addCompiledModules() {
+  std::error_code ec;
+  std::filesystem::path compiled = std::filesystem::path(spec_.dir) / "compiled";
+  if (!std::filesystem::is_directory(compiled, ec))
+    return Status::ok();
+  std::vector<std::string> dirs;
+  for (const auto &e : std::filesystem::directory_iterator(compiled, ec))
+    if (e.is_directory() && std::filesystem::exists(e.path() / "manifest.json"))
+      dirs.push_back(e.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  for (const std::string &d : dirs)
+    if (Status s = addModule(d); !s)
+      return s;
+  return Status::ok();
 }
 
 std::unique_ptr<Model> Model::open(ModelSpec spec, std::unique_ptr<WeightFile> weights,

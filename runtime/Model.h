@@ -57,6 +57,9 @@ public:
   /// tokens, a model.json state or a weight, a state whose size differs from
   /// model.json's, a weight missing or of another shape (Mismatch).
   Status addModule(const std::string &moduleDir);
+  /// Adds every module in <spec().dir>/compiled/*/ (folders with a
+  /// manifest.json, sorted by name); none is fine.
+  Status addCompiledModules();
 
   const ModelSpec &spec() const { return spec_; }
   WeightFile &weights() { return *weights_; }

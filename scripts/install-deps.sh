@@ -8,6 +8,7 @@ packages=(
   libhalide14-0-dev                                        # Halide 14 (MIT), code generation
   libgtest-dev libbenchmark-dev                            # tests and benchmarks (BSD, Apache-2.0)
   nlohmann-json3-dev                                       # case.json and manifests (MIT)
+  pkgconf                                                  # the installed-package test builds with pkg-config (ISC)
 )
 
 # --bench adds the peers of bench/run.py and bench/model_bench.py (PyTorch eager),

@@ -160,9 +160,11 @@ private:
   std::map<int64_t, std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>>> modules;
 };
 
-/// Compiled kernels through the model library: one stream, and the graph
-/// for a length compiled (in a child ssm-compile, cached) the first time a
-/// prompt of that length runs in sequence mode.
+/// Compiled kernels through the model library: one stream. A deployed
+/// folder's modules (<dir>/compiled/*/) run prompts of any length as their
+/// sequence calls plus steps, with no compilation; otherwise the graph for
+/// the prompt's length is compiled (in a child ssm-compile, cached) the first
+/// time it runs in sequence mode.
 class CompiledEngine : public Engine {
 public:
   CompiledEngine(const ModelRunOptions &o, rt::Model &model)
@@ -172,8 +174,9 @@ public:
   bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
                 int &code) override {
     std::vector<int64_t> lengths = model.sequenceLengths();
-    if (!std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(tokens.size())) &&
-        !compile(static_cast<int64_t>(tokens.size()), error, code))
+    bool covered = model.hasStep() ||
+                   std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(tokens.size()));
+    if (!covered && !compile(static_cast<int64_t>(tokens.size()), error, code))
       return false;
     return check(stream.prefill(tokens.data(), tokens.size(), &all), error, code);
   }
@@ -304,6 +307,16 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     if (!model)
       return fail(kCannotRun, status.message());
     model->setThreads(static_cast<int>(o.threads));
+    if (!(status = model->addCompiledModules()))
+      return fail(kCannotRun, status.message());
+    if (model->hasStep() || !model->sequenceLengths().empty()) {
+      std::string lengths;
+      for (int64_t l : model->sequenceLengths())
+        lengths += (lengths.empty() ? "" : ", ") + std::to_string(l);
+      llvm::errs() << "ssm-run: compiled modules in " << o.dir << "/compiled: sequence lengths "
+                   << (lengths.empty() ? "none" : lengths)
+                   << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
+    }
     engine = std::make_unique<CompiledEngine>(o, *model);
   }
 
