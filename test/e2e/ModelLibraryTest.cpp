@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <tuple>
 
 namespace fs = std::filesystem;
@@ -182,6 +183,35 @@ TEST_F(ModelLibraryTest, InterleavedStreamsEqualStreamsAlone) {
     }
   for (size_t i = 0; i < texts.size(); ++i)
     EXPECT_LE(maxAbsDiff(together[i], alone[i]), 1e-4f) << "stream " << i;
+}
+
+TEST_F(ModelLibraryTest, StreamsOnThreadsEqualStreamsAlone) {
+  Model model(root + "/m");
+  std::vector<std::vector<int32_t>> texts;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<int32_t> t;
+    for (int k = 0; k < 9; ++k)
+      t.push_back((37 * i + 11 * k) % 256);
+    texts.push_back(t);
+  }
+  std::vector<std::vector<float>> alone, threaded(texts.size());
+  for (const auto &t : texts) {
+    Stream s(model);
+    alone.push_back(s.prefillAll(t));
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < texts.size(); ++i)
+    threads.emplace_back([&, i] {
+      Stream s(model);
+      for (int round = 0; round < 20; ++round) {
+        s.reset();
+        threaded[i] = s.prefillAll(texts[i]);
+      }
+    });
+  for (auto &t : threads)
+    t.join();
+  for (size_t i = 0; i < texts.size(); ++i)
+    EXPECT_EQ(threaded[i], alone[i]) << "stream " << i; // the same calls: bit for bit
 }
 
 TEST_F(ModelLibraryTest, StatesStartAtInitAndRoundTrip) {
