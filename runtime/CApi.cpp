@@ -3,6 +3,8 @@
 
 #include "runtime/Model.h"
 
+#include <dlpack/dlpack.h>
+
 #include <cstring>
 #include <new>
 #include <string>
@@ -225,6 +227,80 @@ ssm_status_t ssm_stream_save_state(const ssm_stream_t *stream, const char *path)
 ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *path) {
   SSM_REQUIRE(stream && path, "stream or path is NULL");
   return guarded([&] { return report(stream->impl->load(path)); });
+}
+
+} // extern "C"
+
+namespace {
+/// A DLPack view and the shape it points at, freed together by its deleter.
+struct DlView {
+  DLManagedTensor managed{};
+  std::vector<int64_t> shape;
+};
+
+void deleteView(DLManagedTensor *t) { delete static_cast<DlView *>(t->manager_ctx); }
+
+DLManagedTensor *makeView(const float *data, std::vector<int64_t> shape) {
+  auto *v = new DlView();
+  v->shape = std::move(shape);
+  DLTensor &t = v->managed.dl_tensor;
+  t.data = const_cast<float *>(data);
+  t.device = {kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(v->shape.size());
+  t.dtype = {kDLFloat, 32, 1};
+  t.shape = v->shape.data();
+  t.strides = nullptr;
+  t.byte_offset = 0;
+  v->managed.manager_ctx = v;
+  v->managed.deleter = deleteView;
+  return &v->managed;
+}
+} // namespace
+
+extern "C" {
+
+ssm_status_t ssm_stream_logits_dlpack(const ssm_stream_t *stream, DLManagedTensor **out) {
+  SSM_REQUIRE(stream && out, "stream or out is NULL");
+  *out = nullptr;
+  const std::vector<float> &l = stream->impl->logits();
+  SSM_REQUIRE(!l.empty(), "the stream has processed no token yet");
+  return guarded([&] {
+    *out = makeView(l.data(), {static_cast<int64_t>(l.size())});
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name, DLManagedTensor **out) {
+  SSM_REQUIRE(stream && name && out, "stream, name or out is NULL");
+  *out = nullptr;
+  int i = stream->impl->model().spec().findState(name);
+  SSM_REQUIRE(i >= 0, std::string("the model has no state '") + name + "'");
+  return guarded([&] {
+    const ssm::rt::HostTensor &s = stream->impl->state(static_cast<size_t>(i));
+    *out = makeView(s.data.data(), stream->impl->model().spec().states[i].shape);
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const char *name,
+                                         const DLManagedTensor *tensor) {
+  SSM_REQUIRE(stream && name && tensor, "stream, name or tensor is NULL");
+  const DLTensor &t = tensor->dl_tensor;
+  SSM_REQUIRE(t.device.device_type == kDLCPU, "the tensor is not on the CPU (kDLCPU)");
+  SSM_REQUIRE(t.dtype.code == kDLFloat && t.dtype.bits == 32 && t.dtype.lanes == 1,
+              "the tensor is not float32");
+  int64_t n = 1, expect = 1;
+  bool contiguous = true;
+  for (int k = t.ndim - 1; k >= 0; --k) {
+    if (t.strides && t.shape[k] > 1 && t.strides[k] != expect)
+      contiguous = false;
+    expect *= t.shape[k];
+    n *= t.shape[k];
+  }
+  SSM_REQUIRE(contiguous, "the tensor is not contiguous (row-major)");
+  SSM_REQUIRE(t.data || n == 0, "the tensor has no data");
+  const float *data = reinterpret_cast<const float *>(static_cast<const char *>(t.data) + t.byte_offset);
+  return report(stream->impl->setState(name, data, static_cast<size_t>(n)));
 }
 
 } // extern "C"

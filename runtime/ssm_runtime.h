@@ -76,6 +76,8 @@ typedef enum ssm_status {
 
 typedef struct ssm_model ssm_model_t;
 typedef struct ssm_stream ssm_stream_t;
+/* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
+struct DLManagedTensor;
 
 /* "0.3.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
@@ -153,6 +155,23 @@ SSM_RT_API ssm_status_t ssm_stream_save_state(const ssm_stream_t *stream, const 
  * corrupt, foreign or other-version file (SSM_ERROR_INVALID_FILE) or one
  * saved from another model (SSM_ERROR_MISMATCH) leaves the stream unchanged. */
 SSM_RT_API ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *path);
+
+/* --- DLPack (zero-copy tensors for PyTorch, NumPy, JAX, ...) ---------------- */
+
+/* Views without copies: kDLCPU, float32, row-major (strides NULL), byte_offset 0.
+ * The consumer calls (*out)->deleter(*out) when done (it frees the view, not the data).
+ * The logits view holds the stream's last logits, shape (vocab,), valid until the
+ * stream's next call; the state view is state `name` itself, in its model.json shape,
+ * valid until the stream is freed: writing through it sets the state. */
+SSM_RT_API ssm_status_t ssm_stream_logits_dlpack(const ssm_stream_t *stream,
+                                                 struct DLManagedTensor **out);
+SSM_RT_API ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name,
+                                                struct DLManagedTensor **out);
+/* Copies a DLPack tensor into state `name`: it must be on kDLCPU, float32, hold the
+ * state's number of elements and be contiguous (strides NULL or row-major); the
+ * caller keeps ownership (its deleter is not called). */
+SSM_RT_API ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const char *name,
+                                                    const struct DLManagedTensor *tensor);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev                            # tests and benchmarks (BSD, Apache-2.0)
   nlohmann-json3-dev                                       # case.json and manifests (MIT)
   pkgconf                                                  # the installed-package test builds with pkg-config (ISC)
+  libdlpack-dev                                            # DLPack tensors in the runtime's C API (Apache-2.0)
 )
 
 # --bench adds the peers of bench/run.py and bench/model_bench.py (PyTorch eager),

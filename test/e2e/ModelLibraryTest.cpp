@@ -6,6 +6,8 @@
 // prompt `"in`); fails, naming the folder, when it is missing.
 #include "ssm_runtime.hpp"
 
+#include <dlpack/dlpack.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -231,6 +233,52 @@ TEST_F(ModelLibraryTest, StatesStartAtInitAndRoundTrip) {
   s.reset();
   EXPECT_EQ(s.position(), 0);
   EXPECT_EQ(statusOf([&] { s.logits(); }), SSM_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(ModelLibraryTest, DlpackViewsAreNotCopies) {
+  Model model(root + "/m");
+  Stream s(model);
+  s.prefill(kPrompt);
+  const float *logits;
+  ASSERT_EQ(ssm_stream_logits(s.get(), &logits), SSM_OK);
+  DLManagedTensor *dl = nullptr;
+  ASSERT_EQ(ssm_stream_logits_dlpack(s.get(), &dl), SSM_OK);
+  EXPECT_EQ(dl->dl_tensor.data, logits); // the same memory, not a copy
+  EXPECT_EQ(dl->dl_tensor.device.device_type, kDLCPU);
+  EXPECT_EQ(dl->dl_tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(dl->dl_tensor.dtype.bits, 32);
+  ASSERT_EQ(dl->dl_tensor.ndim, 1);
+  EXPECT_EQ(dl->dl_tensor.shape[0], 256);
+  EXPECT_EQ(dl->dl_tensor.strides, nullptr);
+  dl->deleter(dl);
+
+  // A state view is the state: writing through it changes what the stream holds.
+  auto info = model.states().front();
+  DLManagedTensor *st = nullptr, *again = nullptr;
+  ASSERT_EQ(ssm_stream_state_dlpack(s.get(), info.name.c_str(), &st), SSM_OK);
+  ASSERT_EQ(ssm_stream_state_dlpack(s.get(), info.name.c_str(), &again), SSM_OK);
+  EXPECT_EQ(st->dl_tensor.data, again->dl_tensor.data);
+  EXPECT_EQ(std::vector<int64_t>(st->dl_tensor.shape, st->dl_tensor.shape + st->dl_tensor.ndim),
+            info.shape);
+  static_cast<float *>(st->dl_tensor.data)[0] = 42.0f;
+  EXPECT_EQ(s.state(info.name, info.numel)[0], 42.0f);
+  st->deleter(st);
+  again->deleter(again);
+
+  // A foreign DLPack tensor is copied in after its dtype and size are checked.
+  std::vector<float> values(info.numel, 0.25f);
+  std::vector<int64_t> shape = info.shape;
+  DLManagedTensor in{};
+  in.dl_tensor.data = values.data();
+  in.dl_tensor.device = {kDLCPU, 0};
+  in.dl_tensor.ndim = static_cast<int32_t>(shape.size());
+  in.dl_tensor.dtype = {kDLFloat, 32, 1};
+  in.dl_tensor.shape = shape.data();
+  ASSERT_EQ(ssm_stream_set_state_dlpack(s.get(), info.name.c_str(), &in), SSM_OK);
+  EXPECT_EQ(s.state(info.name, info.numel), values);
+  in.dl_tensor.dtype = {kDLFloat, 64, 1};
+  EXPECT_EQ(ssm_stream_set_state_dlpack(s.get(), info.name.c_str(), &in), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ssm_last_error()).find("not float32"), std::string::npos);
 }
 
 TEST_F(ModelLibraryTest, BadInputIsRefusedWithAMessage) {
