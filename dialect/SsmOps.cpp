@@ -85,6 +85,15 @@ LogicalResult checkGroups(Operation *op, StringRef name, int64_t groups,
                            << " = " << units;
 }
 
+/// The state size N (d_state) must be at least 1: a zero-size state has no
+/// recurrence, and the compiled kernels index its first element.
+LogicalResult checkStateSize(Operation *op, StringRef name, int64_t n) {
+  if (n == kDyn || n >= 1)
+    return success();
+  return op->emitOpError() << "the state size N (d_state, read from '" << name
+                           << "') is " << n << "; it must be at least 1";
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -143,7 +152,8 @@ LogicalResult SelectiveScanOp::verify() {
   if (failed(checkRank(op, "A", getA(), {2}, "rank 2 (dim, N)")))
     return failure();
   int64_t n = shapeOf(getA())[1];
-  if (failed(checkShape(op, "A", getA(), {dim, n}, "(dim, N)")))
+  if (failed(checkShape(op, "A", getA(), {dim, n}, "(dim, N)")) ||
+      failed(checkStateSize(op, "A", n)))
     return failure();
 
   for (auto [name, v] : {std::pair<StringRef, Value>{"B", getB()}, {"C", getC()}}) {
@@ -195,6 +205,8 @@ LogicalResult SelectiveUpdateOp::verify() {
   ArrayRef<int64_t> st = shapeOf(getState());
   bool heads = st.size() == 4;
   int64_t n = st.back();
+  if (failed(checkStateSize(op, "state", n)))
+    return failure();
   // Shapes without the trailing N: (batch, dim) or (batch, H, P).
   SmallVector<int64_t> xShape(st.begin(), st.end() - 1);
   SmallVector<int64_t> chShape(xShape.begin() + 1, xShape.end());
@@ -245,6 +257,8 @@ LogicalResult LtiKernelOp::verify() {
     return emitOpError() << "operand 'A' has shape " << shapeString(a)
                          << " but a complex A must be (H, N, 2) holding (real, imaginary) pairs";
   int64_t h = a[0], n = a[1];
+  if (failed(checkStateSize(op, "A", n)))
+    return failure();
   for (auto [name, v] : {std::pair<StringRef, Value>{"B", getB()}, {"C", getC()}}) {
     if (!v)
       continue;
@@ -328,7 +342,8 @@ LogicalResult SsdScanOp::verify() {
   int64_t batch = x[0], len = x[1], h = x[2], p = x[3], g = b[2], n = b[3];
   if (failed(checkShape(op, "B", getB(), {batch, len, g, n}, "(batch, L, G, N)")) ||
       failed(checkGroups(op, "B", g, h, "heads")) ||
-      failed(checkShape(op, "C", getC(), {batch, len, g, n}, "(batch, L, G, N), the shape of 'B'")))
+      failed(checkShape(op, "C", getC(), {batch, len, g, n}, "(batch, L, G, N), the shape of 'B'")) ||
+      failed(checkStateSize(op, "B", n)))
     return failure();
   if (failed(checkRank(op, "A", getA(), {3, 4}, "(batch, L, H) or (batch, L, H, N)")))
     return failure();

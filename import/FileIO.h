@@ -25,6 +25,19 @@ bool writeTextFile(const std::filesystem::path &path, const std::string &text,
 /// without --force, it cannot be created.
 bool prepareOutputDir(const std::string &dir, bool force, std::string &error);
 
+/// Checks, without creating anything, that `dir` may be written: absent,
+/// an empty directory, or (with `force`) any directory. Errors as
+/// prepareOutputDir's.
+bool checkOutputDir(const std::string &dir, bool force, std::string &error);
+
+/// "<dir>.tmp-<pid>": where an importer writes before publishOutputDir.
+std::string stagingDir(const std::string &dir);
+
+/// Moves the finished folder `staged` to `dir`: one rename when `dir` is
+/// absent or empty, else (--force) file by file, each rename replacing one
+/// file whole. `staged` is removed either way. Error: "<dir>: cannot ...".
+bool publishOutputDir(const std::string &staged, const std::string &dir, std::string &error);
+
 } // namespace ssm::importer
 
 #endif

@@ -68,6 +68,13 @@ bool parseTransformersConfig(const json &cfg, MambaConfig &out, std::string &err
               (it->is_number() ? it->dump() : typeName(*it));
       return false;
     }
+    // The graph holds it as an f32 constant: beyond FLT_MAX it would print
+    // as `inf`, which MLIR does not parse.
+    if (it->get<double>() > std::numeric_limits<float>::max()) {
+      error = "field 'layer_norm_epsilon' is " + it->dump() +
+              ", beyond float32 (the model's type holds at most 3.4e38)";
+      return false;
+    }
     c.layerNormEpsilon = it->get<double>();
   }
   if (!readBool(cfg, "use_bias", c.useBias, error) ||

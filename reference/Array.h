@@ -10,10 +10,18 @@
 
 namespace ssm::ref {
 
+/// The element count of `shape`, saturating: INT64_MAX when the product
+/// overflows int64, and -1 when a dim is negative (dynamic). Callers that
+/// allocate check sizes first (frontend/StaticLimits.h); saturation only
+/// keeps an unchecked caller from a wrapped-around, small, wrong count.
 inline int64_t numelOf(const std::vector<int64_t> &shape) {
   int64_t n = 1;
-  for (int64_t s : shape)
-    n *= s;
+  for (int64_t s : shape) {
+    if (s < 0)
+      return -1;
+    if (__builtin_mul_overflow(n, s, &n))
+      n = INT64_MAX;
+  }
   return n;
 }
 

@@ -4,6 +4,7 @@
 #include "llvm/ADT/ScopeExit.h"
 
 #include "dialect/SsmOps.h"
+#include "frontend/StaticLimits.h"
 #include "reference/kernels/AffineScan.h"
 #include "reference/kernels/CausalConv1d.h"
 #include "reference/kernels/Discretize.h"
@@ -340,6 +341,8 @@ public:
     Env env;
     Block &entry = func.getBody().front();
     for (unsigned i = 0; i < args.size(); ++i) {
+      if (std::string why = ssm::checkTensorSize(type.getInput(i)); !why.empty())
+        return opError(func, llvm::formatv("argument {0}: {1}", i, why));
       std::vector<int64_t> want = staticShape(type.getInput(i));
       if (!isStatic(type.getInput(i)))
         return opError(func, llvm::formatv("argument {0} has a dynamic shape", i));
@@ -369,9 +372,17 @@ private:
   const Array *getOpt(Env &env, Value v) { return v ? env.lookup(v).get() : nullptr; }
 
   llvm::Error exec(Operation *op, Env &env) {
-    for (Value r : op->getResults())
+    for (Value r : op->getResults()) {
       if (!isStatic(r.getType()))
         return opError(op, "dynamic shapes are not supported by the reference interpreter");
+      // Before anything is allocated: an element count beyond the limit (or
+      // beyond int64) is refused with a message, not a length_error or OOM.
+      if (std::string why = ssm::checkTensorSize(r.getType()); !why.empty())
+        return opError(op, why);
+    }
+    // Static slices outside their tensor verify in MLIR 19; refuse them here.
+    if (std::string why = ssm::checkSliceBounds(op); !why.empty())
+      return opError(op, why);
     for (Value v : op->getOperands())
       if (!env.count(v))
         return opError(op, "operand defined outside the interpreted function");

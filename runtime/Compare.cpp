@@ -33,7 +33,11 @@ CompareResult compareArrays(const std::vector<int64_t> &gotShape,
     r.maxAbs = std::max(r.maxAbs, diff);
     if (e != 0)
       r.maxRel = std::max(r.maxRel, diff / std::fabs(e));
-    r.worst = std::max(r.worst, diff / (tol.atol + tol.rtol * std::fabs(e)));
+    // With zero tolerances an exact match is 0 and any difference is the
+    // largest double (not inf or NaN, so the printed line stays numeric).
+    double allowed = tol.atol + tol.rtol * std::fabs(e);
+    double ratio = diff == 0 ? 0.0 : allowed > 0 ? diff / allowed : DBL_MAX;
+    r.worst = std::max(r.worst, std::isfinite(ratio) ? ratio : DBL_MAX);
   }
   if (nonFiniteFailure)
     r.maxAbs = r.worst = DBL_MAX;

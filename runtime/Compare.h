@@ -25,6 +25,9 @@ struct CompareResult {
 /// expected value is finite fails (and makes maxAbs and worst the largest
 /// double, so the printed line stays numeric); a non-finite expected value
 /// passes only where `got` is the same (NaN for NaN, the same infinity).
+/// Tolerances must be >= 0 (callers refuse negative ones). When an element's
+/// allowance atol + rtol |expected| is 0 (rtol = atol = 0), its ratio is 0 for
+/// an exact match and DBL_MAX (1.79769e+308) otherwise.
 CompareResult compareArrays(const std::vector<int64_t> &gotShape,
                             const std::vector<double> &got,
                             const std::vector<int64_t> &expectedShape,

@@ -28,3 +28,15 @@ TEST(ArrayTest, ConstructorsAndShapeString) {
   Array scalar(std::vector<int64_t>{});
   EXPECT_EQ(scalar.numel(), 1);
 }
+
+// numelOf saturates instead of wrapping (issue 11: 4294967296 x 4294967296
+// wrapped to 0 elements and "ran").
+TEST(ArrayTest, NumelOfSaturates) {
+  using ssm::ref::numelOf;
+  EXPECT_EQ(numelOf({4294967296, 4294967296}), INT64_MAX);
+  EXPECT_EQ(numelOf({INT64_MAX, 2}), INT64_MAX);
+  EXPECT_EQ(numelOf({4294967296, 4294967296, 0}), 0);
+  EXPECT_EQ(numelOf({3, -1}), -1);
+  EXPECT_EQ(numelOf({2, 3, 4}), 24);
+  EXPECT_EQ(numelOf({}), 1);
+}

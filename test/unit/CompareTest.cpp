@@ -49,3 +49,20 @@ TEST(CompareTest, LineFollowsTheGrammar) {
   auto r = compareArrays({1}, {1.0}, {1}, {1.0}, Tolerance{});
   EXPECT_EQ(ssm::formatCompareLine("y", r), "y max_abs=0 max_rel=0 worst=0 PASS");
 }
+
+// rtol = atol = 0 (issue 11): an exact match is worst 0, any difference the
+// largest double; the line never says inf or nan.
+TEST(CompareTest, ZeroTolerancesStayNumeric) {
+  auto exact = compareArrays({2}, {1.0, 0.0}, {2}, {1.0, 0.0}, Tolerance{0, 0});
+  EXPECT_TRUE(exact.pass);
+  EXPECT_EQ(exact.worst, 0.0);
+  auto off = compareArrays({2}, {1.0, 1e-30}, {2}, {1.0, 0.0}, Tolerance{0, 0});
+  EXPECT_FALSE(off.pass);
+  EXPECT_EQ(off.worst, DBL_MAX);
+  std::string line = ssm::formatCompareLine("y", off);
+  EXPECT_EQ(line.find("inf"), std::string::npos) << line;
+  EXPECT_EQ(line.find("nan"), std::string::npos) << line;
+  // A tiny allowance whose ratio overflows is the largest double too.
+  auto tiny = compareArrays({1}, {1e300}, {1}, {0.0}, Tolerance{0, 1e-300});
+  EXPECT_EQ(tiny.worst, DBL_MAX);
+}

@@ -1,5 +1,6 @@
 // ssm-compile: compiles an MLIR module of ssm graphs into a kernel library (like iree-compile).
 #include "codegen/Compile.h"
+#include "frontend/SafeParse.h"
 #include "passes/InitAll.h"
 #include "passes/Passes.h"
 
@@ -13,8 +14,14 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 using namespace llvm;
 namespace cl = llvm::cl;
@@ -41,6 +48,10 @@ cl::opt<bool> emitStmt("emit-stmt",
                        cl::init(false), cl::cat(category));
 cl::opt<bool> force("force", cl::desc("Write into a non-empty output directory"),
                     cl::init(false), cl::cat(category));
+// ssm-run's compile cache passes its pid: when it dies (kill -9 mid-compile)
+// this process dies with it instead of finishing into an abandoned folder.
+cl::opt<int> parentPid("parent-pid", cl::desc("Exit when this process (the caller) exits"),
+                       cl::init(0), cl::Hidden, cl::cat(category));
 
 int cannotRun(const Twine &msg) {
   errs() << "ssm-compile: error: " << msg << "\n";
@@ -52,6 +63,43 @@ bool isNonEmptyDir(const std::string &path) {
   sys::fs::directory_iterator it(path, ec), end;
   return !ec && it != end;
 }
+/// "<dir>.tmp-<pid>" next to `dir` (same file system, so rename works).
+std::string stagingDir(const std::string &dir) {
+  SmallString<256> d(dir);
+  while (d.size() > 1 && sys::path::is_separator(d.back()))
+    d.pop_back();
+  return std::string(d) + ".tmp-" + std::to_string(sys::Process::getProcessId());
+}
+
+/// Moves the finished folder `work` to `dir`: one rename when `dir` is
+/// absent or empty; with --force into a non-empty `dir`, file by file
+/// (each rename replaces one file whole).
+bool publish(const std::string &work, const std::string &dir, std::string &error) {
+  if (!isNonEmptyDir(dir)) {
+    if (sys::fs::is_directory(dir))
+      sys::fs::remove(dir); // empty: rename(2) would replace it, but not everywhere
+    if (std::error_code ec = sys::fs::rename(work, dir)) {
+      error = "cannot move the compiled library into '" + dir + "': " + ec.message();
+      return false;
+    }
+    return true;
+  }
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(work, ec), end; it != end && !ec; it.increment(ec)) {
+    SmallString<256> to(dir);
+    sys::path::append(to, sys::path::filename(it->path()));
+    if (std::error_code rc = sys::fs::rename(it->path(), to)) {
+      error = "cannot move " + it->path() + " into '" + dir + "': " + rc.message();
+      return false;
+    }
+  }
+  if (ec) {
+    error = "cannot list '" + work + "': " + ec.message();
+    return false;
+  }
+  sys::fs::remove_directories(work);
+  return true;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -62,6 +110,11 @@ int main(int argc, char **argv) {
                                    "  ssm-compile in.mlir --target=<Halide target> -o <dir>\n",
                                    &errs()))
     return kCannotRun;
+  if (parentPid > 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parentPid) // the caller died before prctl
+      return cannotRun("the calling process " + Twine(int(parentPid)) + " has exited");
+  }
   if (!ssm::codegen::isValidTarget(target))
     return cannotRun("unknown target '" + target +
                      "' (expected a Halide target such as host, x86-64-linux-avx2, "
@@ -86,7 +139,7 @@ int main(int argc, char **argv) {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  auto module = ssm::parseModuleChecked(sourceMgr, &ctx);
   if (!module) {
     errs() << "ssm-compile: error: '" << inputFile << "' is not valid IR (see above)\n";
     return kFailed;
@@ -99,21 +152,31 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module)))
     return kFailed;
 
-  if (std::error_code ec = sys::fs::create_directories(outputDir))
-    return cannotRun("cannot create '" + outputDir + "': " + ec.message());
+  // The library is built in a temporary sibling and published by renaming
+  // it, so a failed or killed compile never leaves a half-written folder
+  // where the user asked for one.
+  std::string work = stagingDir(outputDir);
+  sys::fs::remove_directories(work);
+  if (std::error_code ec = sys::fs::create_directories(work))
+    return cannotRun("cannot create '" + work + "': " + ec.message());
   ssm::codegen::CompileOptions options;
   options.target = target;
-  options.outDir = outputDir;
+  options.outDir = work;
   options.libName = libName;
   if (libName.getNumOccurrences())
     options.symbolPrefix = libName;
   options.emitStmt = emitStmt;
   std::string error;
   if (failed(ssm::codegen::compileModule(*module, options, error))) {
+    sys::fs::remove_directories(work);
     if (!error.empty())
       errs() << "ssm-compile: error: " << error << "\n";
     // An op or type codegen does not support: the input could not be compiled.
     return kCannotRun;
+  }
+  if (!publish(work, outputDir, error)) {
+    sys::fs::remove_directories(work);
+    return cannotRun(error);
   }
   return kOk;
 }

@@ -71,6 +71,9 @@ const char *kUsage =
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
     "(bad arguments, unreadable/truncated/malformed input, unsupported model, output exists).\n";
 
+/// The output folder as the user named it (the importers write a staging copy).
+std::string gOutputName;
+
 int cannotRun(const std::string &msg) {
   std::cerr << "ssm-import: error: " << msg << "\n";
   return 2;
@@ -110,7 +113,7 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
   std::string mlir;
   if (!buildModelMLIR(json, seqLen, mlir, error))
     return cannotRun(input + ": " + error);
-  if (!verifyModule(mlir, (fs::path(outDir) / "model.mlir").string(), error)) {
+  if (!verifyModule(mlir, (fs::path(gOutputName) / "model.mlir").string(), error)) {
     std::cerr << "ssm-import: error: " << error;
     return 1;
   }
@@ -130,7 +133,7 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
   if (!writeSafetensors((dir / "weights.safetensors").string(), weights, error) ||
       !writeTextFile(dir / "model.mlir", mlir, error) || !writeTextFile(dir / "model.json", json, error))
     return cannotRun(error);
-  std::cout << "ssm-import: " << input << " -> " << outDir << ": " << config.architecture
+  std::cout << "ssm-import: " << input << " -> " << gOutputName << ": " << config.architecture
             << ", n_vocab " << config.nVocab << ", n_embed " << config.nEmbed << ", n_layer "
             << config.nLayer;
   if (config.isV5())
@@ -174,7 +177,7 @@ int importMambaModel(const std::string &input, const std::string &configPath,
                 j.value("source_layout", std::string("?")) + " layout, " +
                 j.value("source_dtypes", std::string("?")) + " -> F32";
   }
-  std::cout << "ssm-import: " << input << " -> " << outDir << ": " << summary << ", seq-len "
+  std::cout << "ssm-import: " << input << " -> " << gOutputName << ": " << summary << ", seq-len "
             << seqLen << "\n";
   return 0;
 }
@@ -242,10 +245,21 @@ int main(int argc, char **argv) {
   std::error_code ec;
   if (!fs::exists(input, ec))
     return cannotRun(input + ": no such file");
-  if (format == "rwkv") {
-    if (!configPath.empty())
-      return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
-    return importRwkv(input, outDir, force, seqLen);
-  }
-  return importMambaModel(input, configPath, outDir, force, seqLen);
+  if (format == "rwkv" && !configPath.empty())
+    return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
+  // Written into a temporary sibling and published only when whole and
+  // verified: a failed import leaves nothing behind, and never touches
+  // what `outDir` held.
+  std::string error;
+  if (!checkOutputDir(outDir, force, error))
+    return cannotRun(error);
+  std::string staged = stagingDir(outDir);
+  fs::remove_all(staged, ec);
+  gOutputName = outDir;
+  int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen)
+                            : importMambaModel(input, configPath, staged, /*force=*/true, seqLen);
+  if (rc == 0 && !publishOutputDir(staged, outDir, error))
+    rc = cannotRun(error);
+  fs::remove_all(staged, ec);
+  return rc;
 }

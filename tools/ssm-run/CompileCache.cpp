@@ -1,4 +1,14 @@
 // Content-addressed compile cache around a child ssm-compile process.
+//
+// Layout of the cache folder: `<key>/` is a published entry (ssm-compile's
+// output: manifest.json, lib<name>.so, ...); `<key>.tmp-<pid>/` is the work
+// folder of a process compiling that key; `<key>.broken-<pid>/` an entry
+// found incomplete, being removed. An entry appears only by one rename of a
+// finished folder, so readers see it whole or not at all; concurrent
+// processes may compile the same key, and the first rename wins (the other
+// result is discarded). Work folders of processes that no longer exist (a
+// `kill -9` mid-compile) are removed by the next process that uses the
+// cache; ssm-compile gets --parent-pid, so it dies with a killed caller.
 #include "tools/ssm-run/CompileCache.h"
 
 #include "codegen/Compile.h"
@@ -6,12 +16,17 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -26,6 +41,69 @@ std::string compileCacheDir() {
     return std::string(d) + "/.cache/ssm-opt";
   return "/tmp/ssm-opt-cache-" + std::to_string(getuid());
 }
+
+namespace {
+
+/// "" when `entry` is a whole ssm-compile output: a manifest that parses and
+/// names a shared library whose size is the one the manifest records.
+std::string checkEntry(const std::string &entry) {
+  std::string manifestPath = entry + "/manifest.json";
+  auto buffer = llvm::MemoryBuffer::getFile(manifestPath);
+  if (!buffer)
+    return "no manifest.json";
+  nlohmann::json m = nlohmann::json::parse((*buffer)->getBuffer().begin(),
+                                           (*buffer)->getBuffer().end(), nullptr,
+                                           /*allow_exceptions=*/false);
+  if (m.is_discarded() || !m.is_object())
+    return "manifest.json does not parse";
+  auto lib = m.find("shared_library");
+  auto bytes = m.find("shared_library_bytes");
+  if (lib == m.end() || !lib->is_string() || bytes == m.end() || !bytes->is_number_unsigned())
+    return "manifest.json names no shared library and size";
+  std::string libName = lib->get<std::string>();
+  if (libName.empty() || libName.find('/') != std::string::npos)
+    return "manifest.json names a shared library outside the entry";
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(entry + "/" + libName, size))
+    return libName + " is missing";
+  if (size != bytes->get<uint64_t>())
+    return libName + " has " + std::to_string(size) + " bytes, the manifest says " +
+           std::to_string(bytes->get<uint64_t>());
+  return "";
+}
+
+/// Moves a broken entry out of the way (one rename, so racing processes
+/// agree on who removes it) and deletes it.
+void discardEntry(const std::string &root, const std::string &key) {
+  std::string aside = root + "/" + key + ".broken-" + std::to_string(getpid());
+  if (!llvm::sys::fs::rename(root + "/" + key, aside))
+    llvm::sys::fs::remove_directories(aside);
+}
+
+bool processAlive(long pid) {
+  return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
+
+/// Removes `<key>.tmp-<pid>` and `<key>.broken-<pid>` folders whose process
+/// is gone (killed mid-compile).
+void removeOrphans(const std::string &root) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(root, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    size_t dot = name.rfind('.');
+    if (dot == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef suffix = name.substr(dot + 1);
+    long pid = 0;
+    if (!(suffix.consume_front("tmp-") || suffix.consume_front("broken-")) ||
+        suffix.getAsInteger(10, pid))
+      continue;
+    if (pid != getpid() && !processAlive(pid))
+      llvm::sys::fs::remove_directories(it->path());
+  }
+}
+
+} // namespace
 
 std::string compileWithCache(const std::string &mlirText, const std::string &target,
                              const char *argv0, std::string &error, int &exitCode) {
@@ -48,9 +126,24 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
 
   std::string root = compileCacheDir();
   std::string entry = root + "/" + key;
-  if (llvm::sys::fs::exists(entry + "/manifest.json"))
-    return entry;
+  removeOrphans(root);
+  if (llvm::sys::fs::is_directory(entry)) {
+    std::string why = checkEntry(entry);
+    if (why.empty())
+      return entry;
+    llvm::errs() << "ssm-run: note: the compile cache entry " << entry << " is incomplete ("
+                 << why << "); compiling it again\n";
+    discardEntry(root, key);
+  } else if (llvm::sys::fs::exists(entry)) {
+    llvm::errs() << "ssm-run: note: the compile cache entry " << entry
+                 << " is not a folder; replacing it\n";
+    llvm::sys::fs::remove(entry);
+  }
 
+  if (std::error_code ec = llvm::sys::fs::create_directories(root)) {
+    error = "cannot create the compile cache folder " + root + ": " + ec.message();
+    return "";
+  }
   std::string work = entry + ".tmp-" + std::to_string(getpid());
   llvm::sys::fs::remove_directories(work);
   if (std::error_code ec = llvm::sys::fs::create_directories(work)) {
@@ -68,21 +161,41 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
     os << mlirText;
   }
   std::string out = work + "/module";
-  llvm::SmallVector<llvm::StringRef> args = {compiler, input, "--target", target, "-o", out};
+  std::string parent = "--parent-pid=" + std::to_string(getpid());
+  llvm::SmallVector<llvm::StringRef> args = {compiler, input, "--target", target,
+                                             "-o",     out,   parent};
   std::string msg;
   int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {
     exitCode = rc == 1 ? 1 : 2;
+    // The input is kept for the bug report, out of the cache's way.
+    std::string kept = root + "/failed-" + key + ".mlir";
+    if (llvm::sys::fs::rename(input, kept))
+      kept = input;
+    llvm::sys::fs::remove_directories(work);
     error = "ssm-compile failed (" + (msg.empty() ? "exit " + std::to_string(rc) : msg) +
-            "); its input is kept in " + input;
+            "); its input is kept in " + kept;
     return "";
   }
-  // Another process may have filled the entry meanwhile: either copy is good.
-  if (std::error_code ec = llvm::sys::fs::rename(out, entry)) {
-    if (!llvm::sys::fs::exists(entry + "/manifest.json")) {
+  if (std::string why = checkEntry(out); !why.empty()) {
+    llvm::sys::fs::remove_directories(work);
+    error = "ssm-compile wrote an incomplete module (" + why + ")";
+    return "";
+  }
+  // Publish: one rename. When another process published the key meanwhile,
+  // its entry is as good as ours; a broken one is replaced.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::error_code ec = llvm::sys::fs::rename(out, entry);
+    if (!ec)
+      break;
+    if (checkEntry(entry).empty())
+      break;
+    if (attempt == 1) {
+      llvm::sys::fs::remove_directories(work);
       error = "cannot move the compiled module into " + entry + ": " + ec.message();
       return "";
     }
+    discardEntry(root, key);
   }
   llvm::sys::fs::remove_directories(work);
   return entry;

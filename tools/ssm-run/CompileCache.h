@@ -14,7 +14,12 @@ std::string compileCacheDir();
 /// compiling it with the ssm-compile next to this executable when the cache
 /// has no entry. The key hashes the IR text, the target, the compiler
 /// version and the ssm-compile binary (size and modification time), so a
-/// rebuilt compiler never serves stale kernels. On failure returns "" and sets
+/// rebuilt compiler never serves stale kernels. Entries are published by
+/// one rename of a finished folder; an entry without a manifest, or whose
+/// shared library's size differs from the manifest's, is reported on stderr
+/// ("ssm-run: note: ... is incomplete (...); compiling it again") and
+/// rebuilt; work folders of dead processes are removed. Safe to call from
+/// several processes at once. On failure returns "" and sets
 /// `error`; `exitCode` is ssm-compile's (2: unsupported op or target, 1: the IR
 /// did not verify), its diagnostics having gone to stderr.
 std::string compileWithCache(const std::string &mlirText, const std::string &target,

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -373,6 +374,16 @@ bool loadArray(const std::string &path, const std::string &name, const json &spe
       return fail(error, path + ": shape (" + g + ") but case.json says (" + w + ")");
     }
   }
+  // Golden data is floating point (golden/README.md): an integer or bool
+  // file where a float32 array belongs is a mistake, not something to convert.
+  std::string dtypeName = npy.dtype == "<f4" ? "float32" : npy.dtype == "<f8" ? "float64" : "";
+  if (dtypeName.empty())
+    return fail(error, path + ": dtype '" + npy.dtype +
+                           "', but golden inputs and outputs are float32 (or float64)");
+  if (spec.is_object() && spec.contains("dtype") && spec["dtype"].is_string() &&
+      spec["dtype"].get<std::string>() != dtypeName)
+    return fail(error, path + ": dtype " + dtypeName + " but case.json says " +
+                           spec["dtype"].get<std::string>());
   out.name = name;
   out.shape = npy.shape;
   return npyToDoubles(npy, out.data, error);
@@ -400,6 +411,12 @@ bool loadGoldenCase(const std::string &dir, GoldenCase &c, std::string &error) {
       return fail(error, casePath + ": \"tolerance\" must be {\"rtol\": x, \"atol\": y}");
     c.tolerance.rtol = t["rtol"].get<double>();
     c.tolerance.atol = t["atol"].get<double>();
+    // A negative tolerance would make every ratio negative, so anything passes.
+    for (auto [name, v] : {std::pair<const char *, double>{"rtol", c.tolerance.rtol},
+                           {"atol", c.tolerance.atol}})
+      if (!std::isfinite(v) || v < 0)
+        return fail(error, casePath + ": tolerance \"" + name + "\" is " + t[name].dump() +
+                               "; it must be a finite number >= 0");
   }
   for (const char *section : {"inputs", "expected"}) {
     if (!j.contains(section) || !j[section].is_object())

@@ -1,6 +1,8 @@
 // The model runner: ssm-run's model mode, a shell over the model library (runtime/Model.h) and the reference interpreter.
 #include "tools/ssm-run/ModelRunner.h"
 
+#include "frontend/SafeParse.h"
+
 #include "import/ModelBuilder.h"
 #include "reference/Interpreter.h"
 #include "runtime/Model.h"
@@ -143,7 +145,7 @@ private:
       return nullptr;
     llvm::SourceMgr sm;
     mlir::SourceMgrDiagnosticHandler diag(sm, &ctx);
-    auto m = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx, "model.mlir");
+    auto m = ssm::parseModuleChecked(text, "model.mlir", &ctx);
     if (!m) {
       error = "the model's MLIR does not parse (see above)";
       return nullptr;

@@ -1,4 +1,5 @@
 // ssm-run: runs ssm graphs (an MLIR function on .npy inputs, or a golden case) and checks results.
+#include "frontend/SafeParse.h"
 #include "passes/InitAll.h"
 #include "reference/Interpreter.h"
 #include "runtime/Compare.h"
@@ -29,6 +30,7 @@
 #include <cstdio>
 #include <random>
 #include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 namespace cl = llvm::cl;
@@ -264,7 +266,7 @@ int runGolden(mlir::MLIRContext &ctx) {
     return cannotRun(error);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(gc.mlir, &ctx, goldenDir + "/case.json");
+  auto module = ssm::parseModuleChecked(gc.mlir, goldenDir + "/case.json", &ctx);
   if (!module)
     return cannotRun("the function built for " + goldenDir + " does not verify (see above)");
   auto f = module->lookupSymbol<mlir::func::FuncOp>("main");
@@ -298,6 +300,8 @@ int runGolden(mlir::MLIRContext &ctx) {
 int runFile(mlir::MLIRContext &ctx) {
   if (int rc = checkEngine())
     return rc;
+  if (!(rtol >= 0) || !(atol >= 0) || !std::isfinite(rtol) || !std::isfinite(atol))
+    return cannotRun("--rtol and --atol must be finite numbers >= 0");
   std::string errorMessage;
   auto file = mlir::openInputFile(inputFile, &errorMessage);
   if (!file)
@@ -306,7 +310,7 @@ int runFile(mlir::MLIRContext &ctx) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  auto module = ssm::parseModuleChecked(sourceMgr, &ctx);
   if (!module) {
     errs() << "ssm-run: error: '" << inputFile << "' is not valid IR (see above)\n";
     return kCheckFailed;
@@ -420,9 +424,24 @@ int runFile(mlir::MLIRContext &ctx) {
                     engine, std::chrono::duration<double, std::milli>(t1 - t0).count(),
                     engine == "reference" ? "" : " (first call, compilation or cache lookup included)");
 
+  // --output-dir: refused before anything is written when it is a file, or
+  // a non-empty folder without --force; the files are written after every
+  // check below passed or failed (not when the run could not complete).
+  std::vector<std::string> outputPaths;
   if (!outputDir.empty()) {
-    if (std::error_code ec = sys::fs::create_directories(outputDir))
-      return cannotRun("cannot create '" + outputDir + "': " + ec.message());
+    if (sys::fs::exists(outputDir) && !sys::fs::is_directory(outputDir))
+      return cannotRun("'" + outputDir + "' exists and is not a folder");
+    std::error_code dirEc;
+    bool nonEmpty = sys::fs::directory_iterator(outputDir, dirEc) != sys::fs::directory_iterator();
+    if (!dirEc && nonEmpty && !force)
+      return cannotRun("'" + outputDir + "' is not empty; pass --force to write into it");
+    for (size_t i = 0; i < results->size(); ++i) {
+      SmallString<256> path(outputDir);
+      sys::path::append(path, "result" + std::to_string(i) + ".npy");
+      if (sys::fs::is_directory(path))
+        return cannotRun(Twine(path) + " is a folder");
+      outputPaths.push_back(std::string(path));
+    }
   }
   std::vector<ssm::ref::Array> reference;
   if (check && engine != "reference") {
@@ -457,14 +476,6 @@ int runFile(mlir::MLIRContext &ctx) {
         outs() << (k ? ", " : "") << format("%.7g", r.data[k]);
       outs() << "]\n";
     }
-    if (!outputDir.empty()) {
-      SmallString<256> path(outputDir);
-      sys::path::append(path, "result" + std::to_string(i) + ".npy");
-      if (sys::fs::exists(path) && !force)
-        return cannotRun(Twine(path) + " exists; pass --force to overwrite it");
-      if (!ssm::writeNpyDoubles(std::string(path), "<f4", r.shape, r.data, error))
-        return cannotRun(error);
-    }
     if (!reference.empty()) {
       ssm::CompareResult c = ssm::compareArrays(r.shape, r.data, reference[i].shape,
                                                 reference[i].data, ssm::Tolerance{rtol, atol});
@@ -480,6 +491,22 @@ int runFile(mlir::MLIRContext &ctx) {
           ssm::compareArrays(r.shape, r.data, npy.shape, want, ssm::Tolerance{rtol, atol});
       outs() << ssm::formatCompareLine("result" + std::to_string(i), c) << "\n";
       allPass &= c.pass;
+    }
+  }
+  if (!outputPaths.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(outputDir))
+      return cannotRun("cannot create '" + outputDir + "': " + ec.message());
+    for (size_t i = 0; i < outputPaths.size(); ++i) {
+      // Each file whole: a temporary next to it, renamed into place.
+      std::string tmp = outputPaths[i] + ".tmp-" + std::to_string(::getpid());
+      if (!ssm::writeNpyDoubles(tmp, "<f4", (*results)[i].shape, (*results)[i].data, error)) {
+        sys::fs::remove(tmp);
+        return cannotRun(error);
+      }
+      if (std::error_code ec = sys::fs::rename(tmp, outputPaths[i])) {
+        sys::fs::remove(tmp);
+        return cannotRun("cannot write " + outputPaths[i] + ": " + ec.message());
+      }
     }
   }
   printTiming(medianMs);

@@ -1,0 +1,249 @@
+// The pre-parse check for MLIR 19 parser crashes, and the checked parse the tools use.
+#include "frontend/SafeParse.h"
+
+#include "frontend/StaticLimits.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cctype>
+#include <climits>
+
+namespace ssm {
+namespace {
+
+bool isIdStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' ||
+         c == '-';
+}
+
+/// A cursor over MLIR text that skips whitespace and `//` comments.
+struct Cursor {
+  llvm::StringRef text;
+  size_t pos = 0;
+
+  bool atEnd() const { return pos >= text.size(); }
+  char peek() const { return atEnd() ? '\0' : text[pos]; }
+  void skipSpace() {
+    while (!atEnd()) {
+      char c = text[pos];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++pos;
+      } else if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
+        while (!atEnd() && text[pos] != '\n')
+          ++pos;
+      } else {
+        break;
+      }
+    }
+  }
+  bool consume(llvm::StringRef s) {
+    skipSpace();
+    if (!text.substr(pos).starts_with(s))
+      return false;
+    pos += s.size();
+    return true;
+  }
+};
+
+/// Parses `[-]digits` or `[-]0x hex` as MLIR's lexer does and range-checks
+/// it as an i64. Sets `value`; false (pos at the bad token) otherwise.
+bool parseI64(Cursor &c, int64_t &value, std::string &why) {
+  c.skipSpace();
+  size_t start = c.pos;
+  bool negative = false;
+  if (c.peek() == '-') {
+    negative = true;
+    ++c.pos;
+  }
+  size_t digitsStart = c.pos;
+  bool hex = c.text.substr(c.pos).starts_with("0x");
+  if (hex)
+    c.pos += 2;
+  while (!c.atEnd() && (hex ? std::isxdigit(static_cast<unsigned char>(c.peek()))
+                            : std::isdigit(static_cast<unsigned char>(c.peek()))))
+    ++c.pos;
+  size_t digitsEnd = c.pos;
+  if (digitsEnd == digitsStart + (hex ? 2 : 0) || isIdChar(c.peek()) || c.peek() == '.') {
+    c.pos = start;
+    why = "expected an integer";
+    return false;
+  }
+  llvm::StringRef digits = c.text.slice(digitsStart, digitsEnd);
+  unsigned long long magnitude = 0;
+  if (digits.getAsInteger(0, magnitude) ||
+      magnitude > (negative ? 1ull << 63 : (unsigned long long)INT64_MAX)) {
+    c.pos = start;
+    why = "integer " + c.text.slice(start, digitsEnd).str() + " does not fit in i64";
+    return false;
+  }
+  value = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+  return true;
+}
+
+/// Parses a comma-separated i64 list up to `close` (the opener consumed).
+bool parseI64List(Cursor &c, char close, std::vector<int64_t> &values, std::string &why) {
+  c.skipSpace();
+  if (c.peek() == close) {
+    ++c.pos;
+    return true;
+  }
+  while (true) {
+    int64_t v;
+    if (!parseI64(c, v, why))
+      return false;
+    values.push_back(v);
+    c.skipSpace();
+    if (c.peek() == ',') {
+      ++c.pos;
+      continue;
+    }
+    if (c.peek() == close) {
+      ++c.pos;
+      return true;
+    }
+    why = std::string("expected ',' or '") + close + "'";
+    return false;
+  }
+}
+
+std::optional<PrecheckIssue> checkPermutation(const std::vector<int64_t> &values, size_t at,
+                                              llvm::StringRef op) {
+  std::vector<bool> seen(values.size(), false);
+  for (int64_t v : values) {
+    if (v < 0 || v >= int64_t(values.size()) || seen[v])
+      return PrecheckIssue{at, "'" + op.str() + "': permutation [" +
+                                   llvm::join(llvm::map_range(values,
+                                                              [](int64_t x) {
+                                                                return std::to_string(x);
+                                                              }),
+                                              ", ") +
+                                   "] is not a permutation of 0.." +
+                                   std::to_string(int64_t(values.size()) - 1)};
+    seen[v] = true;
+  }
+  return std::nullopt;
+}
+
+std::string listName(bool isPermutation) {
+  return isPermutation ? "permutation" : "dimensions";
+}
+
+} // namespace
+
+std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
+  Cursor c{text};
+  // The op whose list attribute comes next, and that attribute's name.
+  llvm::StringRef pendingOp, pendingKeyword;
+  bool pendingGeneric = false;
+  while (true) {
+    c.skipSpace();
+    if (c.atEnd())
+      return std::nullopt;
+    char ch = c.peek();
+    if (ch == '"') {
+      size_t start = ++c.pos;
+      while (!c.atEnd() && c.peek() != '"' && c.peek() != '\n')
+        c.pos += c.peek() == '\\' ? 2 : 1;
+      llvm::StringRef str = text.slice(start, std::min(c.pos, text.size()));
+      ++c.pos;
+      // The generic form: "linalg.transpose"(...) <{permutation = array<i64: ...>}>
+      if (str == "linalg.transpose") {
+        pendingOp = str, pendingKeyword = "permutation", pendingGeneric = true;
+      }
+      continue;
+    }
+    if (ch == '%' || ch == '^' || ch == '@' || ch == '#' || ch == '!') {
+      ++c.pos;
+      while (!c.atEnd() && isIdChar(c.peek()))
+        ++c.pos;
+      continue;
+    }
+    if (!isIdStart(ch)) {
+      ++c.pos;
+      continue;
+    }
+    size_t start = c.pos;
+    while (!c.atEnd() && isIdChar(c.peek()))
+      ++c.pos;
+    llvm::StringRef id = text.slice(start, c.pos);
+    if (id == "linalg.transpose") {
+      pendingOp = id, pendingKeyword = "permutation", pendingGeneric = false;
+      continue;
+    }
+    if (id == "linalg.broadcast" || id == "linalg.reduce") {
+      pendingOp = id, pendingKeyword = "dimensions", pendingGeneric = false;
+      continue;
+    }
+    if (pendingKeyword.empty() || id != pendingKeyword)
+      continue;
+    llvm::StringRef op = pendingOp;
+    bool isPermutation = pendingKeyword == "permutation", generic = pendingGeneric;
+    pendingOp = pendingKeyword = "";
+    if (!c.consume("="))
+      continue; // the upstream parser reports a missing '=' itself
+    std::vector<int64_t> values;
+    std::string why;
+    c.skipSpace();
+    size_t listStart = c.pos;
+    if (generic) {
+      // array<i64: 1, 0>: a malformed one is a parse error upstream, no crash.
+      if (!c.consume("array") || !c.consume("<") || !c.consume("i64"))
+        continue;
+      c.skipSpace();
+      if (c.peek() == ':') {
+        ++c.pos;
+        if (!parseI64List(c, '>', values, why))
+          continue;
+      } else if (!c.consume(">")) {
+        continue;
+      }
+    } else {
+      if (!c.consume("["))
+        return PrecheckIssue{listStart, "'" + op.str() + "': " + listName(isPermutation) +
+                                            " must be a list of integers in square brackets, "
+                                            "such as [1, 0]"};
+      if (!parseI64List(c, ']', values, why))
+        return PrecheckIssue{c.pos, "'" + op.str() + "': " + why + " in its " +
+                                        listName(isPermutation) +
+                                        " (a list of integers such as [1, 0])"};
+    }
+    if (isPermutation)
+      if (auto issue = checkPermutation(values, listStart, op))
+        return issue;
+  }
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::SourceMgr &sourceMgr,
+                                                     mlir::MLIRContext *ctx) {
+  unsigned id = sourceMgr.getMainFileID();
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(id);
+  if (std::optional<PrecheckIssue> issue = precheckMlirText(buffer->getBuffer())) {
+    auto [line, col] = sourceMgr.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(buffer->getBufferStart() + issue->offset), id);
+    mlir::emitError(mlir::FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), line, col))
+        << issue->message;
+    return nullptr;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, ctx);
+  if (!module || mlir::failed(checkStaticLimits(*module)))
+    return nullptr;
+  return module;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::StringRef text,
+                                                     llvm::StringRef bufferName,
+                                                     mlir::MLIRContext *ctx) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
+                               llvm::SMLoc());
+  return parseModuleChecked(sourceMgr, ctx);
+}
+
+} // namespace ssm

@@ -1,0 +1,55 @@
+// Parsing user IR without inheriting the crashes of MLIR 19's parser.
+//
+// MLIR 19.1 (Debian's libmlir-19) has a parser bug in the custom assembly of
+// linalg.transpose, linalg.broadcast and linalg.reduce: their shared helper
+// parseDenseI64ArrayAttr (mlir/lib/Dialect/Linalg/IR/LinalgOps.cpp) stores the
+// result of DenseI64ArrayAttr::parse in the attribute list without checking
+// it, so `permutation = [1.5, 0]`, `dimensions = [x]` or an integer beyond
+// i64 leaves a null attribute that NamedAttrList::set dereferences (SIGSEGV
+// after the parser has printed its error). TransposeOp::verify also reads
+// the input shape at permutation[i] before checking that the permutation is
+// one (`permutation = [5, 0]` reads out of bounds). We check the text before
+// the upstream parser sees it; see /work/notes/issue-11.md for the report.
+#ifndef SSM_FRONTEND_SAFEPARSE_H
+#define SSM_FRONTEND_SAFEPARSE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace ssm {
+
+/// One problem the pre-parse check found: a byte offset into the text and
+/// a message (without location).
+struct PrecheckIssue {
+  size_t offset = 0;
+  std::string message;
+};
+
+/// Scans MLIR text for the constructs MLIR 19's parser crashes on (see the
+/// file comment): the `permutation` of linalg.transpose and the `dimensions`
+/// of linalg.broadcast / linalg.reduce must be a list of i64 literals, and a
+/// permutation must be one of 0..N-1 (custom form `[1, 0]` and generic form
+/// `array<i64: 1, 0>`). Comments and string literals are skipped. Returns
+/// the first problem, or nothing when the text is safe to hand to the parser.
+std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text);
+
+/// precheckMlirText on the main buffer of `sourceMgr`, then
+/// mlir::parseSourceFile, then checkStaticLimits (StaticLimits.h). Problems
+/// are reported as diagnostics of `ctx` at their file:line:col (install a
+/// SourceMgrDiagnosticHandler first); returns null on any of them.
+mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::SourceMgr &sourceMgr,
+                                                     mlir::MLIRContext *ctx);
+
+/// The same for text in memory; `bufferName` names it in diagnostics.
+mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::StringRef text,
+                                                     llvm::StringRef bufferName,
+                                                     mlir::MLIRContext *ctx);
+
+} // namespace ssm
+
+#endif
