@@ -78,6 +78,13 @@ bool readNumber(const json &cfg, const char *key, double lo, double &out, std::s
             (it->is_number() ? it->dump() : typeName(*it));
     return false;
   }
+  // The graphs hold these as f32 constants: beyond FLT_MAX one would print as
+  // `inf`, which MLIR does not parse.
+  if (std::fabs(it->get<double>()) > std::numeric_limits<float>::max()) {
+    error = std::string("field '") + key + "' is " + it->dump() +
+            ", beyond float32 (the model's type holds at most 3.4e38)";
+    return false;
+  }
   out = it->get<double>();
   return true;
 }

@@ -23,7 +23,8 @@ bool readInt(const nlohmann::json &cfg, const char *key, bool required, int64_t 
              int64_t &out, std::string &error);
 /// A boolean field; missing or null leaves `out` as it is.
 bool readBool(const nlohmann::json &cfg, const char *key, bool &out, std::string &error);
-/// A finite number >= lo; missing or null leaves `out` as it is.
+/// A finite number >= lo that float32 can hold (|x| <= 3.4e38: the graphs
+/// hold these as f32 constants); missing or null leaves `out` as it is.
 bool readNumber(const nlohmann::json &cfg, const char *key, double lo, double &out,
                 std::string &error);
 

@@ -38,3 +38,10 @@
 // NONEMPTY: exit=2
 // RUN: ssm-import mamba %{model}/model.safetensors --config %{model}/config.json -o %t/out --force > /dev/null
 // RUN: ls %t | count 3
+
+// Mamba-2 configs go through the same number reader.
+// RUN: sed 's/"layer_norm_epsilon": [0-9.e-]*/"layer_norm_epsilon": 1e39/' %shared/models/mamba2/tiny-mamba2-g1-untied/config.json > %t/eps2.json
+// RUN: sh -c 'ssm-import mamba %shared/models/mamba2/tiny-mamba2-g1-untied/model.safetensors --config %t/eps2.json -o %t/out2; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=EPS2
+// EPS2: field 'layer_norm_epsilon' is 1e+39, beyond float32
+// EPS2: exit=2
+// RUN: not ls %t/out2
