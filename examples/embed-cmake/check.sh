@@ -70,6 +70,9 @@ ${CC:-cc} -O2 -std=c11 -Wall "$here/../embed-model/stream.c" $(pkg-config --cfla
 cmp "$work/unbroken.bin" "$work/resumed.bin"
 cmp "$work/unbroken.txt" "$work/resumed.txt"
 echo "resumed in a new process: $(cat "$work/resumed.txt") (identical)"
+echo "== Python (lib/ssm-opt/python/ssm_runtime.py): examples/embed-python/stream.py"
+PYTHONPATH="$(dirname "$(find "$prefix" -name ssm_runtime.py)")" python3 "$here/../embed-python/stream.py" \
+  "$work/model" --prompt '"in' --expected "$expected" --generate 8
 # A damaged state file is refused with a message (exit 2), not run.
 head -c 100 "$work/in.ssmstate" > "$work/cut.ssmstate"
 if "$work/stream" "$work/model" --load "$work/cut.ssmstate" 2> "$work/cut.err"; then

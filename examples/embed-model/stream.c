@@ -7,6 +7,8 @@
  *   stream <model-dir> --load FILE [--generate N]
  *   options: --expected F.bin --tol X   compare the logits after the prompt (float32 values)
  *            --logits-out F.bin         write the logits after the last token (float32)
+ *            --report-memory            print the peak and current resident memory and the
+ *                                       weights' bytes (mapped in place, converted) at the end
  *
  * Tokens are the prompt's bytes (the tiny byte-level models); generated tokens are printed
  * as bytes. Exit 0 on success, 1 when --expected does not match, 2 on any error (the
@@ -23,6 +25,22 @@ static int fail(const char *what) {
   return 2;
 }
 
+/* VmHWM / VmRSS of /proc/self/status, in KiB (-1 if unknown). */
+static long procStatus(const char *key) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = -1;
+  size_t n = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, n) && line[n] == ':') {
+      kib = atol(line + n + 1);
+      break;
+    }
+  if (f)
+    fclose(f);
+  return kib;
+}
+
 static int argmax(const float *v, int64_t n) {
   int best = 0;
   for (int64_t i = 1; i < n; ++i)
@@ -36,6 +54,7 @@ int main(int argc, char **argv) {
   const char *logitsOut = NULL;
   long generate = 0;
   double tol = 1e-4;
+  int reportMemory = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--prompt") && v) prompt = v, ++i;
@@ -45,6 +64,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--expected") && v) expected = v, ++i;
     else if (!strcmp(a, "--tol") && v) tol = atof(v), ++i;
     else if (!strcmp(a, "--logits-out") && v) logitsOut = v, ++i;
+    else if (!strcmp(a, "--report-memory")) reportMemory = 1;
     else if (a[0] != '-' && !dir) dir = a;
     else {
       fprintf(stderr, "stream: unknown or incomplete option '%s'\n", a);
@@ -115,6 +135,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "stream: %s: cannot write the logits\n", logitsOut);
       return 2;
     }
+  }
+  if (reportMemory) {
+    size_t file, mapped, converted;
+    ssm_model_weight_bytes(model, &file, &mapped, &converted);
+    fprintf(stderr, "stream: memory: peak_rss_kib=%ld rss_kib=%ld weights_file_kib=%zu "
+                    "mapped_kib=%zu converted_kib=%zu\n",
+            procStatus("VmHWM"), procStatus("VmRSS"), file / 1024, mapped / 1024, converted / 1024);
   }
   ssm_stream_free(stream);
   ssm_model_free(model);

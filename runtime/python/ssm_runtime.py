@@ -1,0 +1,234 @@
+"""Python bindings of ssm-opt's model library (libssm_runtime, runtime/ssm_runtime.h), through ctypes.
+
+    import ssm_runtime
+    model = ssm_runtime.Model("deploy/rwkv4")        # model.json, weights, compiled/*/
+    stream = ssm_runtime.Stream(model)
+    logits = stream.prefill(b'"in')                  # bytes or a sequence of token ids
+    logits = stream.step(32)                         # array('f') of vocab values
+    stream.save("chat.ssmstate"); stream.load("chat.ssmstate")
+
+    import torch.utils.dlpack                        # zero copy, through DLPack:
+    t = torch.utils.dlpack.from_dlpack(stream.logits_dlpack())
+    h = torch.utils.dlpack.from_dlpack(stream.state_dlpack("blocks.0.aa"))  # the state itself
+
+Errors raise ssm_runtime.Error (the C status name and the library's message). The
+library is found through $SSM_RUNTIME_LIBRARY, then beside this file (an installed
+prefix's lib/), then the system's loader path. Standard library only; torch or NumPy
+are needed only to consume the DLPack capsules.
+"""
+import array
+import ctypes
+import ctypes.util
+import os
+
+__all__ = ["Error", "Model", "Stream"]
+
+
+class Error(RuntimeError):
+    """A failed call: `status` is the C status name (SSM_ERROR_...)."""
+
+    def __init__(self, status, message):
+        super().__init__(f"{message} ({status})")
+        self.status = status
+        self.message = message
+
+
+def _find_library():
+    env = os.environ.get("SSM_RUNTIME_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for rel in ("../..", "..", "../../lib"):  # <prefix>/lib/ssm-opt/python, build trees
+        path = os.path.normpath(os.path.join(here, rel, "libssm_runtime.so.0"))
+        if os.path.exists(path):
+            return path
+    return ctypes.util.find_library("ssm_runtime") or "libssm_runtime.so.0"
+
+
+_lib = ctypes.CDLL(_find_library())
+_p = ctypes.c_void_p
+_sig = {
+    "ssm_runtime_version": (ctypes.c_char_p, []),
+    "ssm_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "ssm_last_error": (ctypes.c_char_p, []),
+    "ssm_model_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
+    "ssm_model_add_module": (ctypes.c_int, [_p, ctypes.c_char_p]),
+    "ssm_model_free": (None, [_p]),
+    "ssm_model_vocab_size": (ctypes.c_int64, [_p]),
+    "ssm_model_set_threads": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ssm_model_state_count": (ctypes.c_size_t, [_p]),
+    "ssm_model_state_info": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
+                                            ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
+                                            ctypes.POINTER(ctypes.c_size_t),
+                                            ctypes.POINTER(ctypes.c_size_t)]),
+    "ssm_stream_create": (ctypes.c_int, [_p, ctypes.POINTER(_p)]),
+    "ssm_stream_free": (None, [_p]),
+    "ssm_stream_reset": (ctypes.c_int, [_p]),
+    "ssm_stream_prefill": (ctypes.c_int, [_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t,
+                                          ctypes.POINTER(ctypes.c_float)]),
+    "ssm_stream_step": (ctypes.c_int, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
+    "ssm_stream_logits": (ctypes.c_int, [_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
+    "ssm_stream_position": (ctypes.c_int64, [_p]),
+    "ssm_stream_get_state": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t]),
+    "ssm_stream_set_state": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t]),
+    "ssm_stream_save_state": (ctypes.c_int, [_p, ctypes.c_char_p]),
+    "ssm_stream_load_state": (ctypes.c_int, [_p, ctypes.c_char_p]),
+    "ssm_stream_logits_dlpack": (ctypes.c_int, [_p, ctypes.POINTER(_p)]),
+    "ssm_stream_state_dlpack": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(_p)]),
+}
+for _name, (_res, _args) in _sig.items():
+    _fn = getattr(_lib, _name)
+    _fn.restype, _fn.argtypes = _res, _args
+
+
+def _check(status):
+    if status != 0:
+        raise Error(_lib.ssm_status_name(status).decode(), _lib.ssm_last_error().decode())
+
+
+# DLPack capsules: PyCapsule "dltensor" around a DLManagedTensor*. A consumer (torch,
+# NumPy) renames it "used_dltensor" and calls the tensor's deleter itself; a capsule
+# nobody consumed calls the deleter when it is collected.
+class _DLManagedTensorHead(ctypes.Structure):
+    # DLTensor (data, device{type, id}, ndim, dtype{code, bits, lanes}, shape, strides,
+    # byte_offset), manager_ctx, deleter: DLPack 0.6's layout.
+    _fields_ = [("data", _p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("dtype_code", ctypes.c_uint8),
+                ("dtype_bits", ctypes.c_uint8), ("dtype_lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64), ("manager_ctx", _p),
+                ("deleter", ctypes.CFUNCTYPE(None, _p))]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype, _capsule_new.argtypes = ctypes.py_object, [_p, ctypes.c_char_p, _p]
+_capsule_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_valid.restype, _capsule_valid.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = _p, [ctypes.py_object, ctypes.c_char_p]
+
+
+# The destructor sees the dying capsule as a raw pointer (no new reference to it).
+_raw_valid = ctypes.PYFUNCTYPE(ctypes.c_int, _p, ctypes.c_char_p)(("PyCapsule_IsValid", ctypes.pythonapi))
+_raw_pointer = ctypes.PYFUNCTYPE(_p, _p, ctypes.c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+
+
+@ctypes.CFUNCTYPE(None, _p)
+def _capsule_destructor(capsule):
+    if _raw_valid(capsule, b"dltensor"):  # never consumed
+        head = _DLManagedTensorHead.from_address(_raw_pointer(capsule, b"dltensor"))
+        head.deleter(ctypes.addressof(head))
+
+
+def _capsule(managed):
+    return _capsule_new(managed, b"dltensor", ctypes.cast(_capsule_destructor, _p))
+
+
+def dlpack_data_pointer(capsule):
+    """The data pointer of an unconsumed DLPack capsule (to check that nothing was copied)."""
+    return _DLManagedTensorHead.from_address(_capsule_pointer(capsule, b"dltensor")).data
+
+
+class Model:
+    """A model folder: model.json, weights.safetensors (memory-mapped), compiled/*/."""
+
+    def __init__(self, path):
+        self._h = _p()
+        _check(_lib.ssm_model_open(os.fsencode(path), ctypes.byref(self._h)))
+        self.vocab_size = _lib.ssm_model_vocab_size(self._h)
+
+    def add_module(self, path):
+        _check(_lib.ssm_model_add_module(self._h, os.fsencode(path)))
+        self.vocab_size = _lib.ssm_model_vocab_size(self._h)
+
+    def set_threads(self, n):
+        _check(_lib.ssm_model_set_threads(self._h, n))
+
+    def states(self):
+        """[(name, shape, numel)] in model.json order."""
+        out = []
+        for i in range(_lib.ssm_model_state_count(self._h)):
+            name, shape = ctypes.c_char_p(), ctypes.POINTER(ctypes.c_int64)()
+            rank, numel = ctypes.c_size_t(), ctypes.c_size_t()
+            _check(_lib.ssm_model_state_info(self._h, i, ctypes.byref(name), ctypes.byref(shape),
+                                             ctypes.byref(rank), ctypes.byref(numel)))
+            out.append((name.value.decode(), tuple(shape[k] for k in range(rank.value)), numel.value))
+        return out
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.ssm_model_free(self._h)
+            self._h = None
+
+
+class Stream:
+    """One sequence: its own state (model.json's init), position and last logits."""
+
+    def __init__(self, model):
+        self.model = model  # keeps the model alive as long as the stream
+        self._h = _p()
+        _check(_lib.ssm_stream_create(model._h, ctypes.byref(self._h)))
+
+    def _floats(self, ptr):
+        return array.array("f", ctypes.string_at(ptr, 4 * self.model.vocab_size))
+
+    def prefill(self, tokens):
+        """Runs the tokens (bytes or ints); returns the logits after the last one."""
+        ids = (ctypes.c_int32 * len(tokens))(*tokens)
+        _check(_lib.ssm_stream_prefill(self._h, ids, len(tokens), None))
+        return self.logits()
+
+    def step(self, token):
+        ptr = ctypes.POINTER(ctypes.c_float)()
+        _check(_lib.ssm_stream_step(self._h, token, ctypes.byref(ptr)))
+        return self._floats(ptr)
+
+    def logits(self):
+        ptr = ctypes.POINTER(ctypes.c_float)()
+        _check(_lib.ssm_stream_logits(self._h, ctypes.byref(ptr)))
+        return self._floats(ptr)
+
+    def logits_pointer(self):
+        ptr = ctypes.POINTER(ctypes.c_float)()
+        _check(_lib.ssm_stream_logits(self._h, ctypes.byref(ptr)))
+        return ctypes.cast(ptr, _p).value
+
+    @property
+    def position(self):
+        return _lib.ssm_stream_position(self._h)
+
+    def reset(self):
+        _check(_lib.ssm_stream_reset(self._h))
+
+    def state(self, name):
+        numel = {n: k for n, _, k in self.model.states()}[name]
+        buf = (ctypes.c_float * numel)()
+        _check(_lib.ssm_stream_get_state(self._h, name.encode(), buf, numel))
+        return array.array("f", buf)
+
+    def set_state(self, name, values):
+        buf = (ctypes.c_float * len(values))(*values)
+        _check(_lib.ssm_stream_set_state(self._h, name.encode(), buf, len(values)))
+
+    def save(self, path):
+        _check(_lib.ssm_stream_save_state(self._h, os.fsencode(path)))
+
+    def load(self, path):
+        _check(_lib.ssm_stream_load_state(self._h, os.fsencode(path)))
+
+    def logits_dlpack(self):
+        """A DLPack capsule of the last logits (no copy; valid until the next call)."""
+        out = _p()
+        _check(_lib.ssm_stream_logits_dlpack(self._h, ctypes.byref(out)))
+        return _capsule(out.value)
+
+    def state_dlpack(self, name):
+        """A DLPack capsule of state `name` itself (no copy; writing to it sets the state)."""
+        out = _p()
+        _check(_lib.ssm_stream_state_dlpack(self._h, name.encode(), ctypes.byref(out)))
+        return _capsule(out.value)
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.ssm_stream_free(self._h)
+            self._h = None
