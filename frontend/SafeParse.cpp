@@ -181,13 +181,50 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
       pendingOp = id, pendingKeyword = "dimensions", pendingGeneric = false;
       continue;
     }
+    if (id == "linalg.generic") {
+      pendingOp = id, pendingKeyword = "iterator_types", pendingGeneric = false;
+      continue;
+    }
     if (pendingKeyword.empty() || id != pendingKeyword)
       continue;
     llvm::StringRef op = pendingOp;
     bool isPermutation = pendingKeyword == "permutation", generic = pendingGeneric;
+    bool isIteratorTypes = pendingKeyword == "iterator_types";
     pendingOp = pendingKeyword = "";
     if (!c.consume("="))
       continue; // the upstream parser reports a missing '=' itself
+    if (isIteratorTypes) {
+      // GenericOp::parse reads the list with getAsValueRange<StringAttr>,
+      // an unchecked cast: anything but string literals crashes it.
+      c.skipSpace();
+      if (c.peek() != '[')
+        continue; // not an array: the parser refuses it itself
+      ++c.pos;
+      c.skipSpace();
+      bool first = true;
+      while (c.peek() != ']') {
+        if (!first) {
+          if (c.peek() != ',')
+            return PrecheckIssue{c.pos, "'linalg.generic': iterator_types must be a list of "
+                                        "strings such as [\"parallel\", \"reduction\"]"};
+          ++c.pos;
+          c.skipSpace();
+        }
+        first = false;
+        if (c.peek() != '"')
+          return PrecheckIssue{c.pos, "'linalg.generic': iterator_types must be a list of "
+                                      "strings such as [\"parallel\", \"reduction\"]"};
+        ++c.pos;
+        while (!c.atEnd() && c.peek() != '"' && c.peek() != '\n')
+          c.pos += c.peek() == '\\' ? 2 : 1;
+        ++c.pos;
+        c.skipSpace();
+        if (c.atEnd())
+          return std::nullopt;
+      }
+      ++c.pos;
+      continue;
+    }
     std::vector<int64_t> values;
     std::string why;
     c.skipSpace();

@@ -8,7 +8,8 @@
 // i64 leaves a null attribute that NamedAttrList::set dereferences (SIGSEGV
 // after the parser has printed its error). TransposeOp::verify also reads
 // the input shape at permutation[i] before checking that the permutation is
-// one (`permutation = [5, 0]` reads out of bounds). We check the text before
+// one (`permutation = [5, 0]` reads out of bounds), and GenericOp::parse
+// casts iterator_types elements to StringAttr unchecked. We check the text before
 // the upstream parser sees it; see /work/notes/issue-11.md for the report.
 #ifndef SSM_FRONTEND_SAFEPARSE_H
 #define SSM_FRONTEND_SAFEPARSE_H
@@ -34,7 +35,10 @@ struct PrecheckIssue {
 /// file comment): the `permutation` of linalg.transpose and the `dimensions`
 /// of linalg.broadcast / linalg.reduce must be a list of i64 literals, and a
 /// permutation must be one of 0..N-1 (custom form `[1, 0]` and generic form
-/// `array<i64: 1, 0>`). Comments and string literals are skipped. Returns
+/// `array<i64: 1, 0>`); the `iterator_types` of linalg.generic's custom form
+/// must be string literals (GenericOp::parse casts each element to
+/// StringAttr unchecked: `[1.5]` died with std::bad_alloc while building its
+/// diagnostic). Comments and string literals are skipped. Returns
 /// the first problem, or nothing when the text is safe to hand to the parser.
 std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text);
 

@@ -336,6 +336,10 @@ bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &e
   } catch (const nlohmann::json::parse_error &e) {
     return fail("bad JSON header at byte offset " + std::to_string(8 + e.byte - (e.byte > 0)) +
                 ": " + e.what());
+  } catch (const nlohmann::json::exception &e) {
+    // Not only parse_error: a number too large for a double throws
+    // out_of_range (406) from the parser (found by fuzz/fuzz-safetensors).
+    return fail(std::string("bad JSON header at byte offset 8: ") + e.what());
   }
   if (!header.is_object())
     return fail("bad header at byte offset 8: the JSON header is not an object");

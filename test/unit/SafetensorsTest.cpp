@@ -242,3 +242,10 @@ TEST(Safetensors, MissingFileIsAnError) {
   EXPECT_FALSE(readSafetensors(tempPath("does-not-exist"), f, err));
   EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
 }
+
+// Found by fuzz/fuzz-safetensors: a number too large for a double makes
+// nlohmann::json throw out_of_range, not parse_error (was std::terminate).
+TEST(Safetensors, HugeNumberInTheHeaderIsAnError) {
+  std::string header = R"({"i": {"dtype": "I64", "shape": [1], "data_offsets": [0, 6e6666666666]}})";
+  EXPECT_TRUE(failsWith(handMade(header, {}), "bad JSON header"));
+}

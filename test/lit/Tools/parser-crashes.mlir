@@ -39,6 +39,13 @@
 // TGEN: transpose-generic-bad-perm.mlir:6:56: error: 'linalg.transpose': permutation [7, 0] is not a permutation of 0..1
 // TGEN: exit=1
 
+// linalg.generic's parser casts iterator_types elements to StringAttr
+// unchecked (std::bad_alloc, abort, before).
+// RUN: %{opt} generic-iterator-types.mlir 2>&1 | FileCheck %s --check-prefix=ITER
+// RUN: %{run} generic-iterator-types.mlir 2>&1 | FileCheck %s --check-prefix=ITER
+// ITER: generic-iterator-types.mlir:3:112: error: 'linalg.generic': iterator_types must be a list of strings such as ["parallel", "reduction"]
+// ITER: exit=1
+
 // No output folder is left by the failed compiles.
 // RUN: sh -c 'ls %t' | count 0
 

@@ -1,0 +1,59 @@
+// Inputs on which MLIR 19's own parser or verifier faults (SIGSEGV in
+// NamedAttrList::set after parseDenseI64ArrayAttr ignores a failed parse; an
+// out-of-bounds read in TransposeOp::verify): ssm-opt, ssm-run and
+// ssm-compile report them at file:line:col and exit 1 (frontend/SafeParse.h).
+// Without the pre-parse check each of these runs dies with signal 11.
+// RUN: rm -rf %t && mkdir -p %t
+
+// DEFINE: %{opt} = sh -c 'ssm-opt %S/Inputs/$0 > /dev/null; echo "exit=$?"'
+// DEFINE: %{run} = sh -c 'ssm-run %S/Inputs/$0 --seed 0; echo "exit=$?"'
+// DEFINE: %{compile} = sh -c 'ssm-compile %S/Inputs/$0 -o %t/$0.out; echo "exit=$?"'
+
+// RUN: %{opt} transpose-float-perm.mlir 2>&1 | FileCheck %s --check-prefix=TFLOAT
+// RUN: %{run} transpose-float-perm.mlir 2>&1 | FileCheck %s --check-prefix=TFLOAT
+// RUN: %{compile} transpose-float-perm.mlir 2>&1 | FileCheck %s --check-prefix=TFLOAT
+// TFLOAT: transpose-float-perm.mlir:4:93: error: 'linalg.transpose': expected an integer in its permutation (a list of integers such as [1, 0])
+// TFLOAT: exit=1
+
+// RUN: %{opt} broadcast-bad-dims.mlir 2>&1 | FileCheck %s --check-prefix=BCAST
+// RUN: %{run} broadcast-bad-dims.mlir 2>&1 | FileCheck %s --check-prefix=BCAST
+// RUN: %{compile} broadcast-bad-dims.mlir 2>&1 | FileCheck %s --check-prefix=BCAST
+// BCAST: broadcast-bad-dims.mlir:4:90: error: 'linalg.broadcast': expected an integer in its dimensions
+// BCAST: exit=1
+
+// RUN: %{opt} reduce-float-dims.mlir 2>&1 | FileCheck %s --check-prefix=RFLOAT
+// RUN: %{run} reduce-float-dims.mlir 2>&1 | FileCheck %s --check-prefix=RFLOAT
+// RFLOAT: reduce-float-dims.mlir:4:87: error: 'linalg.reduce': expected an integer in its dimensions
+// RFLOAT: exit=1
+
+// RUN: %{opt} reduce-huge-dims.mlir 2>&1 | FileCheck %s --check-prefix=RHUGE
+// RHUGE: reduce-huge-dims.mlir:4:87: error: 'linalg.reduce': integer 99999999999999999999 does not fit in i64 in its dimensions
+// RHUGE: exit=1
+
+// A permutation that is not one (the verifier would read the shape at index 5).
+// RUN: %{opt} transpose-bad-perm.mlir 2>&1 | FileCheck %s --check-prefix=TPERM
+// RUN: %{run} transpose-bad-perm.mlir 2>&1 | FileCheck %s --check-prefix=TPERM
+// TPERM: transpose-bad-perm.mlir:4:92: error: 'linalg.transpose': permutation [5, 0] is not a permutation of 0..1
+// TPERM: exit=1
+// RUN: %{opt} transpose-generic-bad-perm.mlir 2>&1 | FileCheck %s --check-prefix=TGEN
+// TGEN: transpose-generic-bad-perm.mlir:6:56: error: 'linalg.transpose': permutation [7, 0] is not a permutation of 0..1
+// TGEN: exit=1
+
+// No output folder is left by the failed compiles.
+// RUN: sh -c 'ls %t' | count 0
+
+// The same words elsewhere (comments, strings, other ops, a valid list) pass.
+// RUN: ssm-opt %s | FileCheck %s --check-prefix=OK
+// OK: ssm.name = "linalg.reduce dimensions = [x]"
+// OK: linalg.transpose ins(%arg0 : tensor<2x3xf32>) outs(%0 : tensor<3x2xf32>) permutation = [1, 0]
+// OK: linalg.broadcast {{.*}} dimensions = [0]
+// a comment: linalg.transpose permutation = [1.5]
+func.func @ok(%a: tensor<2x3xf32>, %b: tensor<3xf32> {ssm.name = "linalg.reduce dimensions = [x]"})
+    -> (tensor<3x2xf32>, tensor<2x3xf32>) {
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>)
+      permutation = [1, 0] // trailing comment
+  %f = tensor.empty() : tensor<2x3xf32>
+  %g = linalg.broadcast ins(%b : tensor<3xf32>) outs(%f : tensor<2x3xf32>) dimensions = [0]
+  return %t, %g : tensor<3x2xf32>, tensor<2x3xf32>
+}
