@@ -487,14 +487,27 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   for (size_t i = 0; i < fn.results.size(); ++i)
     shapeTensor(*outputs[i], fn.results[i]);
   if (fn.segmented) {
-    // Each value lives in an argument, a result, or a buffer of its own.
+    // Each value lives in an argument, a result, or a temporary buffer. A
+    // temporary is reused, for a value of the same shape and dtype, by the
+    // steps after the last one that reads it (the steps run in order), so the
+    // buffers between layers cost one or two layers' worth, not one per layer.
     BoundCall::Impl &im = *call->impl;
     std::vector<const HostTensor *> values(fn.stepValues, nullptr);
     std::vector<HostTensor *> writable(fn.stepValues, nullptr);
     for (size_t i = 0; i < inputs.size(); ++i)
       values[i] = inputs[i];
+    const int kForever = static_cast<int>(fn.steps.size());
+    std::vector<int> lastUse(fn.stepValues, -1);
+    for (size_t j = 0; j < fn.steps.size(); ++j)
+      for (int v : fn.steps[j].inputs)
+        lastUse[v] = static_cast<int>(j);
+    for (int v : fn.resultValues) // results may be copied out at the end
+      lastUse[v] = kForever;
+    std::vector<HostTensor *> freeTemps;
+    std::vector<bool> isTemp(fn.stepValues, false);
     std::vector<bool> resultBound(fn.results.size(), false);
-    for (const SegmentStep &st : fn.steps) {
+    for (size_t j = 0; j < fn.steps.size(); ++j) {
+      const SegmentStep &st = fn.steps[j];
       const FunctionInfo &callee = *find(st.function);
       std::vector<const HostTensor *> ins;
       for (int v : st.inputs)
@@ -510,8 +523,18 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
             target = outputs[r];
           }
         if (!target) {
-          im.temps.push_back(std::make_unique<HostTensor>());
-          target = im.temps.back().get();
+          const TensorInfo &want = callee.results[k];
+          auto it = std::find_if(freeTemps.begin(), freeTemps.end(), [&](HostTensor *t) {
+            return t->shape == want.shape && t->dtype == want.dtype;
+          });
+          if (it != freeTemps.end()) {
+            target = *it;
+            freeTemps.erase(it);
+          } else {
+            im.temps.push_back(std::make_unique<HostTensor>());
+            target = im.temps.back().get();
+          }
+          isTemp[v] = true;
         }
         values[v] = writable[v] = target;
         outs.push_back(target);
@@ -522,6 +545,18 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
         return nullptr;
       }
       im.steps.push_back(std::move(sub));
+      // Only now, so that no output of this step shares a buffer with its
+      // inputs or with its other outputs.
+      auto release = [&](int v) {
+        if (isTemp[v] && lastUse[v] <= static_cast<int>(j)) {
+          freeTemps.push_back(writable[v]);
+          isTemp[v] = false;
+        }
+      };
+      for (int v : st.inputs)
+        release(v);
+      for (int v : st.outputs)
+        release(v);
     }
     for (size_t r = 0; r < fn.results.size(); ++r)
       if (!resultBound[r])
