@@ -78,12 +78,14 @@ bool parseI64(Cursor &c, int64_t &value, std::string &why) {
   llvm::StringRef digits = c.text.slice(digitsStart, digitsEnd);
   unsigned long long magnitude = 0;
   if (digits.getAsInteger(0, magnitude) ||
-      magnitude > (negative ? 1ull << 63 : (unsigned long long)INT64_MAX)) {
+      // MLIR's parser reads the magnitude as an i64 before negating it, so
+      // -2^63 is "too large" there (and would crash): refuse it too.
+      magnitude > (unsigned long long)INT64_MAX) {
     c.pos = start;
     why = "integer " + c.text.slice(start, digitsEnd).str() + " does not fit in i64";
     return false;
   }
-  value = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+  value = negative ? -int64_t(magnitude) : int64_t(magnitude);
   return true;
 }
 
