@@ -50,11 +50,11 @@ for h in "${harnesses[@]}"; do
     -artifact_prefix="$findings/" >"$log" 2>&1
   rc=$?
   set -e
-  stats=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/^(#[0-9]+)\s+\S+\s+(cov: [0-9]+ ft: [0-9]+).*exec\/s: ([0-9]+).*/\1 \2 exec\/s: \3/' || true)
+  stats=$(grep -aE '^#[0-9]+' "$log" | tail -1 | sed -E 's/^(#[0-9]+)\s+\S+\s+(cov: [0-9]+ ft: [0-9]+).*exec\/s: ([0-9]+).*/\1 \2 exec\/s: \3/' || true)
   if [ $rc -ne 0 ]; then
     status=1
     echo "fuzz: $h: FINDING (exit $rc) after ${seconds}s: $stats; see $log and $findings/" >&2
-    grep -E "ERROR: |runtime error|SUMMARY" "$log" | head -5 >&2 || true
+    grep -aE "ERROR: |runtime error|SUMMARY" "$log" | head -5 >&2 || true
   else
     echo "fuzz: $h: ${seconds}s, no finding: $stats"
   fi

@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev                                       # case.json and manifests (MIT)
   pkgconf                                                  # the installed-package test builds with pkg-config (ISC)
   libdlpack-dev                                            # DLPack tensors in the runtime's C API (Apache-2.0)
+  clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)
 )
 
 # --bench adds the peers of bench/run.py and bench/model_bench.py (PyTorch eager),
