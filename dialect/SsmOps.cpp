@@ -398,3 +398,28 @@ LogicalResult Wkv4Op::verify() {
       return failure();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// wkv7
+//===----------------------------------------------------------------------===//
+
+LogicalResult Wkv7Op::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "r", getR(), {4}, "rank 4 (batch, L, H, N)")))
+    return failure();
+  ArrayRef<int64_t> r = shapeOf(getR());
+  int64_t batch = r[0], h = r[2], n = r[3];
+  for (auto [name, v] : {std::pair<StringRef, Value>{"w", getW()}, {"k", getK()}, {"v", getV()},
+                         {"a", getA()}, {"b", getB()}})
+    if (failed(checkShape(op, name, v, r, "the shape of 'r' (batch, L, H, N)")))
+      return failure();
+  if (getInitialState() &&
+      failed(checkShape(op, "initial_state", getInitialState(), {batch, h, n, n},
+                        "(batch, H, N, N)")))
+    return failure();
+  if (failed(checkResultShape(op, "y", getY(), r, "the shape of 'r' (batch, L, H, N)")) ||
+      failed(checkResultShape(op, "final_state", getFinalState(), {batch, h, n, n},
+                              "(batch, H, N, N)")))
+    return failure();
+  return success();
+}

@@ -353,4 +353,55 @@ def SSM_Wkv4Op : SSM_Op<"wkv4", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// ssm.wkv7
+//===----------------------------------------------------------------------===//
+
+def SSM_Wkv7Op : SSM_Op<"wkv7", [Pure]> {
+  let summary = "RWKV-7 WKV: the generalised delta rule, a matrix state with a rank-one correction per token";
+  let description = [{
+    The time mixing state update of RWKV-7 "Goose" (BlinkDL/RWKV-LM,
+    RWKV-v7/rwkv_v7_demo.py; rwkv.cpp rwkv_graph.inc through ggml's
+    `rwkv_wkv7`). Per batch b and head h, with the state S an (N, N) matrix
+    indexed [value i][key j], and for t = 0 .. L-1:
+
+        S_t = S_{t-1} diag(exp(w_t)) + (S_{t-1} a_t) b_t^T + v_t k_t^T
+        y_t = S_t r_t
+
+    i.e. S_t[i, j] = S_{t-1}[i, j] exp(w_t[j]) + (sum_l S_{t-1}[i, l] a_t[l]) b_t[j]
+    + v_t[i] k_t[j] and y_t[i] = sum_j S_t[i, j] r_t[j]. RWKV-7 passes
+    w = -exp(-0.5) sigmoid(w0 + lora(x)) (so exp(w) is in (0.545, 1)),
+    a = -kk and b = kk * iclr with kk the L2-normalised key: a delta-rule
+    step that removes the state's component along kk before writing v k^T.
+    With a = 0 this is RWKV-6's recurrence (`ssm.ssd_scan` with a per-token
+    A, read after the update instead of before it with a bonus).
+
+    | operand                            | shape             |
+    |------------------------------------|-------------------|
+    | r (receptance), w (log decay), k, v, a, b | (batch, L, H, N) |
+    | initial_state (optional, zeros when absent), final_state | (batch, H, N, N), [value i][key j] as rwkv.cpp |
+    | y                                  | (batch, L, H, N)  |
+
+    w is a log decay, as `ssm.wkv4`'s w and `ssm.ssd_scan`'s A (ggml's
+    `rwkv_wkv7` takes exp(w)). The results are y and the state after the
+    last token.
+
+    ```mlir
+    %y, %s1 = ssm.wkv7 %r, %w, %k, %v, %a, %b initial_state(%s0)
+        : (tensor<1x16x2x32xf32>, tensor<1x16x2x32xf32>, tensor<1x16x2x32xf32>,
+           tensor<1x16x2x32xf32>, tensor<1x16x2x32xf32>, tensor<1x16x2x32xf32>,
+           tensor<1x2x32x32xf32>) -> (tensor<1x16x2x32xf32>, tensor<1x2x32x32xf32>)
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$r, SSM_F32Tensor:$w, SSM_F32Tensor:$k, SSM_F32Tensor:$v,
+                       SSM_F32Tensor:$a, SSM_F32Tensor:$b,
+                       Optional<SSM_F32Tensor>:$initial_state);
+  let results = (outs SSM_F32Tensor:$y, SSM_F32Tensor:$final_state);
+  let assemblyFormat = [{
+    $r `,` $w `,` $k `,` $v `,` $a `,` $b (`initial_state` `(` $initial_state^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SSM_OPS_TD

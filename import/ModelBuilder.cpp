@@ -25,7 +25,8 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
     return false;
   }
   std::string arch = j["architecture"].get<std::string>();
-  if (arch == "rwkv4" || arch == "rwkv5.1" || arch == "rwkv5.2") {
+  if (arch == "rwkv4" || arch == "rwkv5.1" || arch == "rwkv5.2" || arch == "rwkv6" ||
+      arch == "rwkv7") {
     RwkvConfig config;
     if (!rwkvConfigFromJson(modelJsonText, config, error))
       return false;
@@ -40,7 +41,7 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
                             : buildMamba2MLIR(j["config"], seqLen, mlir, error);
   }
   error = "unknown architecture '" + arch +
-          "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, mamba1, mamba2)";
+          "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2)";
   return false;
 }
 

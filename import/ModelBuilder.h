@@ -23,7 +23,7 @@
 namespace ssm::importer {
 
 /// Dispatches on model.json's "architecture" ("rwkv4", "rwkv5.1", "rwkv5.2",
-/// "mamba1", "mamba2"). Returns false with `error` set for bad JSON, an unknown
+/// "rwkv6", "rwkv7", "mamba1", "mamba2"). Returns false with `error` set for bad JSON, an unknown
 /// architecture, or seqLen < 1.
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
                     std::string &error);

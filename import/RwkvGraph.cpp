@@ -1,4 +1,4 @@
-// The MLIR graph of an RWKV-4 / 5.1 / 5.2 model: @forward_sequence and @forward_step.
+// The MLIR graph of an RWKV-4 / 5.1 / 5.2 / 6 / 7 model: @forward_sequence and @forward_step.
 //
 // Conventions (import/ModelBuilder.h): arguments (tokens, states, weights),
 // results (logits, states); everything f32 except the i32 tokens. The math
@@ -14,6 +14,13 @@
 // Step form: the same with L = 1, the WKV written out as linalg.generic
 // (RWKV-4: rwkv.cpp's update with the running maximum exponent; RWKV-5:
 // out_j = sum_i r_i (u_i k_i v_j + M_ij), M_ij = w_i M_ij + k_i v_j).
+// RWKV-6 is RWKV-5.2 with a data-dependent token shift (ddlerp: five mixes
+// time_maa_{w,k,v,r,g} + a low-rank tanh adapter of x + (prev - x) time_maa_x)
+// and a per-token decay w_t = exp(-exp(time_decay + lora(xw))): ssm.ssd_scan
+// with A_t = -exp(...) per token and key. RWKV-7's WKV is ssm.wkv7 (the
+// generalised delta rule, state (head, value i, key j) as rwkv.cpp keeps it),
+// written out as three generics when stepping; layer 0's v is carried to the
+// others as v_first (the first block function returns it, the others take it).
 // Per-head views of (C)-vectors (decay, bonus, ln_x, r/k/v when stepping,
 // the group norm's (L, C) output) are indexing maps (h * S + i, c floordiv
 // S, c mod S) rather than reshape ops: every op becomes a Halide stage, and
@@ -22,6 +29,7 @@
 #include "import/RwkvModel.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <map>
 #include <stdexcept>
@@ -43,11 +51,15 @@ public:
 
   /// A public graph function: embedding and ln0, one func.call of
   /// `block` per layer, ln_out and the head.
-  void emitFunction(const std::string &name, int64_t L, bool step, const std::string &block);
+  /// RWKV-7: layer 0 calls `blockFirst` (which returns v_first), the others `block`.
+  void emitFunction(const std::string &name, int64_t L, bool step, const std::string &block,
+                    const std::string &blockFirst = "");
   /// The private function of one block (every layer has the same shapes):
   /// (x, the layer's states, the layer's weights) -> (x, new states), with
   /// states in rwkvStates order and weights in blockParamSuffixes() order.
-  void emitBlock(const std::string &name, int64_t L, bool step);
+  /// RWKV-7 has two: `layer` 0's returns v_first (L, C) after the states;
+  /// the other (`layer` 1) takes v_first after x.
+  void emitBlock(const std::string &name, int64_t L, bool step, int64_t layer = 0);
 
 private:
   using Body = GenericBody;
@@ -56,13 +68,15 @@ private:
   std::map<std::string, TValue> params;
   std::map<std::string, TValue> states;
   std::vector<TValue> newStates; // in rwkvStates order
+  TValue vFirst;                 // RWKV-7: layer 0's v, (L, C)
   int64_t L = 1;
   bool step = false;
 
   const TValue &param(const std::string &n) { return params.at(n); }
-  /// Names of block 0's weights after "blocks.0." (ln0 excluded): the
-  /// block function's weight arguments, in the model's parameter order.
-  std::vector<std::string> blockParamSuffixes() const;
+  /// Names of block `layer`'s weights after "blocks.<layer>." (ln0
+  /// excluded): the block function's weight arguments, in the model's
+  /// parameter order (every layer but RWKV-7's first has block 1's).
+  std::vector<std::string> blockParamSuffixes(int64_t layer = 0) const;
   /// Names of the states of one block after "blocks.<l>.".
   std::vector<std::string> blockStateSuffixes() const;
   static std::string layerHint(int64_t layer) {
@@ -80,6 +94,24 @@ private:
   /// x + TimeMix(xn): the residual is the output matmul's accumulator.
   TValue timeMix4(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
   TValue timeMix5(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
+  TValue timeMix6(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
+  TValue timeMix7(const std::string &p, const TValue &x, const TValue &xn, int64_t layer,
+                  bool first);
+  /// The WKV of RWKV-5/6 from r, k, v (L, C), then ln_x and the gate
+  /// silu(gz) (when given), then x + Wo(.). `logDecay` (L, C): RWKV-6's
+  /// per-token log decay; null: the time_decay parameter (RWKV-5).
+  TValue wkv5(const std::string &p, const std::string &h, const TValue &x, const TValue &r,
+              const TValue &k, const TValue &v, const TValue *gz, const TValue *logDecay);
+  /// ln_x of a WKV output y (per-head outputs read through yMap over loops
+  /// (l, h, j)): each head normalised on its own (mean, biased variance,
+  /// eps), then ln_x weight and bias over (l, c); `post` maps the result z
+  /// with the block arguments of `extra` (operands over (l, c)) from 5 on.
+  TValue groupNorm(const std::string &p, const std::string &h, const TValue &y,
+                   const std::vector<std::string> &yMap, const std::vector<GenericOperand> &extra,
+                   const std::function<std::string(Body &, const std::string &)> &post);
+  /// W2 f(W1 x): a low-rank adapter, f = "tanh", "sigmoid" or "" (none).
+  TValue lowRank(const TValue &in, const std::string &w1, const std::string &w2,
+                 const std::string &act, const std::string &hint);
   /// x + ChannelMix(xn), one generic for the gate and the residual.
   TValue channelMix(const std::string &p, const TValue &x, const TValue &xn, int64_t layer);
 };
@@ -225,13 +257,60 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &
   return out;
 }
 
+TValue RwkvGraph::lowRank(const TValue &in, const std::string &w1, const std::string &w2,
+                          const std::string &act, const std::string &hint) {
+  TValue z = e.linear(in, param(w1), hint + "_lo");
+  if (act == "tanh")
+    z = e.map(hint + "_act", {{z, {}}}, z.shape, [&](Body &bd) {
+      std::string t = bd.fresh("tanh");
+      bd.raw(t + " = math.tanh " + bd.arg(0) + " : f32");
+      return t;
+    });
+  else if (act == "sigmoid")
+    z = e.map(hint + "_act", {{z, {}}}, z.shape, [&](Body &bd) { return bd.sigmoid(bd.arg(0)); });
+  return e.linear(z, param(w2), hint);
+}
+
+TValue RwkvGraph::groupNorm(const std::string &p, const std::string &h, const TValue &y,
+                            const std::vector<std::string> &yMap,
+                            const std::vector<GenericOperand> &extra,
+                            const std::function<std::string(Body &, const std::string &)> &post) {
+  const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
+  double eps = c.groupNormEps;
+  std::vector<int64_t> lhs = {L, H, S};
+  TValue sum = e.reduceLast(h + "_gn_sum", {{y, yMap}}, lhs, [&](Body &bd) { return bd.arg(0); });
+  TValue sq = e.reduceLast(h + "_gn_sq", {{y, yMap}, {sum, {"d0", "d1"}}}, lhs, [&](Body &bd) {
+    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(S))));
+    return bd.mul(d, d);
+  });
+  std::string rowOf = "d1 floordiv " + std::to_string(S); // head of channel d1
+  std::string jOf = "d1 mod " + std::to_string(S);
+  std::vector<std::string> yFlat = y.shape.size() == 2
+                                       ? std::vector<std::string>{rowOf, jOf}
+                                       : std::vector<std::string>{"0", "d0", rowOf, jOf};
+  std::vector<GenericOperand> ins = {{y, yFlat},
+                                     {sum, {"d0", rowOf}},
+                                     {sq, {"d0", rowOf}},
+                                     {param(p + "att.ln_x.weight"), {"d1"}},
+                                     {param(p + "att.ln_x.bias"), {"d1"}}};
+  ins.insert(ins.end(), extra.begin(), extra.end());
+  (void)H;
+  return e.map(h + "_gn", ins, {L, C}, [&](Body &bd) {
+    std::string n = bd.cst(double(S));
+    std::string mean = bd.div(bd.arg(1), n);
+    std::string var = bd.div(bd.arg(2), n);
+    std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
+    std::string z = bd.add(bd.mul(bd.div(bd.sub(bd.arg(0), mean), den), bd.arg(3)), bd.arg(4));
+    return post(bd, z);
+  });
+}
+
 TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &xn,
                            int64_t layer) {
   std::string h = layerHint(layer) + "_att";
-  const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
   const bool gated = c.architecture == "rwkv5.2";
   TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
-  TValue carry = lastRow(xn, h + "_xx_new");
+  newStates.push_back(lastRow(xn, h + "_xx_new"));
   TValue xk = mix(xn, prev, p + "att.time_mix_k", h + "_xk");
   TValue xv = mix(xn, prev, p + "att.time_mix_v", h + "_xv");
   TValue xr = mix(xn, prev, p + "att.time_mix_r", h + "_xr");
@@ -243,11 +322,70 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &
     TValue xg = mix(xn, prev, p + "att.time_mix_g", h + "_xg");
     gz = e.linear(xg, param(p + "att.gate.weight"), h + "_gz");
   }
+  return wkv5(p, h, x, r, k, v, gated ? &gz : nullptr, nullptr);
+}
+
+TValue RwkvGraph::timeMix6(const std::string &p, const TValue &x, const TValue &xn,
+                           int64_t layer) {
+  // ddlerp (RWKV-6 reference code, rwkv.cpp): sx = prev - x,
+  // xxx = tanh((x + sx maa_x) W1) split in 5 of rank R, m_i = xxx_i W2_i,
+  // x_i = x + sx (maa_i + m_i) for i in (w, k, v, r, g).
+  std::string h = layerHint(layer) + "_att";
+  const int64_t C = c.nEmbed;
+  TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
+  newStates.push_back(lastRow(xn, h + "_xx_new"));
+  TValue sx = e.map(h + "_sx", {{prev, {}}, {xn, {}}}, xn.shape,
+                    [&](Body &bd) { return bd.sub(bd.arg(0), bd.arg(1)); });
+  TValue mx = e.flatten(param(p + "att.time_maa_x"), h + "_maa_x");
+  TValue xxx = e.map(h + "_xxx", {{xn, {}}, {sx, {}}, {mx, {"d1"}}}, xn.shape, [&](Body &bd) {
+    return bd.add(bd.arg(0), bd.mul(bd.arg(1), bd.arg(2)));
+  });
+  TValue t1 = e.linear(xxx, param(p + "att.time_maa_w1"), h + "_maa_lo");
+  t1 = e.map(h + "_maa_tanh", {{t1, {}}}, t1.shape, [&](Body &bd) {
+    std::string t = bd.fresh("tanh");
+    bd.raw(t + " = math.tanh " + bd.arg(0) + " : f32");
+    return t;
+  });
+  const TValue &w2 = param(p + "att.time_maa_w2"); // (5, C, R)
+  const int64_t R = w2.shape[2];
+  TValue zero5 = e.zeros({5, L, C}, h + "_maa_zero");
+  TValue m5 = e.generic(h + "_maa", {{t1, {"d1", "d0 * " + std::to_string(R) + " + d3"}},
+                                     {w2, {"d0", "d2", "d3"}}},
+                        {5, L, C}, {"d0", "d1", "d2"},
+                        {"parallel", "parallel", "parallel", "reduction"}, [&](Body &bd) {
+                          return bd.add(bd.arg(2), bd.mul(bd.arg(0), bd.arg(1)));
+                        }, &zero5);
+  auto mixOf = [&](int i, const std::string &n) {
+    TValue mv = e.flatten(param(p + "att.time_maa_" + n), h + "_maa_" + n);
+    return e.map(h + "_x" + n, {{xn, {}}, {sx, {}}, {mv, {"d1"}}, {m5, {std::to_string(i), "d0", "d1"}}},
+                 xn.shape, [&](Body &bd) {
+                   return bd.add(bd.arg(0), bd.mul(bd.arg(1), bd.add(bd.arg(2), bd.arg(3))));
+                 });
+  };
+  TValue xw = mixOf(0, "w"), xk = mixOf(1, "k"), xv = mixOf(2, "v"), xr = mixOf(3, "r"),
+         xg = mixOf(4, "g");
+  TValue r = e.linear(xr, param(p + "att.receptance.weight"), h + "_r");
+  TValue k = e.linear(xk, param(p + "att.key.weight"), h + "_k");
+  TValue v = e.linear(xv, param(p + "att.value.weight"), h + "_v");
+  TValue gz = e.linear(xg, param(p + "att.gate.weight"), h + "_gz");
+  // Per-token log decay: log w_t = -exp(time_decay + W2 tanh(W1 xw)).
+  TValue dz = lowRank(xw, p + "att.time_decay_w1", p + "att.time_decay_w2", "tanh", h + "_dw");
+  TValue td = e.flatten(param(p + "att.time_decay"), h + "_td");
+  TValue logw = e.map(h + "_logw", {{dz, {}}, {td, {"d1"}}}, xn.shape, [&](Body &bd) {
+    return bd.neg(bd.exp(bd.add(bd.arg(1), bd.arg(0))));
+  });
+  return wkv5(p, h, x, r, k, v, &gz, &logw);
+}
+
+TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue &x,
+                       const TValue &r, const TValue &k, const TValue &v, const TValue *gz,
+                       const TValue *logDecay) {
+  const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
   // Decay w and bonus u, read in place through indexing maps (no reshape
-  // ops): per channel (5.2; 5.1 files may have either), stored (H, S, 1),
+  // ops): per channel (5.2, 6; 5.1 files may have either), stored (H, S, 1),
   // (H, S) or (C); or per head (5.1), stored (H, 1, 1) or (H), broadcast
   // over the head's channels.
-  std::string bonusName = gated ? "att.time_faaaa" : "att.time_first";
+  std::string bonusName = c.architecture == "rwkv5.1" ? "att.time_first" : "att.time_faaaa";
   TValue wv = param(p + "att.time_decay"), uv = param(p + bonusName);
   // The map results reading `t` at head `hd`, key channel `kd`.
   auto headKey = [&](TValue &t, const std::string &hint, const std::string &hd,
@@ -275,7 +413,6 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &
       t = e.flatten(t, hint); // an unusual layout: read it flat
     return std::vector<std::string>{perHead ? hd : hd + " * " + std::to_string(S) + " + " + kd};
   };
-  std::string rowOf = "d1 floordiv " + std::to_string(S); // head of channel d1
   const TValue &M = states.at(p + "att_state"); // (H, key i, value j)
 
   TValue y;                      // per-head outputs: (1, L, H, S) or, stepping, (H, S)
@@ -286,12 +423,18 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &
     TValue X = e.expand(v, {{0, 1}, {2, 3}}, seq4, h + "_X");
     TValue B = e.expand(k, {{0, 1}, {2, 3}}, seq4, h + "_B");
     TValue Cq = e.expand(r, {{0, 1}, {2, 3}}, seq4, h + "_C");
-    // A = log w per key dim, broadcast over time; w is clamped to the
-    // smallest normal float so that a decay stored as 0 stays finite.
-    std::vector<std::string> wMap = headKey(wv, h + "_w", "d2", "d3");
-    TValue A = e.map(h + "_A", {{wv, wMap}}, seq4, [&](Body &bd) {
-      return bd.log(bd.max(bd.arg(0), bd.cst(1.17549435e-38)));
-    });
+    // A = log w per key dim, broadcast over time (RWKV-5; w is clamped to
+    // the smallest normal float so that a decay stored as 0 stays finite),
+    // or RWKV-6's per-token log decay.
+    TValue A;
+    if (logDecay) {
+      A = e.expand(*logDecay, {{0, 1}, {2, 3}}, seq4, h + "_A");
+    } else {
+      std::vector<std::string> wMap = headKey(wv, h + "_w", "d2", "d3");
+      A = e.map(h + "_A", {{wv, wMap}}, seq4, [&](Body &bd) {
+        return bd.log(bd.max(bd.arg(0), bd.cst(1.17549435e-38)));
+      });
+    }
     std::vector<std::string> uMap = headKey(uv, h + "_u", "d0", "d1");
     TValue bonus = uv.shape == std::vector<int64_t>{H, S}
                        ? uv
@@ -341,10 +484,19 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &
                            return bd.add(bd.arg(5), t);
                          },
                          &acc);
-    // M[h, i, j] = w[h, i] M[h, i, j] + k[h, i] v[h, j].
-    std::vector<std::string> wMap = headKey(wv, h + "_w", "d0", "d1");
+    // M[h, i, j] = w[h, i] M[h, i, j] + k[h, i] v[h, j], w = exp(log decay) for RWKV-6.
+    TValue dec;
+    std::vector<std::string> wMap;
+    if (logDecay) {
+      dec = e.map(h + "_w", {{*logDecay, {}}}, logDecay->shape,
+                  [&](Body &bd) { return bd.exp(bd.arg(0)); });
+      wMap = ch("d0", "d1");
+    } else {
+      wMap = headKey(wv, h + "_w", "d0", "d1");
+      dec = wv;
+    }
     mNew = e.map(h + "_state_new",
-                 {{wv, wMap}, {M, {}}, {k, ch("d0", "d1")}, {v, ch("d0", "d2")}}, {H, S, S},
+                 {{dec, wMap}, {M, {}}, {k, ch("d0", "d1")}, {v, ch("d0", "d2")}}, {H, S, S},
                  [&](Body &bd) {
                    return bd.add(bd.mul(bd.arg(0), bd.arg(1)), bd.mul(bd.arg(2), bd.arg(3)));
                  });
@@ -352,40 +504,172 @@ TValue RwkvGraph::timeMix5(const std::string &p, const TValue &x, const TValue &
     yMap = {"d1", "d2"};
   }
 
-  // Group norm per head (mean, biased variance, eps) over loops (l, h, j),
-  // then, over (l, c) with h = c / S and j = c % S: ln_x weight and bias
-  // and the gate silu(g) (5.2).
-  double eps = c.groupNormEps;
-  std::vector<int64_t> lhs = {L, H, S};
-  TValue sum = e.reduceLast(h + "_gn_sum", {{y, yMap}}, lhs, [&](Body &bd) { return bd.arg(0); });
-  TValue sq = e.reduceLast(h + "_gn_sq", {{y, yMap}, {sum, {"d0", "d1"}}}, lhs, [&](Body &bd) {
-    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(S))));
-    return bd.mul(d, d);
+  // ln_x, then the gate silu(g) (5.2, 6).
+  std::vector<GenericOperand> extra;
+  if (gz)
+    extra.push_back({*gz, {"d0", "d1"}});
+  TValue flat = groupNorm(p, h, y, yMap, extra, [&](Body &bd, const std::string &z) {
+    if (!gz)
+      return z;
+    std::string g = bd.arg(5);
+    return bd.mul(z, bd.mul(g, bd.sigmoid(g)));
   });
-  std::string jOf = "d1 mod " + std::to_string(S);
-  std::vector<std::string> yFlat =
-      step ? std::vector<std::string>{rowOf, jOf} : std::vector<std::string>{"0", "d0", rowOf, jOf};
-  std::vector<GenericOperand> ins = {{y, yFlat},
-                                     {sum, {"d0", rowOf}},
-                                     {sq, {"d0", rowOf}},
-                                     {param(p + "att.ln_x.weight"), {"d1"}},
-                                     {param(p + "att.ln_x.bias"), {"d1"}}};
-  if (gated)
-    ins.push_back({gz, {"d0", "d1"}});
-  TValue flat = e.map(h + "_gn", ins, {L, C}, [&](Body &bd) {
-    std::string n = bd.cst(double(S));
-    std::string mean = bd.div(bd.arg(1), n);
-    std::string var = bd.div(bd.arg(2), n);
-    std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
-    std::string z = bd.add(bd.mul(bd.div(bd.sub(bd.arg(0), mean), den), bd.arg(3)), bd.arg(4));
-    if (gated) {
-      std::string g = bd.arg(5);
-      z = bd.mul(z, bd.mul(g, bd.sigmoid(g)));
-    }
-    return z;
-  });
+  (void)C;
   TValue out = e.linear(flat, param(p + "att.output.weight"), h + "_x", &x);
-  newStates.push_back(carry);
+  newStates.push_back(mNew);
+  return out;
+}
+
+TValue RwkvGraph::timeMix7(const std::string &p, const TValue &x, const TValue &xn,
+                           int64_t layer, bool first) {
+  // RWKV-7 (BlinkDL/RWKV-LM RWKV-v7/rwkv_v7_demo.py, rwkv.cpp): with xx =
+  // prev - x and x_i = x + xx mix_i (i in r, w, k, v, a, g):
+  //   r = Wr xr; w = -exp(-0.5) sigmoid(w0 + w2 tanh(w1 xw)) (log decay)
+  //   k = Wk xk; v = Wv xv; a = sigmoid(a0 + a2 a1 xa); g = g2 sigmoid(g1 xg)
+  //   kk = L2-normalise per head (k k_k); k = k (1 + (a - 1) k_a)
+  //   v = v_first (layer 0) or v + (v_first - v) sigmoid(v0 + v2 v1 xv)
+  //   y = wkv7(r, w, k, v, -kk, kk a); y = ln_x(y) + (sum_head r k r_k) v
+  //   x += Wo (y g)
+  std::string h = layerHint(layer) + "_att";
+  const int64_t C = c.nEmbed, H = c.heads, N = c.headSize;
+  const std::string Ns = std::to_string(N);
+  TValue prev = shifted(xn, states.at(p + "att_xx"), h + "_prev");
+  newStates.push_back(lastRow(xn, h + "_xx_new"));
+  TValue xx = e.map(h + "_sx", {{prev, {}}, {xn, {}}}, xn.shape,
+                    [&](Body &bd) { return bd.sub(bd.arg(0), bd.arg(1)); });
+  const TValue &mix6 = param(p + "att.x_rwkvag"); // (6, 1, C) or (6, C)
+  auto mixed = [&](int i, const std::string &n) {
+    std::vector<std::string> m = mix6.shape.size() == 3
+                                     ? std::vector<std::string>{std::to_string(i), "0", "d1"}
+                                     : std::vector<std::string>{std::to_string(i), "d1"};
+    return e.map(h + "_x" + n, {{xn, {}}, {xx, {}}, {mix6, m}}, xn.shape, [&](Body &bd) {
+      return bd.add(bd.arg(0), bd.mul(bd.arg(1), bd.arg(2)));
+    });
+  };
+  TValue xr = mixed(0, "r"), xw = mixed(1, "w"), xk = mixed(2, "k"), xv = mixed(3, "v"),
+         xa = mixed(4, "a"), xg = mixed(5, "g");
+  auto vec = [&](const std::string &n) { return e.flatten(param(p + "att." + n), h + "_" + n); };
+  TValue r = e.linear(xr, param(p + "att.receptance.weight"), h + "_r");
+  TValue wz = lowRank(xw, p + "att.w1", p + "att.w2", "tanh", h + "_wz");
+  TValue k = e.linear(xk, param(p + "att.key.weight"), h + "_k");
+  TValue v = e.linear(xv, param(p + "att.value.weight"), h + "_v");
+  TValue az = lowRank(xa, p + "att.a1", p + "att.a2", "", h + "_az");
+  TValue a0 = vec("a0");
+  TValue a = e.map(h + "_a", {{az, {}}, {a0, {"d1"}}}, xn.shape,
+                   [&](Body &bd) { return bd.sigmoid(bd.add(bd.arg(1), bd.arg(0))); });
+  TValue g = lowRank(xg, p + "att.g1", p + "att.g2", "sigmoid", h + "_g");
+  TValue kkv = vec("k_k");
+  TValue kkz = e.map(h + "_kkz", {{k, {}}, {kkv, {"d1"}}}, xn.shape,
+                     [&](Body &bd) { return bd.mul(bd.arg(0), bd.arg(1)); });
+  // Per-head sums over (l, h, j) read (L, H, N) views: linalg derives the
+  // loop bounds from operand dims, so one operand must be indexed by d2 alone.
+  auto heads3 = [&](const TValue &t, const std::string &n) {
+    return e.expand(t, {{0}, {1, 2}}, {L, H, N}, h + "_" + n + "3");
+  };
+  TValue kss = e.reduceLast(h + "_kk_ss", {{heads3(kkz, "kkz"), {}}}, {L, H, N},
+                            [&](Body &bd) { return bd.mul(bd.arg(0), bd.arg(0)); });
+  // F.normalize: x / max(||x||, 1e-12).
+  TValue kk = e.map(h + "_kk", {{kkz, {}}, {kss, {"d0", "d1 floordiv " + Ns}}}, xn.shape,
+                    [&](Body &bd) {
+                      return bd.div(bd.arg(0), bd.max(bd.sqrt(bd.arg(1)), bd.cst(1e-12)));
+                    });
+  TValue ka = vec("k_a");
+  TValue km = e.map(h + "_kmod", {{k, {}}, {a, {}}, {ka, {"d1"}}}, xn.shape, [&](Body &bd) {
+    std::string one = bd.cst(1.0);
+    return bd.mul(bd.arg(0), bd.add(one, bd.mul(bd.sub(bd.arg(1), one), bd.arg(2))));
+  });
+  TValue vm = v;
+  if (first) {
+    vFirst = v;
+  } else {
+    TValue vz = lowRank(xv, p + "att.v1", p + "att.v2", "", h + "_vz");
+    TValue v0 = vec("v0");
+    vm = e.map(h + "_vmod", {{v, {}}, {vFirst, {}}, {vz, {}}, {v0, {"d1"}}}, xn.shape,
+               [&](Body &bd) {
+                 std::string gate = bd.sigmoid(bd.add(bd.arg(3), bd.arg(2)));
+                 return bd.add(bd.arg(0), bd.mul(bd.sub(bd.arg(1), bd.arg(0)), gate));
+               });
+  }
+  TValue w0 = vec("w0");
+  TValue logw = e.map(h + "_logw", {{wz, {}}, {w0, {"d1"}}}, xn.shape, [&](Body &bd) {
+    // exp(-0.5) = 0.606531 of the reference code.
+    return bd.mul(bd.cst(-0.60653065971263342), bd.sigmoid(bd.add(bd.arg(1), bd.arg(0))));
+  });
+  TValue A = e.map(h + "_da", {{kk, {}}}, xn.shape, [&](Body &bd) { return bd.neg(bd.arg(0)); });
+  TValue B = e.map(h + "_db", {{kk, {}}, {a, {}}}, xn.shape,
+                   [&](Body &bd) { return bd.mul(bd.arg(0), bd.arg(1)); });
+  const TValue &M = states.at(p + "att_state"); // (H, value i, key j)
+
+  TValue y;
+  std::vector<std::string> yMap;
+  TValue mNew;
+  if (!step) {
+    std::vector<int64_t> seq4 = {1, L, H, N};
+    auto e4 = [&](const TValue &t, const std::string &n) {
+      return e.expand(t, {{0, 1}, {2, 3}}, seq4, h + "_" + n + "4");
+    };
+    TValue r4 = e4(r, "r"), w4 = e4(logw, "w"), k4 = e4(km, "k"), v4 = e4(vm, "v"),
+           a4 = e4(A, "a"), b4 = e4(B, "b");
+    TValue init = e.expand(M, {{0, 1}, {2}, {3}}, {1, H, N, N}, h + "_S0");
+    std::string t4 = tensorType(seq4), st4 = tensorType({1, H, N, N});
+    std::string yName = e.fresh(h + "_Y"), sName = e.fresh(h + "_S1");
+    e.line(yName + ", " + sName + " = ssm.wkv7 " + r4.name + ", " + w4.name + ", " + k4.name +
+           ", " + v4.name + ", " + a4.name + ", " + b4.name + " initial_state(" + init.name +
+           ") : (" + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + st4 +
+           ") -> (" + t4 + ", " + st4 + ")");
+    y = TValue{yName, seq4};
+    yMap = {"0", "d0", "d1", "d2"};
+    mNew = e.collapse(TValue{sName, {1, H, N, N}}, {{0, 1}, {2}, {3}}, {H, N, N},
+                      h + "_state_new");
+  } else {
+    auto ch = [&](const std::string &hd, const std::string &kd) {
+      return std::vector<std::string>{"0", hd + " * " + Ns + " + " + kd};
+    };
+    TValue dec = e.map(h + "_w", {{logw, {}}}, logw.shape,
+                       [&](Body &bd) { return bd.exp(bd.arg(0)); });
+    // sa[h, i] = sum_j M[h, i, j] a[h, j]; loops (h, i, j).
+    TValue zero = e.zeros({H, N}, h + "_zero");
+    TValue sa = e.generic(h + "_sa", {{M, {"d0", "d1", "d2"}}, {A, ch("d0", "d2")}}, {H, N},
+                          {"d0", "d1"}, {"parallel", "parallel", "reduction"}, [&](Body &bd) {
+                            return bd.add(bd.arg(2), bd.mul(bd.arg(0), bd.arg(1)));
+                          }, &zero);
+    // M[h, i, j] = M[h, i, j] w[h, j] + sa[h, i] b[h, j] + v[h, i] k[h, j].
+    mNew = e.map(h + "_state_new",
+                 {{M, {}},
+                  {dec, ch("d0", "d2")},
+                  {sa, {"d0", "d1"}},
+                  {B, ch("d0", "d2")},
+                  {vm, ch("d0", "d1")},
+                  {km, ch("d0", "d2")}},
+                 {H, N, N}, [&](Body &bd) {
+                   std::string t = bd.add(bd.mul(bd.arg(0), bd.arg(1)), bd.mul(bd.arg(2), bd.arg(3)));
+                   return bd.add(t, bd.mul(bd.arg(4), bd.arg(5)));
+                 });
+    // y[h, i] = sum_j M[h, i, j] r[h, j].
+    y = e.generic(h + "_o", {{mNew, {"d0", "d1", "d2"}}, {r, ch("d0", "d2")}}, {H, N},
+                  {"d0", "d1"}, {"parallel", "parallel", "reduction"}, [&](Body &bd) {
+                    return bd.add(bd.arg(2), bd.mul(bd.arg(0), bd.arg(1)));
+                  }, &zero);
+    yMap = {"d1", "d2"};
+  }
+  // The current token's bonus: (sum over the head of r k r_k) v.
+  TValue rkp = param(p + "att.r_k");
+  std::vector<std::string> rkMap = {"d1", "d2"};
+  if (rkp.shape != std::vector<int64_t>{H, N}) {
+    rkp = e.flatten(rkp, h + "_r_k");
+    rkMap = {"d1 * " + Ns + " + d2"};
+  }
+  TValue rk = e.reduceLast(h + "_rk", {{heads3(r, "r"), {}}, {heads3(km, "km"), {}}, {rkp, rkMap}},
+                           {L, H, N}, [&](Body &bd) {
+                             return bd.mul(bd.mul(bd.arg(0), bd.arg(1)), bd.arg(2));
+                           });
+  TValue flat = groupNorm(p, h, y, yMap,
+                          {{rk, {"d0", "d1 floordiv " + Ns}}, {vm, {"d0", "d1"}}, {g, {"d0", "d1"}}},
+                          [&](Body &bd, const std::string &z) {
+                            return bd.mul(bd.add(z, bd.mul(bd.arg(5), bd.arg(6))), bd.arg(7));
+                          });
+  (void)C;
+  TValue out = e.linear(flat, param(p + "att.output.weight"), h + "_x", &x);
   newStates.push_back(mNew);
   return out;
 }
@@ -395,25 +679,36 @@ TValue RwkvGraph::channelMix(const std::string &p, const TValue &x, const TValue
   std::string h = layerHint(layer) + "_ffn";
   TValue prev = shifted(xn, states.at(p + "ffn_xx"), h + "_prev");
   TValue carry = lastRow(xn, h + "_xx_new");
-  TValue xk = mix(xn, prev, p + "ffn.time_mix_k", h + "_xk");
-  TValue xr = mix(xn, prev, p + "ffn.time_mix_r", h + "_xr");
+  newStates.insert(newStates.end() - (c.isV5() ? 2 : 4), carry); // ffn_xx comes first
+  // RWKV-6/7 mix as x + (prev - x) m; RWKV-4/5 as x m + prev (1 - m): the same lerp.
+  auto lerp = [&](const std::string &m, const std::string &hint) {
+    if (!c.isV6() && !c.isV7())
+      return mix(xn, prev, m, hint);
+    TValue mv = e.flatten(param(m), hint + "_m");
+    return e.map(hint, {{xn, {}}, {prev, {}}, {mv, {"d1"}}}, xn.shape, [&](Body &bd) {
+      return bd.add(bd.arg(0), bd.mul(bd.sub(bd.arg(1), bd.arg(0)), bd.arg(2)));
+    });
+  };
+  TValue xk = lerp(p + (c.isV7() ? "ffn.x_k" : c.isV6() ? "ffn.time_maa_k" : "ffn.time_mix_k"),
+                   h + "_xk");
   TValue kz = e.linear(xk, param(p + "ffn.key.weight"), h + "_kz");
   TValue k = e.map(h + "_k", {{kz, {}}}, kz.shape, [&](Body &bd) {
     std::string rl = bd.max(bd.arg(0), bd.cst(0.0));
     return bd.mul(rl, rl);
   });
+  if (c.isV7()) // no receptance: x + Wv k
+    return e.linear(k, param(p + "ffn.value.weight"), h + "_x", &x);
+  TValue xr = lerp(p + (c.isV6() ? "ffn.time_maa_r" : "ffn.time_mix_r"), h + "_xr");
   TValue v = e.linear(k, param(p + "ffn.value.weight"), h + "_v");
   TValue rz = e.linear(xr, param(p + "ffn.receptance.weight"), h + "_rz");
-  TValue out = e.map(h + "_x", {{x, {}}, {rz, {}}, {v, {}}}, v.shape, [&](Body &bd) {
+  return e.map(h + "_x", {{x, {}}, {rz, {}}, {v, {}}}, v.shape, [&](Body &bd) {
     return bd.add(bd.arg(0), bd.mul(bd.sigmoid(bd.arg(1)), bd.arg(2)));
   });
-  newStates.insert(newStates.end() - (c.isV5() ? 2 : 4), carry); // ffn_xx comes first
-  return out;
 }
 
-std::vector<std::string> RwkvGraph::blockParamSuffixes() const {
+std::vector<std::string> RwkvGraph::blockParamSuffixes(int64_t layer) const {
   std::vector<std::string> out;
-  const std::string p = "blocks.0.";
+  const std::string p = "blocks." + std::to_string(layer) + ".";
   for (const RwkvParam &q : c.params)
     if (q.name.compare(0, p.size(), p) == 0 && q.name.compare(0, p.size() + 4, p + "ln0.") != 0)
       out.push_back(q.name.substr(p.size()));
@@ -429,7 +724,7 @@ std::vector<std::string> RwkvGraph::blockStateSuffixes() const {
   return out;
 }
 
-void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep) {
+void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int64_t layer) {
   L = len;
   step = isStep;
   params.clear();
@@ -437,33 +732,44 @@ void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep) {
   newStates.clear();
   e.resetNames();
 
-  const std::string p = "blocks.0.";
+  // RWKV-7: the first block makes v_first, the others read it.
+  const bool makesVFirst = c.isV7() && layer == 0, readsVFirst = c.isV7() && layer > 0;
+  const std::string p = "blocks." + std::to_string(layer) + ".";
   std::map<std::string, std::vector<int64_t>> stateShape, paramShape;
   for (const RwkvState &s : rwkvStates(c))
-    stateShape[s.name] = s.shape;
+    stateShape[s.name.substr(s.name.find('.', 7) + 1)] = s.shape;
   for (const RwkvParam &q : c.params)
     paramShape[q.name] = q.shape;
   TValue x{e.fresh("x"), {L, c.nEmbed}};
   std::string sig = "func.func private @" + name + "(" + x.name + ": " + tensorType(x.shape);
   std::string resultTypes = tensorType(x.shape);
+  if (readsVFirst) {
+    vFirst = TValue{e.fresh("v_first"), {L, c.nEmbed}};
+    sig += ",\n    " + vFirst.name + ": " + tensorType(vFirst.shape);
+  }
   for (const std::string &s : blockStateSuffixes()) {
-    TValue v{e.fresh("s_" + sanitize(s)), stateShape.at(p + s)};
+    TValue v{e.fresh("s_" + sanitize(s)), stateShape.at(s)};
     states[p + s] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape);
     resultTypes += ", " + tensorType(v.shape);
   }
-  for (const std::string &w : blockParamSuffixes()) {
+  for (const std::string &w : blockParamSuffixes(layer)) {
     TValue v{e.fresh("w_" + sanitize(w)), paramShape.at(p + w)};
     params[p + w] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape);
   }
+  if (makesVFirst)
+    resultTypes += ", " + tensorType({L, c.nEmbed});
   sig += ")\n    -> (" + resultTypes + ") {";
   e.indent = 2;
   e.line(sig);
   e.indent = 4;
   e.beginFunction();
   TValue xa = layerNorm(x, p + "ln1.weight", p + "ln1.bias", "blk_ln1");
-  TValue y = c.isV5() ? timeMix5(p, x, xa, -1) : timeMix4(p, x, xa, -1);
+  TValue y = c.isV7()   ? timeMix7(p, x, xa, -1, makesVFirst)
+             : c.isV6() ? timeMix6(p, x, xa, -1)
+             : c.isV5() ? timeMix5(p, x, xa, -1)
+                        : timeMix4(p, x, xa, -1);
   TValue yf = layerNorm(y, p + "ln2.weight", p + "ln2.bias", "blk_ln2");
   y = channelMix(p, y, yf, -1);
   std::string names = y.name, types = tensorType(y.shape);
@@ -471,13 +777,17 @@ void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep) {
     names += ", " + s.name;
     types += ", " + tensorType(s.shape);
   }
+  if (makesVFirst) {
+    names += ", " + vFirst.name;
+    types += ", " + tensorType(vFirst.shape);
+  }
   e.line("return " + names + " : " + types);
   e.indent = 2;
   e.line("}");
 }
 
 void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
-                             const std::string &block) {
+                             const std::string &block, const std::string &blockFirst) {
   L = len;
   step = isStep;
   params.clear();
@@ -512,10 +822,16 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
   TValue x = embed(tokens);
   x = layerNorm(x, "blocks.0.ln0.weight", "blocks.0.ln0.bias", "x_ln0");
   const std::vector<std::string> stateSuffixes = blockStateSuffixes();
-  const std::vector<std::string> paramSuffixes = blockParamSuffixes();
+  TValue vf; // RWKV-7's v_first, from layer 0's call
   for (int64_t l = 0; l < c.nLayer; ++l) {
+    const bool first = c.isV7() && l == 0;
+    const std::vector<std::string> paramSuffixes = blockParamSuffixes(c.isV7() && l > 0 ? 1 : 0);
     std::string p = "blocks." + std::to_string(l) + ".";
     std::string operands = x.name, argTypes = tensorType(x.shape), resTypes = argTypes;
+    if (c.isV7() && l > 0) {
+      operands += ", " + vf.name;
+      argTypes += ", " + tensorType(vf.shape);
+    }
     std::vector<TValue> outStates;
     for (const std::string &s : stateSuffixes) {
       const TValue &v = states.at(p + s);
@@ -529,12 +845,17 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
       operands += ", " + v.name;
       argTypes += ", " + tensorType(v.shape);
     }
+    if (first)
+      resTypes += ", " + tensorType(x.shape);
     std::string r = e.fresh("l" + std::to_string(l));
-    e.line(r + ":" + std::to_string(1 + stateSuffixes.size()) + " = func.call @" + block + "(" +
-           operands + ") : (" + argTypes + ") -> (" + resTypes + ")");
+    size_t nResults = 1 + stateSuffixes.size() + (first ? 1 : 0);
+    e.line(r + ":" + std::to_string(nResults) + " = func.call @" + (first ? blockFirst : block) +
+           "(" + operands + ") : (" + argTypes + ") -> (" + resTypes + ")");
     x = TValue{r + "#0", x.shape};
     for (size_t i = 0; i < outStates.size(); ++i)
       newStates.push_back(TValue{r + "#" + std::to_string(i + 1), outStates[i].shape});
+    if (first)
+      vf = TValue{r + "#" + std::to_string(nResults - 1), x.shape};
   }
   TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
   TValue logits = e.linear(xo, param("head.weight"), "logits");
@@ -556,7 +877,8 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
     error = "sequence length must be at least 1, got " + std::to_string(seqLen);
     return false;
   }
-  if (c.architecture != "rwkv4" && c.architecture != "rwkv5.1" && c.architecture != "rwkv5.2") {
+  if (c.architecture != "rwkv4" && c.architecture != "rwkv5.1" && c.architecture != "rwkv5.2" &&
+      c.architecture != "rwkv6" && c.architecture != "rwkv7") {
     error = "not an RWKV architecture: '" + c.architecture + "'";
     return false;
   }
@@ -574,6 +896,23 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
     error = "'emb.weight' must have shape (n_vocab, n_embed)";
     return false;
   }
+  // Layers after the first must all have the first's shapes (one block
+  // function); RWKV-7's from layer 1 on, which has v0, v1, v2 besides.
+  for (int64_t l = 1; l < c.nLayer; ++l) {
+    int64_t ref = c.isV7() ? 1 : 0;
+    if (l == ref)
+      continue;
+    std::string pl = "blocks." + std::to_string(l) + ".", pr = "blocks." + std::to_string(ref) + ".";
+    for (const RwkvParam &q : c.params)
+      if (q.name.compare(0, pr.size(), pr) == 0 && q.name.compare(0, pr.size() + 4, pr + "ln0.") != 0) {
+        std::string other = pl + q.name.substr(pr.size());
+        if (!have.count(other) || have[other] != q.shape) {
+          error = "parameter '" + other + "' is missing or has another shape than '" + q.name +
+                  "' (every block has the same shapes)";
+          return false;
+        }
+      }
+  }
 
   MlirEmitter e;
   e.text = "// " + c.architecture + " (n_vocab " + std::to_string(c.nVocab) + ", n_embed " +
@@ -587,15 +926,35 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
            "// Arguments: tokens, states (model.json order), weights; results: logits, states.\n"
            "module {\n";
   RwkvGraph g(c, e);
+  const bool two = c.isV7() && c.nLayer > 1; // RWKV-7: a first block and the others
   // Missing parameters are caught here: param() throws std::out_of_range.
   try {
-    g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence");
-    e.text += "\n";
-    g.emitBlock("block_sequence", seqLen, /*step=*/false);
-    e.text += "\n";
-    g.emitFunction("forward_step", 1, /*step=*/true, "block_step");
-    e.text += "\n";
-    g.emitBlock("block_step", 1, /*step=*/true);
+    if (c.isV7()) {
+      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence",
+                     "block0_sequence");
+      e.text += "\n";
+      g.emitBlock("block0_sequence", seqLen, /*step=*/false, 0);
+      if (two) {
+        e.text += "\n";
+        g.emitBlock("block_sequence", seqLen, /*step=*/false, 1);
+      }
+      e.text += "\n";
+      g.emitFunction("forward_step", 1, /*step=*/true, "block_step", "block0_step");
+      e.text += "\n";
+      g.emitBlock("block0_step", 1, /*step=*/true, 0);
+      if (two) {
+        e.text += "\n";
+        g.emitBlock("block_step", 1, /*step=*/true, 1);
+      }
+    } else {
+      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence");
+      e.text += "\n";
+      g.emitBlock("block_sequence", seqLen, /*step=*/false);
+      e.text += "\n";
+      g.emitFunction("forward_step", 1, /*step=*/true, "block_step");
+      e.text += "\n";
+      g.emitBlock("block_step", 1, /*step=*/true);
+    }
   } catch (const std::out_of_range &) {
     error = "the parameter or state list of the model does not match " + c.architecture +
             " (a tensor the graph needs is missing)";

@@ -86,9 +86,11 @@ public:
     for (int64_t s : t->sizes)
       nonUnit += s != 1;
     // Decay and bonus of RWKV-5 keep their (heads, head_size, 1) layout.
+    // So do RWKV-7's r_k (heads, head_size) and x_rwkvag (6, 1, n_embed).
     bool multiDim = name.find("time_decay") != std::string::npos ||
                     name.find("time_faaaa") != std::string::npos ||
-                    name.find("time_first") != std::string::npos;
+                    name.find("time_first") != std::string::npos ||
+                    name.find("att.r_k") != std::string::npos;
     if (!ok || (nonUnit > 1 && !multiDim)) {
       error = where(*t) + " is misshapen: " + c.architecture + " needs " + what;
       return false;
@@ -97,10 +99,142 @@ public:
     return true;
   }
 
+  /// A low-rank adapter matrix of shape (rows, cols) where one of the two
+  /// is the rank: `rank` is read from the tensor when 0 (then it must be
+  /// positive), else it must match (every layer has the ranks of the first).
+  bool lowRank(const std::string &name, int64_t rows, int64_t cols, int64_t &rank,
+               bool rankIsRows) {
+    const RwkvTensor *t = get(name, rankIsRows ? "shape (rank, n_embed)" : "shape (n_embed, rank)");
+    if (!t)
+      return false;
+    std::vector<int64_t> sh = t->shape();
+    int64_t got = sh.size() == 2 ? (rankIsRows ? sh[0] : sh[1]) : -1;
+    if (rank == 0 && got > 0)
+      rank = got;
+    std::vector<int64_t> want = rankIsRows ? std::vector<int64_t>{rank, cols}
+                                           : std::vector<int64_t>{rows, rank};
+    return shape(name, want);
+  }
+
   const RwkvFile &f;
   RwkvConfig &c;
   std::string &error;
 };
+
+/// The head count from a per-channel tensor stored (heads, head_size[, 1])
+/// (RWKV-6's time_faaaa, RWKV-7's r_k): its first dim of size > 1 when it has
+/// two, else 1 head when the tensor has n_embed values.
+int64_t headsOf(const RwkvTensor &t, int64_t nEmbed) {
+  std::vector<int64_t> big;
+  for (int64_t s : t.shape())
+    if (s != 1)
+      big.push_back(s);
+  if (big.size() == 2 && big[0] * big[1] == nEmbed)
+    return big[0];
+  if (big.size() == 1 && big[0] == nEmbed)
+    return 1;
+  return 0;
+}
+
+/// RWKV-6 (Finch) blocks: data-dependent token shift (time_maa_* and the
+/// low-rank time_maa_w1/w2, 5 mixes w k v r g), data-dependent decay
+/// (time_decay + time_decay_w2 tanh(time_decay_w1 x)), bonus time_faaaa,
+/// ln_x, gate; channel mixing with time_maa_k/r.
+bool analyseV6Blocks(Checker &k, RwkvConfig &c) {
+  const int64_t C = c.nEmbed, F = c.ffnDim;
+  std::string perChannel = "n_embed = " + std::to_string(C) + " values";
+  int64_t mixRank5 = 0, decayRank = 0;
+  for (int64_t l = 0; l < c.nLayer; ++l) {
+    std::string p = "blocks." + std::to_string(l) + ".";
+    for (const char *n : {"ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias"})
+      if (!k.shape(p + n, {C}))
+        return false;
+    for (const char *n : {"att.time_maa_x", "att.time_maa_w", "att.time_maa_k", "att.time_maa_v",
+                          "att.time_maa_r", "att.time_maa_g"})
+      if (!k.vector(p + n, {C}, perChannel))
+        return false;
+    // time_maa_w1: (5 x rank, n_embed) as stored (rwkv.cpp transposes
+    // PyTorch's (n_embed, 5 x rank)); time_maa_w2: (5, n_embed, rank).
+    if (!k.lowRank(p + "att.time_maa_w1", 0, C, mixRank5, true))
+      return false;
+    if (mixRank5 % 5 != 0) {
+      k.error = k.where(*k.f.find(p + "att.time_maa_w1")) +
+                " is misshapen: RWKV-6 needs (5 x rank, n_embed), 5 mixes (w, k, v, r, g)";
+      return false;
+    }
+    if (!k.shape(p + "att.time_maa_w2", {5, C, mixRank5 / 5}))
+      return false;
+    std::string what = "heads x head_size = " + std::to_string(C) + " values";
+    if (!k.vector(p + "att.time_decay", {C}, what) ||
+        !k.lowRank(p + "att.time_decay_w1", 0, C, decayRank, true) ||
+        !k.lowRank(p + "att.time_decay_w2", C, 0, decayRank, false) ||
+        !k.vector(p + "att.time_faaaa", {C}, what))
+      return false;
+    for (const char *n : {"att.receptance.weight", "att.key.weight", "att.value.weight",
+                          "att.gate.weight", "att.output.weight"})
+      if (!k.shape(p + n, {C, C}))
+        return false;
+    if (!k.shape(p + "att.ln_x.weight", {C}) || !k.shape(p + "att.ln_x.bias", {C}) ||
+        !k.vector(p + "ffn.time_maa_k", {C}, perChannel) ||
+        !k.vector(p + "ffn.time_maa_r", {C}, perChannel) ||
+        !k.shape(p + "ffn.key.weight", {F, C}) || !k.shape(p + "ffn.receptance.weight", {C, C}) ||
+        !k.shape(p + "ffn.value.weight", {C, F}))
+      return false;
+  }
+  return true;
+}
+
+/// RWKV-7 (Goose) blocks: token shift x_rwkvag (6 mixes r w k v a g, stored
+/// (6, 1, n_embed)), low-rank w (w0, w1, w2), a (a0, a1, a2), v (v0, v1,
+/// v2; from layer 1: the mix towards layer 0's v), g (g1, g2), k_k, k_a, r_k
+/// (heads, head_size), ln_x; channel mixing x_k, key, value (no receptance).
+bool analyseV7Blocks(Checker &k, RwkvConfig &c) {
+  const int64_t C = c.nEmbed, F = c.ffnDim;
+  std::string perChannel = "n_embed = " + std::to_string(C) + " values";
+  int64_t wRank = 0, aRank = 0, vRank = 0, gRank = 0;
+  for (int64_t l = 0; l < c.nLayer; ++l) {
+    std::string p = "blocks." + std::to_string(l) + ".";
+    for (const char *n : {"ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias"})
+      if (!k.shape(p + n, {C}))
+        return false;
+    const RwkvTensor *mix = k.get(p + "att.x_rwkvag", "shape (6, 1, n_embed)");
+    if (!mix)
+      return false;
+    if (mix->shape() != std::vector<int64_t>{6, 1, C} && mix->shape() != std::vector<int64_t>{6, C}) {
+      k.error = k.where(*mix) + " is misshapen: RWKV-7 needs (6, 1, " + std::to_string(C) +
+                "), the mixes of r, w, k, v, a, g";
+      return false;
+    }
+    c.params.push_back({mix->name, mix->shape()});
+    // As stored: x1 (rank, n_embed) and x2 (n_embed, rank), y = x2 (x1 x).
+    auto adapterT = [&](const std::string &n, int64_t &rank, bool bias) {
+      return (!bias || k.vector(p + "att." + n + "0", {C}, perChannel)) &&
+             k.lowRank(p + "att." + n + "1", 0, C, rank, true) &&
+             k.lowRank(p + "att." + n + "2", C, 0, rank, false);
+    };
+    if (!adapterT("w", wRank, true) || !adapterT("a", aRank, true) ||
+        (l > 0 && !adapterT("v", vRank, true)) || !adapterT("g", gRank, false))
+      return false;
+    if (l == 0 && k.f.find(p + "att.v0")) {
+      k.error = "tensor '" + p + "att.v0' is in layer 0, whose v is the v_first of the others "
+                "(RWKV-7 has v0, v1, v2 from layer 1 on)";
+      return false;
+    }
+    std::string what = "heads x head_size = " + std::to_string(C) + " values";
+    if (!k.vector(p + "att.k_k", {C}, perChannel) || !k.vector(p + "att.k_a", {C}, perChannel) ||
+        !k.vector(p + "att.r_k", {C}, what))
+      return false;
+    for (const char *n : {"att.receptance.weight", "att.key.weight", "att.value.weight",
+                          "att.output.weight"})
+      if (!k.shape(p + n, {C, C}))
+        return false;
+    if (!k.shape(p + "att.ln_x.weight", {C}) || !k.shape(p + "att.ln_x.bias", {C}) ||
+        !k.vector(p + "ffn.x_k", {C}, perChannel) || !k.shape(p + "ffn.key.weight", {F, C}) ||
+        !k.shape(p + "ffn.value.weight", {C, F}))
+      return false;
+  }
+  return true;
+}
 
 } // namespace
 
@@ -111,18 +245,16 @@ bool analyseRwkv(const RwkvFile &file, RwkvConfig &c, std::string &error) {
   c.nLayer = file.nLayer;
   c.fileVersion = file.version;
   c.dataType = file.dataType == 0 ? "FP32" : "FP16";
-  if (file.find("blocks.0.att.k_k")) {
-    error = "unsupported RWKV version: RWKV-7 (tensor 'blocks.0.att.k_k'); supported: RWKV-4, "
-            "5.1, 5.2";
-    return false;
-  }
-  if (file.find("blocks.0.att.time_maa_x")) {
-    error = "unsupported RWKV version: RWKV-6 (tensor 'blocks.0.att.time_maa_x'); supported: "
-            "RWKV-4, 5.1, 5.2";
-    return false;
-  }
+  const bool v7 = file.find("blocks.0.att.k_k") != nullptr;
+  const bool v6 = !v7 && file.find("blocks.0.att.time_maa_x") != nullptr;
   bool v5 = file.find("blocks.0.att.ln_x.weight") != nullptr;
-  c.architecture = !v5 ? "rwkv4" : file.find("blocks.0.att.gate.weight") ? "rwkv5.2" : "rwkv5.1";
+  c.architecture = v7   ? "rwkv7"
+                   : v6 ? "rwkv6"
+                   : !v5 ? "rwkv4"
+                   : file.find("blocks.0.att.gate.weight") ? "rwkv5.2"
+                                                           : "rwkv5.1";
+  if (v6 || v7)
+    c.groupNormEps = 64e-5; // RWKV-6/7 ln_x: GroupNorm eps (1e-5) x head_size_divisor (8)^2
   const int64_t C = c.nEmbed, V = c.nVocab;
 
   for (const RwkvTensor &t : file.tensors) {
@@ -146,6 +278,28 @@ bool analyseRwkv(const RwkvFile &file, RwkvConfig &c, std::string &error) {
   c.ffnDim = fk->shape()[0];
   const int64_t F = c.ffnDim;
 
+  if (v6 || v7) {
+    const char *name = v7 ? "blocks.0.att.r_k" : "blocks.0.att.time_faaaa";
+    const RwkvTensor *t = k.get(name, "a value per head and channel (heads, head_size)");
+    if (!t)
+      return false;
+    int64_t h = headsOf(*t, C);
+    if (h <= 0 || C % h != 0) {
+      error = k.where(*t) + ": cannot tell the head count (expected PyTorch shape (heads, "
+              "head_size) or (heads, head_size, 1) with heads x head_size = n_embed = " +
+              std::to_string(C) + ")";
+      return false;
+    }
+    c.heads = h;
+    c.headSize = C / h;
+    if (!k.shape("emb.weight", {V, C}) || !k.shape("blocks.0.ln0.weight", {C}) ||
+        !k.shape("blocks.0.ln0.bias", {C}))
+      return false;
+    if (!(v7 ? analyseV7Blocks(k, c) : analyseV6Blocks(k, c)))
+      return false;
+    return k.shape("ln_out.weight", {C}) && k.shape("ln_out.bias", {C}) &&
+           k.shape("head.weight", {V, C});
+  }
   if (v5) {
     const RwkvTensor *td = k.get("blocks.0.att.time_decay", "a decay per head or per channel");
     if (!td)
@@ -263,7 +417,8 @@ std::string rwkvModelJson(const RwkvConfig &c, const std::string &source) {
     st["shape"] = s.shape;
     st["init"] = s.init;
     if (s.name.size() > 9 && s.name.compare(s.name.size() - 9, 9, "att_state") == 0)
-      st["layout"] = "[head][key i][value j], as rwkv.cpp";
+      st["layout"] = c.isV7() ? "[head][value i][key j], as rwkv.cpp"
+                              : "[head][key i][value j], as rwkv.cpp";
     states.push_back(st);
   }
   j["states"] = states;
@@ -304,7 +459,8 @@ bool rwkvConfigFromJson(const std::string &text, RwkvConfig &c, std::string &err
   };
   if (!str(j, "architecture", c.architecture))
     return false;
-  if (c.architecture != "rwkv4" && c.architecture != "rwkv5.1" && c.architecture != "rwkv5.2") {
+  if (c.architecture != "rwkv4" && c.architecture != "rwkv5.1" && c.architecture != "rwkv5.2" &&
+      c.architecture != "rwkv6" && c.architecture != "rwkv7") {
     error = "model.json: architecture '" + c.architecture + "' is not an RWKV architecture";
     return false;
   }

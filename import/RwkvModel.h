@@ -1,4 +1,4 @@
-// RWKV-4, 5.1 and 5.2 models from rwkv.cpp files: architecture detection,
+// RWKV-4, 5.1, 5.2, 6 and 7 models from rwkv.cpp files: architecture detection,
 // tensor checks, the model directory's model.json, and the MLIR graph.
 //
 // What the graphs compute is ../shared/models/rwkv/README.md ("What the
@@ -24,8 +24,10 @@ struct RwkvParam {
 };
 
 /// A carried state: per layer, in rwkv.cpp's order, RWKV-4
-/// [ffn_xx, att_xx, aa, bb, pp] (each (n_embed)), RWKV-5 [ffn_xx, att_xx,
-/// att_state (heads, head_size, head_size) indexed [head][key i][value j]].
+/// [ffn_xx, att_xx, aa, bb, pp] (each (n_embed)), RWKV-5 and 6 [ffn_xx,
+/// att_xx, att_state (heads, head_size, head_size) indexed [head][key i][value j]],
+/// RWKV-7 the same with att_state indexed [head][value i][key j] (ggml's
+/// rwkv_wkv7 layout, as rwkv.cpp keeps it).
 struct RwkvState {
   std::string name;
   std::vector<int64_t> shape;
@@ -33,23 +35,26 @@ struct RwkvState {
 };
 
 struct RwkvConfig {
-  std::string architecture; // "rwkv4", "rwkv5.1", "rwkv5.2"
+  std::string architecture; // "rwkv4", "rwkv5.1", "rwkv5.2", "rwkv6", "rwkv7"
   int64_t nVocab = 0, nEmbed = 0, nLayer = 0;
-  int64_t heads = 0, headSize = 0; // RWKV-5 only (0 for RWKV-4)
+  int64_t heads = 0, headSize = 0; // RWKV-5, 6, 7 (0 for RWKV-4)
   int64_t ffnDim = 0;              // rows of ffn.key.weight
   int64_t fileVersion = 0;
   std::string dataType;            // "FP32" or "FP16" (the file's header)
   double layerNormEps = 1e-5;
-  double groupNormEps = 1e-5;      // RWKV-5 ln_x, per head
+  double groupNormEps = 1e-5;      // ln_x, per head: 1e-5 (RWKV-5), 64e-5 (RWKV-6, 7)
   /// Every parameter the graph reads, in argument order.
   std::vector<RwkvParam> params;
 
+  /// Heads with a matrix state: RWKV-5 and later.
   bool isV5() const { return architecture != "rwkv4"; }
+  bool isV6() const { return architecture == "rwkv6"; }
+  bool isV7() const { return architecture == "rwkv7"; }
 };
 
 /// Decides the architecture from the tensor names (README: k_k means RWKV-7,
-/// time_maa_x RWKV-6 -- both refused as "unsupported RWKV version" --;
-/// ln_x RWKV-5, 5.2 with a gate, 5.1 without; else RWKV-4) and checks
+/// time_maa_x RWKV-6; ln_x RWKV-5, 5.2 with a gate, 5.1 without; else
+/// RWKV-4) and checks
 /// that every tensor the graph needs is present with the expected shape.
 /// Messages name the tensor and, for a bad shape, the byte offset of its record.
 bool analyseRwkv(const RwkvFile &file, RwkvConfig &config, std::string &error);

@@ -14,6 +14,7 @@
 #include "reference/kernels/SelectiveUpdate.h"
 #include "reference/kernels/SsdScan.h"
 #include "reference/kernels/Wkv4.h"
+#include "reference/kernels/Wkv7.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -837,6 +838,16 @@ private:
         set(env, op->getResult(2), std::move(out2));
         set(env, op->getResult(3), std::move(out3));
       }
+    } else if (auto o = dyn_cast<ssm::Wkv7Op>(op)) {
+      r::Wkv7Args a;
+      a.r = &get(env, o.getR());
+      a.w = &get(env, o.getW());
+      a.k = &get(env, o.getK());
+      a.v = &get(env, o.getV());
+      a.a = &get(env, o.getA());
+      a.b = &get(env, o.getB());
+      a.initialState = getOpt(env, o.getInitialState());
+      err = r::wkv7(a, out0, out1);
     } else {
       return opError(op, "unsupported ssm op in the reference interpreter");
     }

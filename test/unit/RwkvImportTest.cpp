@@ -16,7 +16,8 @@ using namespace ssm::importer;
 namespace {
 
 /// A small seeded model: "rwkv4", "rwkv5.1" (per-head decay), "rwkv5.2",
-/// "rwkv6", "rwkv7" (with the marker tensor of each).
+/// "rwkv6" (mix rank 3, decay rank 5), "rwkv7" (adapter ranks 4, 6, 3, 5;
+/// no v0/v1/v2 in layer 0), with the tensor shapes rwkv.cpp files have.
 RwkvFile makeModel(const std::string &arch, uint32_t type = 0, int64_t C = 8,
                    int64_t layers = 2, int64_t V = 16, int64_t H = 2) {
   RwkvFile f;
@@ -44,6 +45,52 @@ RwkvFile makeModel(const std::string &arch, uint32_t type = 0, int64_t C = 8,
     std::string p = "blocks." + std::to_string(l) + ".";
     for (const char *n : {"ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias"})
       add(p + n, {C}, true);
+    if (arch == "rwkv6" || arch == "rwkv7") {
+      if (arch == "rwkv6") {
+        for (const char *n : {"x", "w", "k", "v", "r", "g"})
+          add(p + "att.time_maa_" + n, {C}, true);
+        add(p + "att.time_maa_w1", {5 * 3, C}, true);
+        add(p + "att.time_maa_w2", {5, C, 3}, true);
+        add(p + "att.time_decay", {H, S, 1}, true);
+        add(p + "att.time_decay_w1", {5, C}, true);
+        add(p + "att.time_decay_w2", {C, 5}, true);
+        add(p + "att.time_faaaa", {H, S, 1}, true);
+        add(p + "att.gate.weight", {C, C});
+      } else {
+        add(p + "att.x_rwkvag", {6, 1, C});
+        std::vector<std::pair<std::string, int64_t>> lora = {{"w", 4}, {"a", 6}, {"g", 5}};
+        if (l > 0)
+          lora.push_back({"v", 3});
+        for (auto [n, rank] : lora) {
+          if (n != "g")
+            add(p + "att." + n + "0", {1, 1, C});
+          add(p + "att." + n + "1", {rank, C});
+          add(p + "att." + n + "2", {C, rank});
+        }
+        add(p + "att.k_k", {1, 1, C});
+        add(p + "att.k_a", {1, 1, C});
+        add(p + "att.r_k", {H, S});
+      }
+      for (const char *n : {"att.key.weight", "att.value.weight", "att.receptance.weight",
+                            "att.output.weight"})
+        add(p + n, {C, C});
+      add(p + "att.ln_x.weight", {C}, true);
+      add(p + "att.ln_x.bias", {C}, true);
+      if (arch == "rwkv6") {
+        add(p + "ffn.time_maa_k", {C}, true);
+        add(p + "ffn.time_maa_r", {C}, true);
+        add(p + "ffn.receptance.weight", {C, C});
+      } else {
+        add(p + "ffn.x_k", {1, 1, C});
+      }
+      add(p + "ffn.key.weight", {F, C});
+      add(p + "ffn.value.weight", {C, F});
+      if (l == 0) {
+        add(p + "ln0.weight", {C}, true);
+        add(p + "ln0.bias", {C}, true);
+      }
+      continue;
+    }
     for (const char *n : {"att.time_mix_k", "att.time_mix_v", "att.time_mix_r"})
       add(p + n, {C}, true);
     if (arch == "rwkv4") {
@@ -58,10 +105,6 @@ RwkvFile makeModel(const std::string &arch, uint32_t type = 0, int64_t C = 8,
       add(p + "att.time_faaaa", {H, S, 1}, true);
       add(p + "att.gate.weight", {C, C});
     }
-    if (arch == "rwkv6")
-      add(p + "att.time_maa_x", {C}, true);
-    if (arch == "rwkv7")
-      add(p + "att.k_k", {C}, true);
     for (const char *n : {"att.key.weight", "att.value.weight", "att.receptance.weight",
                           "att.output.weight"})
       add(p + n, {C, C});
@@ -202,8 +245,70 @@ TEST(RwkvModel, DetectsArchitectures) {
   EXPECT_EQ(c52.params.front().name, "emb.weight");
   EXPECT_EQ(c52.params[1].name, "blocks.0.ln0.weight");
   EXPECT_EQ(c52.params.back().name, "head.weight");
-  EXPECT_EQ(analyseError(makeModel("rwkv6")).find("unsupported RWKV version"), 0u);
-  EXPECT_NE(analyseError(makeModel("rwkv7")).find("RWKV-7"), std::string::npos);
+  RwkvConfig c6 = analysed(makeModel("rwkv6"));
+  EXPECT_EQ(c6.architecture, "rwkv6");
+  EXPECT_EQ(c6.heads, 2);
+  EXPECT_EQ(c6.headSize, 4);
+  EXPECT_DOUBLE_EQ(c6.groupNormEps, 64e-5);
+  RwkvConfig c7 = analysed(makeModel("rwkv7", 0, 16, 3, 16, 4));
+  EXPECT_EQ(c7.architecture, "rwkv7");
+  EXPECT_EQ(c7.heads, 4); // from r_k (heads, head_size)
+  EXPECT_EQ(c7.headSize, 4);
+  EXPECT_EQ(c7.ffnDim, 64);
+  EXPECT_DOUBLE_EQ(c7.groupNormEps, 64e-5);
+  // The marker decides: k_k alone makes an RWKV-7 file, which then lacks its tensors.
+  RwkvFile v7 = makeModel("rwkv5.2");
+  RwkvTensor kk = v7.tensors[v7.index.at("blocks.0.ln1.weight")];
+  kk.name = "blocks.0.att.k_k";
+  v7.index[kk.name] = v7.tensors.size();
+  v7.tensors.push_back(kk);
+  EXPECT_NE(analyseError(v7).find("(rwkv7 needs"), std::string::npos) << analyseError(v7);
+}
+
+namespace {
+RwkvFile without(RwkvFile f, const std::string &name) {
+  f.tensors.erase(f.tensors.begin() + f.index.at(name));
+  f.index.clear();
+  for (size_t i = 0; i < f.tensors.size(); ++i)
+    f.index[f.tensors[i].name] = i;
+  return f;
+}
+void resize(RwkvFile &f, const std::string &name, std::vector<int64_t> shape) {
+  RwkvTensor &t = f.tensors[f.index.at(name)];
+  t.sizes.assign(shape.rbegin(), shape.rend());
+  t.data.assign(t.numel(), 0.25f);
+}
+} // namespace
+
+TEST(RwkvModel, Rwkv6And7TensorErrorsAreNamed) {
+  EXPECT_NE(analyseError(without(makeModel("rwkv6"), "blocks.1.att.time_maa_w2"))
+                .find("missing tensor 'blocks.1.att.time_maa_w2' (rwkv6 needs shape (5, 8, 3))"),
+            std::string::npos);
+  RwkvFile f = makeModel("rwkv6");
+  resize(f, "blocks.1.att.time_decay_w1", {4, 8}); // rank 4, layer 0 has 5
+  std::string err = analyseError(f);
+  EXPECT_NE(err.find("tensor 'blocks.1.att.time_decay_w1'"), std::string::npos) << err;
+  EXPECT_NE(err.find("needs shape (5, 8)"), std::string::npos) << err;
+  RwkvFile g = makeModel("rwkv6");
+  resize(g, "blocks.0.att.time_maa_w1", {7, 8});
+  EXPECT_NE(analyseError(g).find("5 mixes"), std::string::npos) << analyseError(g);
+
+  EXPECT_NE(analyseError(without(makeModel("rwkv7"), "blocks.1.att.v2")).find("missing tensor 'blocks.1.att.v2'"),
+            std::string::npos);
+  RwkvFile h = makeModel("rwkv7");
+  resize(h, "blocks.0.att.x_rwkvag", {5, 1, 8});
+  EXPECT_NE(analyseError(h).find("the mixes of r, w, k, v, a, g"), std::string::npos);
+  RwkvFile r = makeModel("rwkv7");
+  resize(r, "blocks.0.att.r_k", {3, 3});
+  EXPECT_NE(analyseError(r).find("cannot tell the head count"), std::string::npos)
+      << analyseError(r);
+  // Layer 0's v is v_first: a v0 there is a mislabelled file.
+  RwkvFile v = makeModel("rwkv7");
+  RwkvTensor extra = v.tensors[v.index.at("blocks.1.att.v0")];
+  extra.name = "blocks.0.att.v0";
+  v.index[extra.name] = v.tensors.size();
+  v.tensors.push_back(extra);
+  EXPECT_NE(analyseError(v).find("v_first"), std::string::npos) << analyseError(v);
 }
 
 TEST(RwkvModel, MissingAndMisshapenTensorsAreNamed) {
@@ -234,7 +339,7 @@ TEST(RwkvModel, MissingAndMisshapenTensorsAreNamed) {
 }
 
 TEST(RwkvModel, ModelJsonRoundTrips) {
-  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2"}) {
+  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2", "rwkv6", "rwkv7"}) {
     RwkvConfig c = analysed(makeModel(arch));
     std::string json = rwkvModelJson(c, "m.bin");
     EXPECT_NE(json.find("\"format\": \"ssm-opt-model\""), std::string::npos);
@@ -246,6 +351,7 @@ TEST(RwkvModel, ModelJsonRoundTrips) {
     EXPECT_EQ(d.nEmbed, c.nEmbed);
     EXPECT_EQ(d.heads, c.heads);
     EXPECT_EQ(d.ffnDim, c.ffnDim);
+    EXPECT_DOUBLE_EQ(d.groupNormEps, c.groupNormEps);
     ASSERT_EQ(d.params.size(), c.params.size());
     for (size_t i = 0; i < c.params.size(); ++i) {
       EXPECT_EQ(d.params[i].name, c.params[i].name);
@@ -267,7 +373,7 @@ TEST(RwkvModel, ModelJsonRoundTrips) {
 }
 
 TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
-  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2"}) {
+  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2", "rwkv6", "rwkv7"}) {
     RwkvConfig c = analysed(makeModel(arch));
     std::string json = rwkvModelJson(c, "m.bin"), a, b, err;
     ASSERT_TRUE(buildModelMLIR(json, 5, a, err)) << err;
@@ -284,7 +390,13 @@ TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
     EXPECT_NE(a.find("linalg.matmul_transpose_b"), std::string::npos);
     bool v4 = std::string(arch) == "rwkv4";
     EXPECT_EQ(a.find("ssm.wkv4") != std::string::npos, v4);
-    EXPECT_EQ(a.find("ssm.ssd_scan") != std::string::npos, !v4);
+    bool v7 = std::string(arch) == "rwkv7";
+    EXPECT_EQ(a.find("ssm.ssd_scan") != std::string::npos, !v4 && !v7);
+    EXPECT_EQ(a.find("ssm.wkv7") != std::string::npos, v7);
+    // RWKV-7: a first block (it makes v_first) and one for the others.
+    EXPECT_EQ(a.find("func.func private @block0_sequence(") != std::string::npos, v7);
+    EXPECT_EQ(a.find("func.func private @block0_step(") != std::string::npos, v7);
+    EXPECT_NE(a.find("func.func private @block_step("), std::string::npos);
     std::string one;
     ASSERT_TRUE(buildModelMLIR(json, 1, one, err)) << err;
     EXPECT_EQ(one.find("tensor.concat"), std::string::npos); // no shift rows at L = 1

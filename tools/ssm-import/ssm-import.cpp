@@ -47,7 +47,7 @@ const char *kUsage =
     "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
     "\n"
     "Formats:\n"
-    "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2)\n"
+    "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2, 6, 7)\n"
     "  mamba  a Mamba-1 or Mamba-2 checkpoint (safetensors, F32, F16 or BF16) with its\n"
     "         config.json (Mamba-2: model_type \"mamba2\" or ssm_cfg.layer \"Mamba2\"),\n"
     "         in transformers' layout (MambaForCausalLM: backbone.embeddings.weight,\n"

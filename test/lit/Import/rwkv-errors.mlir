@@ -61,15 +61,33 @@
 // QUANTT: qt.bin: tensor 'emb.weight' at byte offset 24 has data type Q4_0: quantised tensors are not supported
 // QUANTT: exit=2
 
-// RWKV-6 and RWKV-7 are recognised by their tensors and refused.
+// RWKV-6 and RWKV-7 are recognised by their tensors: a marker alone makes a
+// file of that version, which then lacks the version's tensors.
 // RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/v6.bin --add blocks.0.att.time_maa_x=blocks.0.att.time_mix_k
 // RUN: sh -c 'ssm-import rwkv %t/v6.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V6
-// V6: v6.bin: unsupported RWKV version: RWKV-6 (tensor 'blocks.0.att.time_maa_x')
+// V6: v6.bin: missing tensor 'blocks.0.att.time_faaaa' (rwkv6 needs a value per head and channel (heads, head_size))
 // V6: exit=2
 // RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/v7.bin --add blocks.0.att.k_k=blocks.0.att.time_mix_k
 // RUN: sh -c 'ssm-import rwkv %t/v7.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V7
-// V7: v7.bin: unsupported RWKV version: RWKV-7 (tensor 'blocks.0.att.k_k')
+// V7: v7.bin: missing tensor 'blocks.0.att.r_k' (rwkv7 needs a value per head and channel (heads, head_size))
 // V7: exit=2
+// Real RWKV-6/7 files with a tensor dropped, a misshapen adapter, a truncation.
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin %t/v7drop.bin --drop blocks.3.att.a2
+// RUN: sh -c 'ssm-import rwkv %t/v7drop.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V7DROP
+// V7DROP: v7drop.bin: missing tensor 'blocks.3.att.a2' (rwkv7 needs shape (n_embed, rank))
+// V7DROP: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin %t/v7mix.bin --sizes blocks.0.att.x_rwkvag=64,2,3
+// RUN: sh -c 'ssm-import rwkv %t/v7mix.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V7MIX
+// V7MIX: v7mix.bin: tensor 'blocks.0.att.x_rwkvag' (record at byte offset {{[0-9]+}}, rwkv.cpp sizes [64, 2, 3], shape (3, 2, 64)) is misshapen: RWKV-7 needs (6, 1, 64), the mixes of r, w, k, v, a, g
+// V7MIX: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin %t/v6w2.bin --sizes blocks.1.att.time_decay_w2=16,128
+// RUN: sh -c 'ssm-import rwkv %t/v6w2.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V6W2
+// V6W2: v6w2.bin: tensor 'blocks.1.att.time_decay_w2' (record at byte offset {{[0-9]+}}, rwkv.cpp sizes [16, 128], shape (128, 16)) is misshapen: rwkv6 with n_embed 64 needs shape (64, 32)
+// V6W2: exit=2
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin %t/v6cut.bin --truncate 300000
+// RUN: sh -c 'ssm-import rwkv %t/v6cut.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=V6CUT
+// V6CUT: v6cut.bin: truncated: tensor '{{.*}}' at byte offset
+// V6CUT: exit=2
 
 // A missing tensor, a misshapen one, a layer beyond n_layer.
 // RUN: python3 %S/Inputs/rwkv_edit.py %t/good.bin %t/drop.bin --drop blocks.2.att.key.weight
