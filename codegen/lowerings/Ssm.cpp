@@ -10,6 +10,8 @@
 #include "codegen/kernels/SelectiveUpdateKernel.h"
 #include "codegen/kernels/SsdScanKernel.h"
 #include "codegen/kernels/Wkv4Kernel.h"
+#include "codegen/kernels/Wkv7Kernel.h"
+#include "codegen/schedules/Wkv7Schedule.h"
 
 #include "dialect/SsmOps.h"
 
@@ -156,6 +158,17 @@ LogicalResult lowerWkv4(Operation *o, LoweringState &state) {
   return finish(o, state, buildWkv4(in, state.scheduleOf(o), state.target));
 }
 
+LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
+  auto op = cast<Wkv7Op>(o);
+  Wkv7KernelInputs in{state.get(op.getR()), state.get(op.getW()), state.get(op.getK()),
+                      state.get(op.getV()), state.get(op.getA()), state.get(op.getB()),
+                      optional(state, op.getInitialState())};
+  Wkv7Funcs funcs;
+  KernelResult r = buildWkv7(in, funcs);
+  scheduleWkv7(funcs, state.scheduleOf(o), state.target);
+  return finish(o, state, r);
+}
+
 } // namespace
 
 void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
@@ -168,6 +181,7 @@ void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
   table["ssm.causal_conv1d"] = lowerCausalConv1d;
   table["ssm.ssd_scan"] = lowerSsdScan;
   table["ssm.wkv4"] = lowerWkv4;
+  table["ssm.wkv7"] = lowerWkv7;
 }
 
 } // namespace ssm::codegen

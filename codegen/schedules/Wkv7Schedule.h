@@ -1,0 +1,19 @@
+// CPU schedule of the ssm.wkv7 kernel (codegen/kernels/Wkv7Kernel.h).
+#ifndef SSM_CODEGEN_SCHEDULES_WKV7SCHEDULE_H
+#define SSM_CODEGEN_SCHEDULES_WKV7SCHEDULE_H
+
+#include "codegen/kernels/Kernel.h"
+#include "codegen/kernels/Wkv7Kernel.h"
+
+namespace ssm::codegen {
+
+/// The scan at root: its time loop runs inside vectors of value rows i
+/// (vectorWidth lanes; rows are independent), parallel over heads x batch
+/// when `s.parallel`; the decay factors and the first rank-one term at root,
+/// vectorised along their fastest dim; y and the final state vectorised (the
+/// translator computes them at root).
+void scheduleWkv7(const Wkv7Funcs &f, const CpuSchedule &s, const Halide::Target &t);
+
+} // namespace ssm::codegen
+
+#endif // SSM_CODEGEN_SCHEDULES_WKV7SCHEDULE_H
