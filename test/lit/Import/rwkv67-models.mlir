@@ -54,3 +54,29 @@
 // RUN: ssm-run %t/7 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/7-long-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/7-long-seq.npy %t/7-long-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
 // SAME: shape=(56, 256) max_abs_diff={{.*}} PASS
+
+// Synthetic variants of the same files, against an independent float64 NumPy
+// implementation of RWKV-6/7 (the logits in Inputs/expected-logits-synthetic-*):
+// 7v0 read as 2 heads of 32 (r_k stored (2, 32): per-head kk, state and
+// ln_x change) with 4 layers, 7v0 with 1 layer (no block after the first),
+// and 6v0 read as 4 heads of 16 (time_faaaa, time_decay stored (4, 16, 1)).
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin %t/s7h2.bin --layers 4 --sizes blocks.0.att.r_k=32,2 --sizes blocks.1.att.r_k=32,2 --sizes blocks.2.att.r_k=32,2 --sizes blocks.3.att.r_k=32,2
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin %t/s7l1.bin --layers 1
+// RUN: python3 %S/Inputs/rwkv_edit.py %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin %t/s6h4.bin --sizes blocks.0.att.time_faaaa=1,16,4 --sizes blocks.0.att.time_decay=1,16,4 --sizes blocks.1.att.time_faaaa=1,16,4 --sizes blocks.1.att.time_decay=1,16,4
+// RUN: ssm-import rwkv %t/s7h2.bin -o %t/s7h2 --seq-len 3 | FileCheck %s --check-prefix=S7H2
+// S7H2: rwkv7, n_vocab 256, n_embed 64, n_layer 4, 2 heads x 32
+// RUN: ssm-import rwkv %t/s7l1.bin -o %t/s7l1 --seq-len 3
+// RUN: ssm-import rwkv %t/s6h4.bin -o %t/s6h4 --seq-len 3 | FileCheck %s --check-prefix=S6H4
+// S6H4: rwkv6, n_vocab 256, n_embed 64, n_layer 2, 4 heads x 16
+// RUN: ssm-run %t/s7h2 --prompt '"in' --mode sequence --logits-out %t/s7h2-seq.npy
+// RUN: python3 %S/Inputs/compare_logits.py %t/s7h2-seq.npy %S/Inputs/expected-logits-synthetic-7v0-2heads-4layers.bin 1e-4 | FileCheck %s
+// RUN: ssm-run %t/s7h2 --prompt '"in' --mode step --logits-out %t/s7h2-step.npy
+// RUN: python3 %S/Inputs/compare_logits.py %t/s7h2-step.npy %S/Inputs/expected-logits-synthetic-7v0-2heads-4layers.bin 1e-4 | FileCheck %s
+// RUN: ssm-run %t/s7l1 --prompt '"in' --mode sequence --logits-out %t/s7l1-seq.npy
+// RUN: python3 %S/Inputs/compare_logits.py %t/s7l1-seq.npy %S/Inputs/expected-logits-synthetic-7v0-1layer.bin 1e-4 | FileCheck %s
+// RUN: ssm-run %t/s7l1 --prompt '"in' --mode step --logits-out %t/s7l1-step.npy
+// RUN: python3 %S/Inputs/compare_logits.py %t/s7l1-step.npy %S/Inputs/expected-logits-synthetic-7v0-1layer.bin 1e-4 | FileCheck %s
+// RUN: ssm-run %t/s6h4 --prompt '"in' --mode sequence --logits-out %t/s6h4-seq.npy
+// RUN: python3 %S/Inputs/compare_logits.py %t/s6h4-seq.npy %S/Inputs/expected-logits-synthetic-6v0-4heads.bin 1e-4 | FileCheck %s
+// RUN: ssm-run %t/s6h4 --prompt '"in' --mode step --logits-out %t/s6h4-step.npy
+// RUN: python3 %S/Inputs/compare_logits.py %t/s6h4-step.npy %S/Inputs/expected-logits-synthetic-6v0-4heads.bin 1e-4 | FileCheck %s
