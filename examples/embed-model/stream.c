@@ -9,13 +9,18 @@
  *            --logits-out F.bin         write the logits after the last token (float32)
  *            --report-memory            print the peak and current resident memory and the
  *                                       weights' bytes (mapped in place, converted) at the end
+ *            --threads N                kernel threads (default: one per core)
+ *            --report-every K           while generating, every K tokens: position, resident
+ *                                       memory and microseconds per token over those K (stderr)
  *
  * Tokens are the prompt's bytes (the tiny byte-level models); generated tokens are printed
  * as bytes. Exit 0 on success, 1 when --expected does not match, 2 on any error (the
  * library's message on stderr). Build: cc stream.c $(pkg-config --cflags --libs ssm-runtime). */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include "ssm_runtime.h"
 
 #include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +60,8 @@ int main(int argc, char **argv) {
   long generate = 0;
   double tol = 1e-4;
   int reportMemory = 0;
+  long reportEvery = 0;
+  int threads = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--prompt") && v) prompt = v, ++i;
@@ -65,6 +72,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--tol") && v) tol = atof(v), ++i;
     else if (!strcmp(a, "--logits-out") && v) logitsOut = v, ++i;
     else if (!strcmp(a, "--report-memory")) reportMemory = 1;
+    else if (!strcmp(a, "--report-every") && v) reportEvery = atol(v), ++i;
+    else if (!strcmp(a, "--threads") && v) threads = atoi(v), ++i;
     else if (a[0] != '-' && !dir) dir = a;
     else {
       fprintf(stderr, "stream: unknown or incomplete option '%s'\n", a);
@@ -80,6 +89,8 @@ int main(int argc, char **argv) {
   ssm_model_t *model;
   if (ssm_model_open(dir, &model) != SSM_OK)
     return fail("cannot open the model");
+  if (ssm_model_set_threads(model, threads) != SSM_OK)
+    return fail("--threads");
   int64_t vocab = ssm_model_vocab_size(model);
   ssm_stream_t *stream;
   if (ssm_stream_create(model, &stream) != SSM_OK)
@@ -120,12 +131,22 @@ int main(int argc, char **argv) {
   if (save && ssm_stream_save_state(stream, save) != SSM_OK)
     return fail("cannot save the state");
   /* Greedy generation: each token is printed, then fed back. */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < generate; ++i) {
     int next = argmax(logits, vocab);
     putchar(next >= 32 && next < 127 ? next : '?');
-    fflush(stdout);
+    if (!reportEvery)
+      fflush(stdout);
     if (ssm_stream_step(stream, next, &logits) != SSM_OK)
       return fail("step failed");
+    if (reportEvery && (i + 1) % reportEvery == 0) {
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      double us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / reportEvery;
+      fprintf(stderr, "stream: position=%lld rss_kib=%ld us_per_token=%.2f\n",
+              (long long)ssm_stream_position(stream), procStatus("VmRSS"), us);
+      t0 = t1;
+    }
   }
   if (generate)
     putchar('\n');
