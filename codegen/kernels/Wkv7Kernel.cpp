@@ -6,7 +6,8 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-KernelResult buildWkv7(const Wkv7KernelInputs &in, Wkv7Funcs &f) {
+Wkv7Kernel buildWkv7(const Wkv7KernelInputs &in) {
+  Wkv7Kernel f;
   for (const TensorFunc *x : {&in.r, &in.w, &in.k, &in.v, &in.a, &in.b})
     if (x->rank() != 4)
       throw CompileError("ssm.wkv7 kernel: r, w, k, v, a, b must be rank 4 (batch, L, H, N)");
@@ -18,7 +19,6 @@ KernelResult buildWkv7(const Wkv7KernelInputs &in, Wkv7Funcs &f) {
   const int N = static_cast<int>(*nc);
   Expr len = in.r.shape[1];
   Var i("i"), s("slot"), h("h"), b("b"), j("j"), t("t");
-  f.i = i, f.slot = s, f.h = h, f.batch = b, f.j = j, f.t = t;
 
   f.decay = Func("wkv7_decay");
   f.decay(j, h, t, b) = accurateExp(in.w.func(j, h, t, b));
@@ -59,7 +59,8 @@ KernelResult buildWkv7(const Wkv7KernelInputs &in, Wkv7Funcs &f) {
   f.finalState(j, i, h, b) = f.scan(i, j, h, b)[0];
 
   std::vector<Expr> stShape = {in.r.shape[0], in.r.shape[2], in.r.shape[3], in.r.shape[3]};
-  return {{TensorFunc{f.y, in.r.shape}, TensorFunc{f.finalState, stShape}}};
+  f.result = {{TensorFunc{f.y, in.r.shape}, TensorFunc{f.finalState, stShape}}};
+  return f;
 }
 
 } // namespace ssm::codegen

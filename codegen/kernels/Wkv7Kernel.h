@@ -16,20 +16,10 @@ struct Wkv7KernelInputs {
   std::optional<TensorFunc> initialState;
 };
 
-/// The kernel's Funcs, for its schedule (codegen/schedules/Wkv7Schedule.h).
-struct Wkv7Funcs {
-  Halide::Func decay;     // (key j, h, t, batch): exp(w)
-  Halide::Func sa0;       // (value i, h, batch): S_0 a_0, the first step's rank-one term
-  Halide::Func scan;      // (value i, slot, h, batch): Tuple (S, running S.a_next, running S.r)
-  Halide::RDom steps;     // (slot x in 0..N, time t) of scan's update
-  Halide::Func y;         // (i, h, t, batch)
-  Halide::Func finalState; // (key j, value i, h, batch)
-  Halide::Var i, slot, h, batch, j, t;
-};
-
-/// outputs = {y (batch, L, H, N), final_state (batch, H, N, N)}: the
-/// semantics of reference/kernels/Wkv7.h in f32 (exp: accurateExp). N must
-/// be a constant extent. Defines Funcs only; scheduleWkv7 schedules them.
+/// outputs (`result`) = {y (batch, L, H, N), final_state (batch, H, N, N)}:
+/// the semantics of reference/kernels/Wkv7.h in f32 (exp: accurateExp). N
+/// must be a constant extent. The builder defines Funcs only; scheduleWkv7
+/// (codegen/schedules/Wkv7Schedule.h) schedules them.
 ///
 /// The rows i of a head's state are independent (S[i, :] <- S[i, :] (.)
 /// exp(w) + (S[i, :] . a) b + v_i k), so `scan` holds, per value index i,
@@ -39,7 +29,16 @@ struct Wkv7Funcs {
 /// complete at x = N-1) and S_t[i, :] . r_t (y_t[i]); at x = N it stores
 /// y_t[i] in slot N + 1 + t. One pass over the state per token, vectors
 /// along i, no (L, N, N) trajectory.
-KernelResult buildWkv7(const Wkv7KernelInputs &in, Wkv7Funcs &funcs);
+struct Wkv7Kernel {
+  KernelResult result;
+  Halide::Func decay;      // (key j, h, t, batch): exp(w)
+  Halide::Func sa0;        // (value i, h, batch): S_0 a_0, the first step's rank-one term
+  Halide::Func scan;       // (value i, slot, h, batch) Tuple (S, running S.a_next, running S.r)
+  Halide::RDom steps;      // (slot x in 0..N, time t) of scan's update
+  Halide::Func y;          // (i, h, t, batch)
+  Halide::Func finalState; // (key j, value i, h, batch)
+};
+Wkv7Kernel buildWkv7(const Wkv7KernelInputs &in);
 
 } // namespace ssm::codegen
 

@@ -163,10 +163,9 @@ LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
   Wkv7KernelInputs in{state.get(op.getR()), state.get(op.getW()), state.get(op.getK()),
                       state.get(op.getV()), state.get(op.getA()), state.get(op.getB()),
                       optional(state, op.getInitialState())};
-  Wkv7Funcs funcs;
-  KernelResult r = buildWkv7(in, funcs);
-  scheduleWkv7(funcs, state.scheduleOf(o), state.target);
-  return finish(o, state, r);
+  Wkv7Kernel k = buildWkv7(in);
+  scheduleWkv7(k, state.scheduleOf(o), state.target);
+  return finish(o, state, k.result);
 }
 
 } // namespace

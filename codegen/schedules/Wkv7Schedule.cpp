@@ -5,22 +5,24 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-void scheduleWkv7(const Wkv7Funcs &fc, const CpuSchedule &s, const Target &) {
-  Wkv7Funcs f = fc; // Func and Var are handles: scheduling a copy schedules the kernel
+void scheduleWkv7(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
   const int vw = s.vectorWidth;
-  f.decay.compute_root().vectorize(f.j, vw, TailStrategy::GuardWithIf);
-  f.sa0.compute_root().vectorize(f.i, vw, TailStrategy::GuardWithIf);
-  f.sa0.update(0).vectorize(f.i, vw, TailStrategy::GuardWithIf);
-  f.scan.compute_root().vectorize(f.i, vw, TailStrategy::GuardWithIf);
+  Var i = k.scan.args()[0], h = k.scan.args()[2], b = k.scan.args()[3];
+  k.decay.compute_root().vectorize(k.decay.args()[0], vw, TailStrategy::GuardWithIf);
+  Var si = k.sa0.args()[0];
+  k.sa0.compute_root().vectorize(si, vw, TailStrategy::GuardWithIf);
+  k.sa0.update(0).vectorize(si, vw, TailStrategy::GuardWithIf);
+  k.scan.compute_root().vectorize(i, vw, TailStrategy::GuardWithIf);
+  // Rows are independent: each vector of rows runs the whole (t, x) walk.
   Var io("io"), ii("ii"), hb("hb");
-  Stage scan = f.scan.update(0);
-  scan.split(f.i, io, ii, vw, TailStrategy::GuardWithIf)
-      .reorder(ii, f.steps.x, f.steps.y, io, f.h, f.batch)
+  Stage scan = k.scan.update(0);
+  scan.split(i, io, ii, vw, TailStrategy::GuardWithIf)
+      .reorder(ii, k.steps.x, k.steps.y, io, h, b)
       .vectorize(ii);
   if (s.parallel)
-    scan.fuse(f.h, f.batch, hb).parallel(hb);
-  f.y.vectorize(f.i, vw, TailStrategy::GuardWithIf);
-  f.finalState.vectorize(f.j, vw, TailStrategy::GuardWithIf);
+    scan.fuse(h, b, hb).parallel(hb);
+  k.y.vectorize(k.y.args()[0], vw, TailStrategy::GuardWithIf);
+  k.finalState.vectorize(k.finalState.args()[0], vw, TailStrategy::GuardWithIf);
 }
 
 } // namespace ssm::codegen

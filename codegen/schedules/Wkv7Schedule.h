@@ -12,7 +12,7 @@ namespace ssm::codegen {
 /// when `s.parallel`; the decay factors and the first rank-one term at root,
 /// vectorised along their fastest dim; y and the final state vectorised (the
 /// translator computes them at root).
-void scheduleWkv7(const Wkv7Funcs &f, const CpuSchedule &s, const Halide::Target &t);
+void scheduleWkv7(Wkv7Kernel &k, const CpuSchedule &s, const Halide::Target &t);
 
 } // namespace ssm::codegen
 
