@@ -47,7 +47,8 @@ class Mamba2Graph {
 public:
   Mamba2Graph(const Mamba2Config &c, MlirEmitter &e) : c(c), e(e) {}
 
-  void emitFunction(const std::string &name, int64_t len, bool step, const std::string &block);
+  void emitFunction(const std::string &name, int64_t len, bool step, const std::string &block,
+                    LogitsRows rows);
   void emitBlock(const std::string &name, int64_t len, bool step);
 
 private:
@@ -270,7 +271,7 @@ void Mamba2Graph::emitBlock(const std::string &name, int64_t len, bool isStep) {
 }
 
 void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep,
-                               const std::string &block) {
+                               const std::string &block, LogitsRows rows) {
   L = len;
   step = isStep;
   params.clear();
@@ -294,7 +295,8 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
     params[p.name] = v;
     sig += ",\n    " + v.name + ": " + tensorType(p.shape) + " {ssm.param = \"" + p.name + "\"}";
   }
-  sig += ")\n    -> (" + tensorType({L, c.vocabSize}) + " {ssm.name = \"logits\"}";
+  const int64_t logitRows = rows == LogitsRows::All ? L : 1;
+  sig += ")\n    -> (" + tensorType({logitRows, c.vocabSize}) + " {ssm.name = \"logits\"}";
   for (const MambaState &s : states)
     sig += ",\n        " + tensorType(s.shape) + " {ssm.state = \"" + s.name + "\"}";
   sig += ") {";
@@ -341,6 +343,10 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
   }
   e.line(std::string("// Final RMSNorm and the LM head") +
          (c.tieWordEmbeddings ? " (tied: the embedding table)." : "."));
+  if (logitRows < L) {
+    e.line("// Only the last position's logits: its hidden state alone goes on.");
+    h = e.slice(h, {L - 1, 0}, {1, c.hiddenSize}, {1, c.hiddenSize}, "h_last");
+  }
   TValue hn = rmsNorm(h, param("backbone.norm_f.weight"), "final_normed");
   TValue logits = e.linear(
       hn, param(c.tieWordEmbeddings ? "backbone.embedding.weight" : "lm_head.weight"), "logits");
@@ -356,7 +362,7 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
 
 } // namespace
 
-std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen) {
+std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen, LogitsRows rows) {
   MlirEmitter e;
   e.text = "// Mamba-2 language model (transformers Mamba2ForCausalLM / mamba_ssm Mamba2): "
            "d_model " + std::to_string(c.hiddenSize) + ", d_inner " +
@@ -369,11 +375,11 @@ std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen) {
            "(ssm.state),\n// the weights (ssm.param); results: logits, the updated states.\n"
            "module {\n";
   Mamba2Graph g(c, e);
-  g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence");
+  g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence", rows);
   e.text += "\n";
   g.emitBlock("block_sequence", seqLen, /*step=*/false);
   e.text += "\n";
-  g.emitFunction("forward_step", 1, /*step=*/true, "block_step");
+  g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last);
   e.text += "\n";
   g.emitBlock("block_step", 1, /*step=*/true);
   e.text += "}\n";
@@ -381,7 +387,7 @@ std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen) {
 }
 
 bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                     std::string &error) {
+                     std::string &error, LogitsRows rows) {
   Mamba2Config c;
   if (!parseMamba2Config(config, c, error))
     return false;
@@ -389,7 +395,7 @@ bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &
     error = "sequence length " + std::to_string(seqLen) + " is out of range (1 to 16777216)";
     return false;
   }
-  mlir = buildMamba2Module(c, seqLen);
+  mlir = buildMamba2Module(c, seqLen, rows);
   return true;
 }
 

@@ -101,13 +101,15 @@ std::vector<MambaParam> mamba2Params(const Mamba2Config &config);
 /// Per layer "layers.N.conv_state" (conv_dim, W - 1), "layers.N.ssm_state" (H, P, N).
 std::vector<MambaState> mamba2States(const Mamba2Config &config);
 
-/// The model graph (module text) for sequences of `seqLen` tokens.
-std::string buildMamba2Module(const Mamba2Config &config, int64_t seqLen);
+/// The model graph (module text) for sequences of `seqLen` tokens;
+/// @forward_sequence returns the logits of `rows` (import/ModelBuilder.h).
+std::string buildMamba2Module(const Mamba2Config &config, int64_t seqLen,
+                              LogitsRows rows = LogitsRows::Last);
 
 /// buildMamba2Module from a config (or model.json's "config"); false with
 /// `error` on an invalid config or seqLen out of range.
 bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                     std::string &error);
+                     std::string &error, LogitsRows rows = LogitsRows::Last);
 
 /// The model.json document of an import.
 nlohmann::json mamba2ModelJson(const Mamba2Config &config, int64_t seqLen,

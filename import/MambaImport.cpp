@@ -73,7 +73,8 @@ json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &sou
 }
 
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
-                 const std::string &outDir, bool force, int64_t seqLen, std::string &error) {
+                 const std::string &outDir, bool force, int64_t seqLen, std::string &error,
+                 LogitsRows rows) {
   json rawConfig;
   if (!readJsonFile(configPath, rawConfig, error))
     return false;
@@ -96,7 +97,7 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       return false;
     }
     params = mamba2Params(cfg);
-    mlir = buildMamba2Module(cfg, seqLen);
+    mlir = buildMamba2Module(cfg, seqLen, rows);
     model = mamba2ModelJson(cfg, seqLen, safetensorsPath);
     numLayers = cfg.numLayers;
   } else {
@@ -105,7 +106,7 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       error = configPath + ": " + error;
       return false;
     }
-    if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error))
+    if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error, rows))
       return false;
     params = mambaParams(cfg);
     model = mambaModelJson(cfg, seqLen, safetensorsPath);

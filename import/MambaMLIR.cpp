@@ -375,8 +375,10 @@ void writeBlock(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, b
 /// One function: `step` selects the decode form (one token,
 /// ssm.selective_update) over the prefill form (seqLen tokens, selective
 /// scan).
-void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, bool step) {
+void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, bool step,
+                   LogitsRows rows) {
   const int64_t L = step ? 1 : seqLen;
+  const int64_t logitRows = rows == LogitsRows::All ? L : 1;
   const int64_t di = c.intermediateSize, n = c.stateSize,
                 r = c.timeStepRank, w = c.convKernel, v = c.vocabSize;
   std::vector<MambaParam> params = mambaParams(c);
@@ -404,7 +406,7 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
   for (const MambaParam &mp : params)
     out << ",\n    " << p[mp.name].name << ": " << tensorType(mp.shape) << " {ssm.param = \""
         << mp.name << "\"}";
-  out << ")\n    -> (" << tensorType({L, v}) << " {ssm.name = \"logits\"}";
+  out << ")\n    -> (" << tensorType({logitRows, v}) << " {ssm.name = \"logits\"}";
   for (size_t i = 0; i < states.size(); ++i)
     out << ",\n        " << stateIn[i].type() << " {ssm.state = \"" << states[i].name << "\"}";
   out << ") {\n";
@@ -437,6 +439,13 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
   wr.setPrefix("");
   os << "\n  // Final RMSNorm and the LM head"
      << (c.tieWordEmbeddings ? " (tied: the embedding table)" : "") << ".\n";
+  if (logitRows < L) {
+    os << "  // Only the last position's logits: its hidden state alone goes on.\n";
+    Val last{wr.fresh("h_last"), {1, c.hiddenSize}};
+    os << "  " << last.name << " = tensor.extract_slice " << h.name << "[" << L - 1 << ", 0] [1, "
+       << c.hiddenSize << "] [1, 1] : " << h.type() << " to " << last.type() << "\n";
+    h = last;
+  }
   Val hn = wr.rmsNorm(h, p["backbone.norm_f.weight"]);
   Val logits = wr.linear(hn, p[c.tieWordEmbeddings ? "backbone.embedding.weight" : "lm_head.weight"]);
   os << "  return " << logits.name;
@@ -451,7 +460,7 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
 
 } // namespace
 
-std::string buildMambaModule(const MambaConfig &c, int64_t seqLen) {
+std::string buildMambaModule(const MambaConfig &c, int64_t seqLen, LogitsRows rows) {
   std::ostringstream out;
   out << "// Mamba-1 language model (Hugging Face MambaForCausalLM): d_model " << c.hiddenSize
       << ", d_inner " << c.intermediateSize << ", d_state " << c.stateSize << ", d_conv "
@@ -464,18 +473,18 @@ std::string buildMambaModule(const MambaConfig &c, int64_t seqLen) {
       << "#rows = affine_map<(d0, d1) -> (d0, d1)>\n"
       << "#row = affine_map<(d0, d1) -> (d0)>\n"
       << "#col = affine_map<(d0, d1) -> (d1)>\n";
-  writeFunction(out, c, seqLen, /*step=*/false);
+  writeFunction(out, c, seqLen, /*step=*/false, rows);
   out << "\n";
   writeBlock(out, c, seqLen, /*step=*/false);
   out << "\n";
-  writeFunction(out, c, seqLen, /*step=*/true);
+  writeFunction(out, c, seqLen, /*step=*/true, LogitsRows::Last);
   out << "\n";
   writeBlock(out, c, seqLen, /*step=*/true);
   return out.str();
 }
 
 bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                    std::string &error) {
+                    std::string &error, LogitsRows rows) {
   MambaConfig c;
   if (!parseMambaConfig(config, c, error))
     return false;
@@ -483,7 +492,7 @@ bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &m
     error = "sequence length " + std::to_string(seqLen) + " is out of range (1 to 16777216)";
     return false;
   }
-  mlir = buildMambaModule(c, seqLen);
+  mlir = buildMambaModule(c, seqLen, rows);
   return true;
 }
 

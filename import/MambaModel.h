@@ -34,6 +34,8 @@
 #ifndef SSM_IMPORT_MAMBAMODEL_H
 #define SSM_IMPORT_MAMBAMODEL_H
 
+#include "import/ModelBuilder.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -129,13 +131,15 @@ struct MambaState {
 /// "layers.N.ssm_state" (d_inner, N); both start at zero.
 std::vector<MambaState> mambaStates(const MambaConfig &config);
 
-/// The model graph (module text) for sequences of `seqLen` tokens.
-std::string buildMambaModule(const MambaConfig &config, int64_t seqLen);
+/// The model graph (module text) for sequences of `seqLen` tokens;
+/// @forward_sequence returns the logits of `rows` (import/ModelBuilder.h).
+std::string buildMambaModule(const MambaConfig &config, int64_t seqLen,
+                             LogitsRows rows = LogitsRows::Last);
 
 /// buildMambaModule from a Hugging Face config (or model.json's "config").
 /// Returns false with `error` on an invalid config or seqLen < 1.
 bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                    std::string &error);
+                    std::string &error, LogitsRows rows = LogitsRows::Last);
 
 /// The model.json document of an import.
 nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
@@ -148,8 +152,10 @@ nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
 /// non-empty one is refused unless `force`. Every tensor the graph needs must
 /// be present with its exact shape (F32, F16, BF16 or F64; written as F32).
 /// On failure returns false with `error` naming the file, field or tensor.
+/// model.mlir's @forward_sequence returns the logits of `rows`.
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
-                 const std::string &outDir, bool force, int64_t seqLen, std::string &error);
+                 const std::string &outDir, bool force, int64_t seqLen, std::string &error,
+                 LogitsRows rows = LogitsRows::Last);
 
 } // namespace ssm::importer
 

@@ -10,7 +10,7 @@
 namespace ssm::importer {
 
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
-                    std::string &error) {
+                    std::string &error, LogitsRows rows) {
   if (seqLen < 1) {
     error = "sequence length must be at least 1, got " + std::to_string(seqLen);
     return false;
@@ -30,15 +30,15 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
     RwkvConfig config;
     if (!rwkvConfigFromJson(modelJsonText, config, error))
       return false;
-    return buildRwkvMLIR(config, seqLen, mlir, error);
+    return buildRwkvMLIR(config, seqLen, mlir, error, rows);
   }
   if (arch == "mamba1" || arch == "mamba2") {
     if (!j.contains("config") || !j["config"].is_object()) {
       error = "model.json has no object \"config\"";
       return false;
     }
-    return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error)
-                            : buildMamba2MLIR(j["config"], seqLen, mlir, error);
+    return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error, rows)
+                            : buildMamba2MLIR(j["config"], seqLen, mlir, error, rows);
   }
   error = "unknown architecture '" + arch +
           "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2)";

@@ -6,14 +6,18 @@
 //   func.func @forward_sequence(%tokens: tensor<Lxi32> {ssm.name = "tokens"},
 //       <states, each {ssm.state = "<name>"}, in model.json "states" order>,
 //       <weights, each {ssm.param = "<tensor name in weights.safetensors>"}>)
-//       -> (tensor<Lx<vocab>xf32> {ssm.name = "logits"}, <states, same order>)
+//       -> (tensor<Rx<vocab>xf32> {ssm.name = "logits"}, <states, same order>)
 //   func.func @forward_step(%token: tensor<1xi32> {ssm.name = "tokens"},
 //       <same states>, <same weights>)
 //       -> (tensor<1x<vocab>xf32> {ssm.name = "logits"}, <same states>)
 //
-// forward_sequence runs the scan form (logits at every position);
-// forward_step the state-update form. A model directory's model.mlir is
-// exactly buildModelMLIR(model.json, --seq-len). No MLIR link.
+// forward_sequence runs the scan form; its logits are those of the last
+// position only (R = 1: the final hidden state is sliced before the norm and
+// the LM head, so a long prompt does not pay L x vocab for one row) or, in
+// the LogitsRows::All variant, of every position (R = L). forward_step runs
+// the state-update form. A model directory's model.mlir is exactly
+// buildModelMLIR(model.json, --seq-len, --all-logits ? All : Last). No MLIR
+// link.
 #ifndef SSM_IMPORT_MODELBUILDER_H
 #define SSM_IMPORT_MODELBUILDER_H
 
@@ -22,16 +26,23 @@
 
 namespace ssm::importer {
 
+/// Which positions' logits @forward_sequence computes and returns.
+enum class LogitsRows {
+  Last, // (1, vocab): the position after the last token (prefill, generation)
+  All,  // (L, vocab): every position (scoring, --all-logits-out)
+};
+
 /// Dispatches on model.json's "architecture" ("rwkv4", "rwkv5.1", "rwkv5.2",
 /// "rwkv6", "rwkv7", "mamba1", "mamba2"). Returns false with `error` set for bad JSON, an unknown
 /// architecture, or seqLen < 1.
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
-                    std::string &error);
+                    std::string &error, LogitsRows rows = LogitsRows::Last);
 
 } // namespace ssm::importer
 
 namespace ssm {
 using importer::buildModelMLIR; // the runner calls it as ssm::buildModelMLIR
+using importer::LogitsRows;
 } // namespace ssm
 
 #endif // SSM_IMPORT_MODELBUILDER_H

@@ -52,8 +52,9 @@ public:
   /// A public graph function: embedding and ln0, one func.call of
   /// `block` per layer, ln_out and the head.
   /// RWKV-7: layer 0 calls `blockFirst` (which returns v_first), the others `block`.
+  /// `rows`: the head for every position or only the last (ModelBuilder.h).
   void emitFunction(const std::string &name, int64_t L, bool step, const std::string &block,
-                    const std::string &blockFirst = "");
+                    LogitsRows rows, const std::string &blockFirst = "");
   /// The private function of one block (every layer has the same shapes):
   /// (x, the layer's states, the layer's weights) -> (x, new states), with
   /// states in rwkvStates order and weights in blockParamSuffixes() order.
@@ -787,7 +788,8 @@ void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int
 }
 
 void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
-                             const std::string &block, const std::string &blockFirst) {
+                             const std::string &block, LogitsRows rows,
+                             const std::string &blockFirst) {
   L = len;
   step = isStep;
   params.clear();
@@ -810,7 +812,8 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
     params[p.name] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.param = \"" + p.name + "\"}";
   }
-  sig += ")\n    -> (" + tensorType({L, c.nVocab}) + " {ssm.name = \"logits\"}";
+  const int64_t logitRows = rows == LogitsRows::All ? L : 1;
+  sig += ")\n    -> (" + tensorType({logitRows, c.nVocab}) + " {ssm.name = \"logits\"}";
   for (const RwkvState &s : stateList)
     sig += ",\n        " + tensorType(s.shape) + " {ssm.state = \"" + s.name + "\"}";
   sig += ") {";
@@ -857,6 +860,8 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
     if (first)
       vf = TValue{r + "#" + std::to_string(nResults - 1), x.shape};
   }
+  if (logitRows < L) // only the last position's head: slice before ln_out
+    x = e.slice(x, {L - 1, 0}, {1, c.nEmbed}, {1, c.nEmbed}, "x_last");
   TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
   TValue logits = e.linear(xo, param("head.weight"), "logits");
 
@@ -872,7 +877,8 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
 
 } // namespace
 
-bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::string &error) {
+bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::string &error,
+                   LogitsRows rows) {
   if (seqLen < 1) {
     error = "sequence length must be at least 1, got " + std::to_string(seqLen);
     return false;
@@ -930,7 +936,7 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
   // Missing parameters are caught here: param() throws std::out_of_range.
   try {
     if (c.isV7()) {
-      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence",
+      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence", rows,
                      "block0_sequence");
       e.text += "\n";
       g.emitBlock("block0_sequence", seqLen, /*step=*/false, 0);
@@ -939,7 +945,8 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
         g.emitBlock("block_sequence", seqLen, /*step=*/false, 1);
       }
       e.text += "\n";
-      g.emitFunction("forward_step", 1, /*step=*/true, "block_step", "block0_step");
+      g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last,
+                     "block0_step");
       e.text += "\n";
       g.emitBlock("block0_step", 1, /*step=*/true, 0);
       if (two) {
@@ -947,11 +954,11 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
         g.emitBlock("block_step", 1, /*step=*/true, 1);
       }
     } else {
-      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence");
+      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence", rows);
       e.text += "\n";
       g.emitBlock("block_sequence", seqLen, /*step=*/false);
       e.text += "\n";
-      g.emitFunction("forward_step", 1, /*step=*/true, "block_step");
+      g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last);
       e.text += "\n";
       g.emitBlock("block_step", 1, /*step=*/true);
     }

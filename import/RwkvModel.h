@@ -7,6 +7,7 @@
 #ifndef SSM_IMPORT_RWKVMODEL_H
 #define SSM_IMPORT_RWKVMODEL_H
 
+#include "import/ModelBuilder.h"
 #include "import/RwkvFile.h"
 
 #include <cstdint>
@@ -71,9 +72,9 @@ bool rwkvConfigFromJson(const std::string &modelJsonText, RwkvConfig &config,
                         std::string &error);
 
 /// The module with @forward_sequence (seqLen tokens) and @forward_step (one
-/// token); see import/ModelBuilder.h for the calling convention.
+/// token); see import/ModelBuilder.h for the calling convention and `rows`.
 bool buildRwkvMLIR(const RwkvConfig &config, int64_t seqLen, std::string &mlir,
-                   std::string &error);
+                   std::string &error, LogitsRows rows = LogitsRows::Last);
 
 } // namespace ssm::importer
 

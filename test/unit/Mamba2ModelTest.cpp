@@ -231,7 +231,12 @@ TEST(Mamba2Graph, BothFormsWithTheirOps) {
   ASSERT_TRUE(buildMamba2MLIR(tinyConfig(), 12, mlir, error)) << error;
   EXPECT_EQ(count(mlir, "func.func @forward_sequence("), 1u);
   EXPECT_EQ(count(mlir, "func.func @forward_step("), 1u);
-  EXPECT_NE(mlir.find("-> (tensor<12x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_NE(mlir.find("-> (tensor<1x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_NE(mlir.find("%h_last = tensor.extract_slice"), std::string::npos);
+  std::string all;
+  ASSERT_TRUE(buildMamba2MLIR(tinyConfig(), 12, all, error, LogitsRows::All)) << error;
+  EXPECT_NE(all.find("-> (tensor<12x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_EQ(all.find("%h_last"), std::string::npos);
   EXPECT_EQ(count(mlir, "ssm.ssd_scan"), 1u);
   EXPECT_EQ(count(mlir, "{chunk_size = 64 : i64}"), 1u);
   EXPECT_EQ(count(mlir, "ssm.selective_update"), 1u);

@@ -324,7 +324,11 @@ TEST(MambaGraph, HasBothFunctionsWithTheContractSignature) {
   EXPECT_EQ(count(mlir, "func.func @forward_step("), 1u);
   EXPECT_NE(mlir.find("%tokens: tensor<16xi32> {ssm.name = \"tokens\"}"), std::string::npos);
   EXPECT_NE(mlir.find("%tokens: tensor<1xi32> {ssm.name = \"tokens\"}"), std::string::npos);
-  EXPECT_NE(mlir.find("-> (tensor<16x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  // The head for the last position only: the hidden state is sliced first.
+  EXPECT_NE(mlir.find("-> (tensor<1x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_EQ(mlir.find("-> (tensor<16x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_NE(mlir.find("[15, 0] [1, 64] [1, 1] : tensor<16x64xf32> to tensor<1x64xf32>"),
+            std::string::npos);
   EXPECT_NE(mlir.find("-> (tensor<1x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
   // Each state is an argument and a result of both functions.
   EXPECT_EQ(count(mlir, "tensor<128x3xf32> {ssm.state = \"layers.0.conv_state\"}"), 4u);
@@ -353,6 +357,17 @@ TEST(MambaGraph, HasBothFunctionsWithTheContractSignature) {
   EXPECT_NE(mlir.find("%n = arith.constant 64.0 : f32"), std::string::npos);
 }
 
+TEST(MambaGraph, AllLogitsVariantComputesEveryPosition) {
+  std::string last, all, error;
+  ASSERT_TRUE(buildMambaMLIR(tinyConfig(), 16, last, error)) << error;
+  ASSERT_TRUE(buildMambaMLIR(tinyConfig(), 16, all, error, LogitsRows::All)) << error;
+  EXPECT_NE(all.find("-> (tensor<16x256xf32> {ssm.name = \"logits\"}"), std::string::npos);
+  EXPECT_EQ(all.find("to tensor<1x64xf32>"), std::string::npos);
+  // The step function is the same in both.
+  EXPECT_EQ(last.substr(last.find("func.func @forward_step(")),
+            all.substr(all.find("func.func @forward_step(")));
+}
+
 TEST(MambaGraph, TiedHeadAndBiases) {
   std::string mlir, error;
   ASSERT_TRUE(buildMambaMLIR(smallConfig(), 5, mlir, error)) << error;
@@ -361,7 +376,7 @@ TEST(MambaGraph, TiedHeadAndBiases) {
   // The last matmul of each public function (the head) reads the embedding
   // table; the block functions follow them.
   size_t head = mlir.rfind("linalg.matmul_transpose_b", mlir.find("func.func private @block_step"));
-  EXPECT_NE(mlir.find("%embedding_weight : tensor<5x8xf32>, tensor<11x8xf32>"), std::string::npos);
+  EXPECT_NE(mlir.find("%embedding_weight : tensor<1x8xf32>, tensor<11x8xf32>"), std::string::npos);
   EXPECT_NE(mlir.find("%embedding_weight", head), std::string::npos);
   EXPECT_EQ(count(mlir, "in_proj.bias\"}"), 4u);
   // Residual + biased out_proj, once per block function (sequence, step),

@@ -383,7 +383,10 @@ TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
               std::string::npos);
     EXPECT_NE(a.find("func.func @forward_step(%tokens: tensor<1xi32> {ssm.name = \"tokens\"}"),
               std::string::npos);
-    EXPECT_NE(a.find("-> (tensor<5x16xf32> {ssm.name = \"logits\"}"), std::string::npos);
+    // The last position's logits by default, every position's on request.
+    EXPECT_NE(a.find("-> (tensor<1x16xf32> {ssm.name = \"logits\"}"), std::string::npos);
+    ASSERT_TRUE(buildModelMLIR(json, 5, b, err, LogitsRows::All)) << err;
+    EXPECT_NE(b.find("-> (tensor<5x16xf32> {ssm.name = \"logits\"}"), std::string::npos);
     EXPECT_NE(a.find("{ssm.param = \"head.weight\"}"), std::string::npos);
     EXPECT_NE(a.find("{ssm.state = \"blocks.1.att_xx\"}"), std::string::npos);
     EXPECT_NE(a.find("tensor.extract"), std::string::npos);

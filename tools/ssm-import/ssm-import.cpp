@@ -1,9 +1,10 @@
 // ssm-import: model files -> a model directory (model.mlir, weights.safetensors, model.json).
 //
-//   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]
+//   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits]
 //   ssm-import mamba <model.safetensors> [--config config.json] -o <dir> [--force] [--seq-len N]
+//              [--all-logits]
 //
-// model.mlir is exactly buildModelMLIR(model.json, N) (import/ModelBuilder.h);
+// model.mlir is exactly buildModelMLIR(model.json, N, rows) (import/ModelBuilder.h);
 // it is parsed and verified before anything is written. Exit codes
 // (CONTRACTS.md): 0 written; 1 the generated graph did not verify (a bug
 // here, reported with the diagnostics); 2 could not run (bad arguments,
@@ -43,8 +44,9 @@ const char *kUsage =
     "ssm-import: import a model into an ssm-opt model directory\n"
     "\n"
     "usage:\n"
-    "  ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N]\n"
+    "  ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits]\n"
     "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
+    "                   [--all-logits]\n"
     "\n"
     "Formats:\n"
     "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2, 6, 7)\n"
@@ -55,7 +57,8 @@ const char *kUsage =
     "         backbone.embedding.weight, d_model / n_layer / ssm_cfg), told apart by\n"
     "         what the files hold\n"
     "\n"
-    "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, and\n"
+    "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, returning\n"
+    "the logits of the last position, and\n"
     "@forward_step for one token), <dir>/weights.safetensors (every parameter as\n"
     "F32) and <dir>/model.json (architecture, config, states, parameters).\n"
     "\n"
@@ -65,6 +68,8 @@ const char *kUsage =
     "  --force             write into an existing non-empty directory\n"
     "  --seq-len N         tokens of @forward_sequence in model.mlir (default 16); the\n"
     "                      runner regenerates the graph for any length\n"
+    "  --all-logits        @forward_sequence in model.mlir returns every position's\n"
+    "                      logits (L, vocab) instead of the last one's (1, vocab)\n"
     "  --config <file>     config.json (mamba; default: config.json beside the model)\n"
     "  -h, --help          this text\n"
     "\n"
@@ -100,7 +105,8 @@ bool verifyModule(const std::string &text, const std::string &name, std::string 
   return true;
 }
 
-int importRwkv(const std::string &input, const std::string &outDir, bool force, int64_t seqLen) {
+int importRwkv(const std::string &input, const std::string &outDir, bool force, int64_t seqLen,
+               LogitsRows rows) {
   std::string error;
   RwkvFile file;
   if (!readRwkvFile(input, file, error))
@@ -111,7 +117,7 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
 
   std::string json = rwkvModelJson(config, input);
   std::string mlir;
-  if (!buildModelMLIR(json, seqLen, mlir, error))
+  if (!buildModelMLIR(json, seqLen, mlir, error, rows))
     return cannotRun(input + ": " + error);
   if (!verifyModule(mlir, (fs::path(gOutputName) / "model.mlir").string(), error)) {
     std::cerr << "ssm-import: error: " << error;
@@ -144,7 +150,7 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
 }
 
 int importMambaModel(const std::string &input, const std::string &configPath,
-                     const std::string &outDir, bool force, int64_t seqLen) {
+                     const std::string &outDir, bool force, int64_t seqLen, LogitsRows rows) {
   std::string configFile = configPath;
   if (configFile.empty()) {
     // As from_pretrained finds it: config.json in the checkpoint's folder.
@@ -156,7 +162,7 @@ int importMambaModel(const std::string &input, const std::string &configPath,
     configFile = beside.string();
   }
   std::string error;
-  if (!importMamba(input, configFile, outDir, force, seqLen, error))
+  if (!importMamba(input, configFile, outDir, force, seqLen, error, rows))
     return cannotRun(error);
   // Check what was written, as for RWKV.
   std::string written = (fs::path(outDir) / "model.mlir").string();
@@ -188,6 +194,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> positional;
   std::string outDir, configPath;
   bool force = false;
+  LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -208,6 +215,8 @@ int main(int argc, char **argv) {
       outDir = a.substr(a.find('=') + 1);
     } else if (a == "--force" || a == "-force") {
       force = true;
+    } else if (a == "--all-logits" || a == "-all-logits") {
+      rows = LogitsRows::All;
     } else if (a == "--config" || a == "-config") {
       if (!value(a, configPath))
         return cannotRun(a + " needs a file");
@@ -256,8 +265,9 @@ int main(int argc, char **argv) {
   std::string staged = stagingDir(outDir);
   fs::remove_all(staged, ec);
   gOutputName = outDir;
-  int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen)
-                            : importMambaModel(input, configPath, staged, /*force=*/true, seqLen);
+  int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen, rows)
+                            : importMambaModel(input, configPath, staged, /*force=*/true, seqLen,
+                                                         rows);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))
     rc = cannotRun(error);
   fs::remove_all(staged, ec);

@@ -41,7 +41,8 @@ public:
   /// Back to the initial states.
   virtual void reset() = 0;
   /// Runs `tokens` through the sequence function (one call of the scan
-  /// form); `all` receives every position's logits.
+  /// form); `all` receives the logits of the rows the engine was built for
+  /// (LogitsRows: the last position's, or every position's).
   virtual bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all,
                         std::string &error, int &code) = 0;
   /// Runs one token through the step function; `logits` receives its logits.
@@ -52,8 +53,9 @@ public:
 /// carried here by name.
 class ReferenceEngine : public Engine {
 public:
-  ReferenceEngine(mlir::MLIRContext &ctx, const rt::ModelSpec &spec, rt::WeightFile &weights)
-      : ctx(ctx), spec(spec), weights(weights) {
+  ReferenceEngine(mlir::MLIRContext &ctx, const rt::ModelSpec &spec, rt::WeightFile &weights,
+                  LogitsRows rows)
+      : ctx(ctx), spec(spec), weights(weights), rows(rows) {
     for (const rt::StateSpec &s : spec.states)
       initial[s.name].assign(static_cast<size_t>(s.numel), s.init);
     states = initial;
@@ -141,7 +143,7 @@ private:
     if (it != modules.end())
       return it->second->get();
     std::string text;
-    if (!buildModelMLIR(spec.text, len, text, error))
+    if (!buildModelMLIR(spec.text, len, text, error, rows))
       return nullptr;
     llvm::SourceMgr sm;
     mlir::SourceMgrDiagnosticHandler diag(sm, &ctx);
@@ -158,6 +160,7 @@ private:
   mlir::MLIRContext &ctx;
   const rt::ModelSpec &spec;
   rt::WeightFile &weights;
+  LogitsRows rows;
   std::map<std::string, std::vector<float>> initial, states;
   std::map<int64_t, std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>>> modules;
 };
@@ -169,8 +172,8 @@ private:
 /// time it runs in sequence mode.
 class CompiledEngine : public Engine {
 public:
-  CompiledEngine(const ModelRunOptions &o, rt::Model &model)
-      : opts(o), model(model), stream(model) {}
+  CompiledEngine(const ModelRunOptions &o, rt::Model &model, LogitsRows rows)
+      : opts(o), model(model), stream(model), rows(rows) {}
 
   void reset() override { stream.reset(); }
   bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
@@ -180,7 +183,12 @@ public:
                    std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(tokens.size()));
     if (!covered && !compile(static_cast<int64_t>(tokens.size()), error, code))
       return false;
-    return check(stream.prefill(tokens.data(), tokens.size(), &all), error, code);
+    if (rows == LogitsRows::All)
+      return check(stream.prefill(tokens.data(), tokens.size(), &all), error, code);
+    if (!check(stream.prefill(tokens.data(), tokens.size()), error, code))
+      return false;
+    all = stream.logits();
+    return true;
   }
   bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) override {
     // Any compiled graph has the step function; the one-token graph is the
@@ -197,7 +205,7 @@ private:
   bool compile(int64_t len, std::string &error, int &code) {
     code = kCannotRun;
     std::string text;
-    if (!buildModelMLIR(model.spec().text, len, text, error))
+    if (!buildModelMLIR(model.spec().text, len, text, error, rows))
       return false;
     std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code);
     if (dir.empty())
@@ -215,6 +223,7 @@ private:
   const ModelRunOptions &opts;
   rt::Model &model;
   rt::Stream stream;
+  LogitsRows rows;
 };
 
 bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
@@ -300,10 +309,14 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   if (!weights)
     return fail(kCannotRun, status.message());
 
+  // The sequence graph computes the head for every position only when
+  // they are asked for (issue 8): otherwise for the last one.
+  const bool allRows = o.mode == "sequence" && !o.allLogitsOut.empty();
+  const LogitsRows rows = allRows ? LogitsRows::All : LogitsRows::Last;
   std::unique_ptr<rt::Model> model;
   std::unique_ptr<Engine> engine;
   if (o.engine == "reference") {
-    engine = std::make_unique<ReferenceEngine>(ctx, spec, *weights);
+    engine = std::make_unique<ReferenceEngine>(ctx, spec, *weights, rows);
   } else {
     model = rt::Model::open(spec, std::move(weights), status);
     if (!model)
@@ -319,7 +332,7 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
                    << (lengths.empty() ? "none" : lengths)
                    << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
     }
-    engine = std::make_unique<CompiledEngine>(o, *model);
+    engine = std::make_unique<CompiledEngine>(o, *model, rows);
   }
 
   std::vector<float> allLogits, logits;
@@ -342,11 +355,12 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   if (!runPrompt(allLogits))
     return fail(code, error);
   double promptSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int64_t rowsOut = o.mode == "sequence" && !allRows ? 1 : static_cast<int64_t>(tokens.size());
   if (vocab <= 0)
-    vocab = static_cast<int64_t>(allLogits.size() / tokens.size());
-  if (static_cast<int64_t>(allLogits.size()) != vocab * static_cast<int64_t>(tokens.size()))
+    vocab = static_cast<int64_t>(allLogits.size()) / rowsOut;
+  if (static_cast<int64_t>(allLogits.size()) != vocab * rowsOut)
     return fail(kFailed, "the model returned " + std::to_string(allLogits.size()) +
-                             " logits for " + std::to_string(tokens.size()) + " tokens");
+                             " logits for " + std::to_string(rowsOut) + " position(s)");
   llvm::errs() << llvm::formatv("ssm-run: prompt: {0} tokens in {1:f1} ms ({2:f1} tokens/s, {3}, {4} "
                                 "engine{5})\n",
                                 tokens.size(), promptSec * 1e3, tokens.size() / promptSec, o.mode,

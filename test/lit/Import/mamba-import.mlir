@@ -26,7 +26,7 @@
 // CHECK-SAME: %arg5: tensor<256x64xf32> {ssm.param = "backbone.embedding.weight"}
 // CHECK-SAME: %arg8: tensor<128x1x4xf32> {ssm.param = "backbone.layers.0.mixer.conv1d.weight"}
 // CHECK-SAME: %arg27: tensor<256x64xf32> {ssm.param = "lm_head.weight"})
-// CHECK-SAME: -> (tensor<16x256xf32> {ssm.name = "logits"}, tensor<128x3xf32> {ssm.state = "layers.0.conv_state"}, tensor<128x16xf32> {ssm.state = "layers.0.ssm_state"}, tensor<128x3xf32> {ssm.state = "layers.1.conv_state"}, tensor<128x16xf32> {ssm.state = "layers.1.ssm_state"})
+// CHECK-SAME: -> (tensor<1x256xf32> {ssm.name = "logits"}, tensor<128x3xf32> {ssm.state = "layers.0.conv_state"}, tensor<128x16xf32> {ssm.state = "layers.0.ssm_state"}, tensor<128x3xf32> {ssm.state = "layers.1.conv_state"}, tensor<128x16xf32> {ssm.state = "layers.1.ssm_state"})
 // The embedding is a gather from the table.
 // CHECK: linalg.generic
 // CHECK: arith.index_cast %{{.*}} : i32 to index
@@ -34,7 +34,9 @@
 // Each layer is one call of the block function, with its states and weights.
 // CHECK: %[[L0:.*]]:3 = call @block_sequence(%{{.*}}, %arg1, %arg2, %arg6, %arg7, %arg8, %arg9
 // CHECK: %[[L1:.*]]:3 = call @block_sequence(%[[L0]]#0, %arg3, %arg4, %arg16,
-// CHECK: return {{.*}}, %[[L0]]#1, %[[L0]]#2, %[[L1]]#1, %[[L1]]#2 : tensor<16x256xf32>, tensor<128x3xf32>, tensor<128x16xf32>, tensor<128x3xf32>, tensor<128x16xf32>
+// Only the last position goes through norm_f and the head.
+// CHECK: tensor.extract_slice %[[L1]]#0[15, 0] [1, 64] [1, 1] : tensor<16x64xf32> to tensor<1x64xf32>
+// CHECK: return {{.*}}, %[[L0]]#1, %[[L0]]#2, %[[L1]]#1, %[[L1]]#2 : tensor<1x256xf32>, tensor<128x3xf32>, tensor<128x16xf32>, tensor<128x3xf32>, tensor<128x16xf32>
 
 // The block: the conv starts from the carried window and returns the new
 // one; the scan starts from the carried state.

@@ -25,6 +25,14 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-step.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 
+// Without --all-logits-out the sequence graph computes the head for the last
+// position only (its logits(1, vocab)); they are the expected last row.
+// RUN: ssm-run %t/model --tokens %{m}/tokens.npy --engine reference --logits-out %t/ref-last.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/ref-last.npy %{m}/expected_logits.npy 1e-4 last | FileCheck %s --check-prefix=LAST
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %{m}/tokens.npy --engine cpu --logits-out %t/cpu-last.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/cpu-last.npy %{m}/expected_logits.npy 1e-4 last | FileCheck %s --check-prefix=LAST
+// LAST: shape=(256) max_abs_diff={{.*}} PASS
+
 // GRAPH-LABEL: func.func @forward_sequence(
 // GRAPH-SAME: {ssm.state = "layers.0.conv_state"}
 // GRAPH-SAME: tensor<8x16x16xf32> {ssm.state = "layers.0.ssm_state"}

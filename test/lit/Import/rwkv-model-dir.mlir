@@ -6,6 +6,7 @@
 // REQUIRES: shared-data
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP16.bin -o %t/m4 --seq-len 5
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP16.bin -o %t/m4all --seq-len 5 --all-logits
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-5v2-730K-FP32.bin -o %t/m5
 
 // RUN: FileCheck %s --check-prefix=JSON4 < %t/m4/model.json
@@ -75,11 +76,17 @@
 // RUN: ssm-opt %t/m4/model.mlir | FileCheck %s --check-prefix=MLIR4
 // MLIR4: func.func @forward_sequence(%arg0: tensor<5xi32> {ssm.name = "tokens"}, %arg1: tensor<128xf32> {ssm.state = "blocks.0.ffn_xx"}, %arg2: tensor<128xf32> {ssm.state = "blocks.0.att_xx"}, %arg3: tensor<128xf32> {ssm.state = "blocks.0.aa"}
 // MLIR4-SAME: %arg21: tensor<256x128xf32> {ssm.param = "emb.weight"}
-// MLIR4-SAME: -> (tensor<5x256xf32> {ssm.name = "logits"}, tensor<128xf32> {ssm.state = "blocks.0.ffn_xx"}
+// MLIR4-SAME: -> (tensor<1x256xf32> {ssm.name = "logits"}, tensor<128xf32> {ssm.state = "blocks.0.ffn_xx"}
+// Only the last position goes through ln_out and the head.
+// MLIR4: tensor.extract_slice {{.*}}[4, 0] [1, 128] [1, 1] : tensor<5x128xf32> to tensor<1x128xf32>
 // MLIR4: ssm.wkv4
 // MLIR4: func.func @forward_step(%arg0: tensor<1xi32> {ssm.name = "tokens"}
 // MLIR4-SAME: -> (tensor<1x256xf32> {ssm.name = "logits"}
 // MLIR4-NOT: ssm.wkv4
+// --all-logits: every position's logits from @forward_sequence.
+// RUN: ssm-opt %t/m4all/model.mlir | FileCheck %s --check-prefix=ALL4
+// ALL4: func.func @forward_sequence(
+// ALL4-SAME: -> (tensor<5x256xf32> {ssm.name = "logits"}
 // RUN: ssm-opt %t/m5/model.mlir | FileCheck %s --check-prefix=MLIR5
 // MLIR5: func.func @forward_sequence(%arg0: tensor<16xi32> {ssm.name = "tokens"}
 // MLIR5-SAME: tensor<8x8x8xf32> {ssm.state = "blocks.0.att_state"}

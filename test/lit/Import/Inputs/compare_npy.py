@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""compare_npy.py A.npy B.npy TOL: the largest |a - b| of two float32 arrays.
+"""compare_npy.py A.npy B.npy TOL [last]: the largest |a - b| of two float32 arrays.
+
+With `last`, B is (L, V) and A is compared with B's last row (shape (V,)).
 
 Prints "shape=(..) max_abs_diff=<x> PASS|FAIL" and exits 1 on FAIL or a
 shape mismatch. No NumPy needed.
@@ -28,6 +30,11 @@ def load(path):
 sa, a = load(sys.argv[1])
 sb, b = load(sys.argv[2])
 tol = float(sys.argv[3])
+if len(sys.argv) > 4 and sys.argv[4] == "last":
+    if len(sb) != 2:
+        sys.exit("%s: `last` needs a rank-2 array" % sys.argv[2])
+    b = b[(sb[0] - 1) * sb[1]:]
+    sb = (sb[1],)
 if sa != sb:
     print("shape mismatch: %s vs %s FAIL" % (sa, sb))
     sys.exit(1)
