@@ -284,10 +284,12 @@ Status Stream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allL
     allLogits->clear();
   size_t done = 0;
   while (done < n) {
-    // The longest compiled call that fits what is left (a step is length 1).
+    // The longest compiled call that fits what is left (a step is length 1)
+    // and returns the logits asked for.
     const Model::Entry *best = nullptr;
     for (const auto &e : model_.entries_)
       if (static_cast<size_t>(e->length) <= n - done &&
+          (!allLogits || e->logitsRows == e->length) &&
           (!best || e->length > best->length || (e->length == best->length && e->step)))
         best = e.get();
     if (!best) {

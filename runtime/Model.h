@@ -107,8 +107,10 @@ public:
   /// Every state back to its model.json init; position 0.
   void reset();
   /// Runs `n` tokens (n >= 1). With `allLogits`, it receives n x vocab
-  /// values (Unsupported when a compiled sequence function returns only its
-  /// last position's logits). Errors: a token outside the vocabulary
+  /// values: only the compiled calls that return every position's logits
+  /// are used (sequence functions built with import LogitsRows::All, and the
+  /// step), so a model whose sequence functions return only the last
+  /// position's runs such a prompt step by step. Errors: a token outside the vocabulary
   /// (InvalidArgument), no compiled function for what is left (Unsupported),
   /// a kernel error (KernelFailed). On error the state is undefined: reset or
   /// load it.

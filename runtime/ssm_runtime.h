@@ -129,8 +129,9 @@ SSM_RT_API void ssm_stream_free(ssm_stream_t *stream);
 SSM_RT_API ssm_status_t ssm_stream_reset(ssm_stream_t *stream);
 
 /* Runs n >= 1 tokens. `all_logits` (may be NULL) receives n * vocab floats,
- * every position's logits (SSM_ERROR_UNSUPPORTED if the compiled sequence
- * function returns only the last position's). After an error the stream's
+ * every position's logits (then only compiled calls that return every
+ * position's are used: a model whose sequence functions return only the last
+ * position's runs the prompt step by step). After an error the stream's
  * state is undefined: reset it or load one. */
 SSM_RT_API ssm_status_t ssm_stream_prefill(ssm_stream_t *stream, const int32_t *tokens, size_t n,
                                            float *all_logits);
