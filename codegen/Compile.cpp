@@ -69,6 +69,42 @@ nlohmann::ordered_json tensorJson(const TensorSignature &t) {
   return j;
 }
 
+/// True when a shared library for `t` can be linked and loaded here: the
+/// host's architecture, bit width and OS.
+bool linksOnHost(const Halide::Target &t) {
+  Halide::Target host = Halide::get_host_target();
+  return t.arch == host.arch && t.bits == host.bits && t.os == host.os;
+}
+
+/// Loads the autoscheduler plugin `name` (lower case) once and returns the
+/// name Halide registers it under.
+std::string loadAutoscheduler(const std::string &name, std::string &error) {
+  static const std::pair<const char *, const char *> known[] = {
+      {"adams2019", "Adams2019"}, {"li2018", "Li2018"}, {"mullapudi2016", "Mullapudi2016"}};
+  for (auto [key, registered] : known) {
+    if (name != key)
+      continue;
+    static std::set<std::string> loaded;
+    if (!loaded.count(key)) {
+      std::string lib = std::string("libautoschedule_") + key + ".so";
+      // Debian's libhalide14-0-dev installs the plugins here.
+      std::string path = "/usr/lib/x86_64-linux-gnu/halide14/" + lib;
+      if (!llvm::sys::fs::exists(path))
+        path = lib; // the dynamic loader's search path
+      try {
+        Halide::load_plugin(path);
+      } catch (const Halide::Error &e) {
+        error = "cannot load the " + name + " autoscheduler (" + path + "): " + e.what();
+        return "";
+      }
+      loaded.insert(key);
+    }
+    return registered;
+  }
+  error = "unknown autoscheduler '" + name + "' (expected " + kAutoschedulers + ")";
+  return "";
+}
+
 } // namespace
 
 bool isValidTarget(const std::string &target) {
@@ -84,6 +120,13 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
   }
   Halide::Target target = toHalideTarget(options.target);
   Halide::Target kernelTarget = target.with_feature(Halide::Target::NoRuntime);
+  TranslateOptions translate;
+  if (!options.autoscheduler.empty()) {
+    translate.autoscheduler = loadAutoscheduler(options.autoscheduler, error);
+    if (translate.autoscheduler.empty())
+      return failure();
+  }
+  const bool shared = linksOnHost(target);
   std::vector<std::string> objects;
   nlohmann::ordered_json manifest;
   manifest["format"] = "ssm-opt-module";
@@ -91,7 +134,12 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
   manifest["compiler"] = kCompilerVersion;
   manifest["target"] = target.to_string();
   manifest["requested_target"] = options.target;
-  manifest["shared_library"] = "lib" + options.libName + ".so";
+  if (shared)
+    manifest["shared_library"] = "lib" + options.libName + ".so";
+  else
+    manifest["shared_library"] = nullptr; // a cross target: link it where it runs
+  if (!options.autoscheduler.empty())
+    manifest["autoscheduler"] = options.autoscheduler;
   manifest["static_library"] = options.libName + ".a";
   manifest["header"] = options.libName + ".h";
   manifest["symbol_prefix"] = options.symbolPrefix;
@@ -104,7 +152,7 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
   // Compiles one function into one kernel and returns its manifest entry.
   auto compileKernel = [&](func::FuncOp func,
                            nlohmann::ordered_json &fj) -> LogicalResult {
-    FailureOr<TranslatedFunction> tf = translateFunction(func, target);
+    FailureOr<TranslatedFunction> tf = translateFunction(func, target, translate);
     if (failed(tf))
       return failure();
     if (options.symbolPrefix != "ssm" && tf->symbol.rfind("ssm_", 0) == 0)
@@ -238,11 +286,11 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
       return failure();
     }
   }
-  std::vector<std::string> all = objects;
-  all.push_back(runtimeObj);
-  if (!linkShared(all, join(options.outDir, "lib" + options.libName + ".so"), error))
-    return failure();
-  {
+  if (shared) {
+    std::vector<std::string> all = objects;
+    all.push_back(runtimeObj);
+    if (!linkShared(all, join(options.outDir, "lib" + options.libName + ".so"), error))
+      return failure();
     // The runtime checks the library's size before dlopen (a truncated
     // library would fault while being mapped).
     uint64_t libBytes = 0;
@@ -251,6 +299,8 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
       return failure();
     }
     manifest["shared_library_bytes"] = libBytes;
+  }
+  {
     std::ofstream h(join(options.outDir, options.libName + ".h"));
     h << header;
     std::ofstream m(join(options.outDir, "manifest.json"));

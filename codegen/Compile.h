@@ -19,7 +19,14 @@ struct CompileOptions {
   /// so that modules compiled with different prefixes link into one program.
   std::string symbolPrefix = "ssm";
   bool emitStmt = false; // also write <symbol>.stmt, Halide's lowered statement
+  /// Empty: apply each op's schedule attribute. Else "adams2019", "li2018"
+  /// or "mullapudi2016": Halide 14's autoscheduler plugin of that name
+  /// schedules every pipeline instead (attributes ignored).
+  std::string autoscheduler;
 };
+
+/// The autoschedulers `--autoschedule` accepts, for messages.
+constexpr const char *kAutoschedulers = "adams2019, li2018, mullapudi2016";
 
 /// True when `target` is a Halide target string this Halide accepts
 /// ("host" included).
@@ -28,7 +35,10 @@ bool isValidTarget(const std::string &target);
 /// Compiles every public func.func of `module` for `options.target` into
 /// `options.outDir`:
 ///   <lib>.a        static library (kernels + Halide runtime)
-///   lib<lib>.so    shared library (the same, for dlopen by the runtime)
+///   lib<lib>.so    shared library (the same, for dlopen by the runtime),
+///                  only for targets this machine can link and load (its
+///                  own architecture and OS); the manifest's
+///                  "shared_library" is null otherwise (cross targets)
 ///   <lib>.h        C header declaring every function (Halide's buffer ABI)
 ///   manifest.json  functions, argument and result names, shapes, dtypes,
 ///                  parameter names, symbols, target, compiler version

@@ -1,6 +1,7 @@
 // Translation state helpers and the registry of per-op lowerings.
 #include "codegen/Lowering.h"
 
+#include "dialect/ScheduleDefaults.h"
 #include "dialect/SsmOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -32,13 +33,65 @@ CpuSchedule LoweringState::scheduleOf(Operation *op) const {
   CpuSchedule s;
   s.vectorWidth = vectorWidth();
   if (auto attr = op->getAttrOfType<ScheduleAttr>(kScheduleAttrName)) {
-    s.vectorWidth = attr.getVectorWidth();
-    s.channelTile = attr.getChannelTile();
-    s.timeChunk = attr.getTimeChunk();
-    s.parallel = attr.getParallel();
-    s.unrollState = attr.getUnrollState();
+    s.vectorWidth = static_cast<int>(attr.getVectorWidth().value_or(s.vectorWidth));
+    s.channelTile = static_cast<int>(attr.getChannelTile().value_or(s.channelTile));
+    s.parallel = attr.getParallel().value_or(s.parallel);
+    s.unrollState = attr.getUnrollState().value_or(s.unrollState);
   }
   return s;
+}
+
+MatmulSchedule LoweringState::matmulScheduleOf(Operation *op, int64_t m, int64_t n, int64_t k,
+                                               bool transposeB) const {
+  auto attr = op->getAttrOfType<MatmulScheduleAttr>(kScheduleAttrName);
+  int vw = vectorWidth();
+  if (attr && attr.getVectorWidth())
+    vw = static_cast<int>(*attr.getVectorWidth());
+  MatmulSchedule s = defaultMatmulSchedule(m, n, k, transposeB, vw, target);
+  if (!attr)
+    return s;
+  if (attr.getAlgorithm()) {
+    bool matvec = *attr.getAlgorithm() == MatmulAlgorithm::matvec;
+    if (matvec != s.matvec) {
+      // The other algorithm's defaults.
+      MatmulSchedule d = defaultMatmulSchedule(matvec ? 1 : 1 << 20, n, k, matvec, vw, target);
+      d.parallel = s.parallel;
+      s = d;
+      s.matvec = matvec;
+    }
+  }
+  s.tileRows = static_cast<int>(attr.getTileRows().value_or(s.tileRows));
+  s.tileCols = static_cast<int>(attr.getTileCols().value_or(s.tileCols));
+  s.tileK = static_cast<int>(attr.getTileK().value_or(s.tileK));
+  s.rowTiles = static_cast<int>(attr.getRowTiles().value_or(s.rowTiles));
+  s.packB = attr.getPackB().value_or(s.packB);
+  s.parallel = attr.getParallel().value_or(s.parallel);
+  return s;
+}
+
+StageSchedule LoweringState::stageScheduleOf(Operation *op,
+                                             const std::vector<Halide::Expr> &shape) const {
+  StageSchedule s;
+  s.vectorWidth = vectorWidth();
+  int64_t elements = 1;
+  for (const Halide::Expr &e : shape) {
+    const int64_t *c = Halide::Internal::as_const_int(e);
+    elements *= c ? *c : kParallelStageElements; // a symbolic extent: assume large
+  }
+  s.parallel = shape.size() >= 2 && elements >= kParallelStageElements;
+  s.taskElements = kStageTaskElements;
+  if (auto attr = op ? op->getAttrOfType<StageScheduleAttr>(kScheduleAttrName) : nullptr) {
+    s.inlined = attr.getCompute() == ComputeLevel::inline_;
+    s.vectorWidth = static_cast<int>(attr.getVectorWidth().value_or(s.vectorWidth));
+    s.parallel = attr.getParallel().value_or(s.parallel);
+    s.taskElements = attr.getTaskElements().value_or(s.taskElements);
+  }
+  return s;
+}
+
+void LoweringState::addGenericStage(const TensorFunc &t) {
+  genericStages.push_back(t);
+  genericStageOps.push_back(currentOp);
 }
 
 TensorFunc LoweringState::define(
@@ -54,7 +107,7 @@ TensorFunc LoweringState::define(
     idx[shape.size() - 1 - i] = vars[i];
   t.func(vars) = body(idx);
   if (!inlined)
-    genericStages.push_back(t);
+    addGenericStage(t);
   return t;
 }
 

@@ -3,6 +3,7 @@
 #define SSM_CODEGEN_LOWERING_H
 
 #include "codegen/kernels/Kernel.h"
+#include "codegen/schedules/Schedules.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -18,13 +19,20 @@ namespace ssm::codegen {
 /// Everything one function's translation accumulates.
 class LoweringState {
 public:
-  explicit LoweringState(Halide::Target target) : target(std::move(target)) {}
+  explicit LoweringState(Halide::Target target, bool manualSchedules = true)
+      : target(std::move(target)), manualSchedules(manualSchedules) {}
 
   Halide::Target target;
+  /// True: every op's schedule function applies its attribute; false: the
+  /// Funcs stay unscheduled for Halide's autoscheduler.
+  bool manualSchedules = true;
   llvm::DenseMap<mlir::Value, TensorFunc> values;
-  /// Funcs created by generic (non-kernel) lowerings: the translator gives
-  /// them a default schedule (compute_root, vectorise, parallelise).
+  /// Funcs created by generic (non-kernel) lowerings, with the op that
+  /// defined each: the translator applies the op's #ssm.stage to them.
   std::vector<TensorFunc> genericStages;
+  std::vector<mlir::Operation *> genericStageOps;
+  /// The op being lowered (set by the translator around each lowering).
+  mlir::Operation *currentOp = nullptr;
   /// Results of kernel builders: computed at root, scheduled by the kernel.
   std::vector<TensorFunc> kernelOutputs;
   /// The initial state of a time-chunked scan that has no h0 operand.
@@ -38,10 +46,21 @@ public:
   /// A fresh Halide name built from `base` (letters, digits, underscores).
   std::string uniqueName(llvm::StringRef base);
 
-  /// The CPU schedule of `op`: its `ssm.schedule` attribute, else defaults
-  /// for this target's vector width.
+  /// The CPU schedule of ssm op `op`: its #ssm.schedule's fields, the
+  /// others at their defaults for this target.
   CpuSchedule scheduleOf(mlir::Operation *op) const;
+  /// The #ssm.matmul of a matmul `op` computing (m x k) (k x n), fields left
+  /// out at defaultMatmulSchedule's values.
+  MatmulSchedule matmulScheduleOf(mlir::Operation *op, int64_t m, int64_t n, int64_t k,
+                                  bool transposeB) const;
+  /// The #ssm.stage of `op` (null: none) for a stage of `shape` (MLIR
+  /// order); fields left out at their defaults (compute at root; parallel
+  /// from 16K elements).
+  StageSchedule stageScheduleOf(mlir::Operation *op, const std::vector<Halide::Expr> &shape) const;
   int vectorWidth() const;
+
+  /// Records `t` as a generic stage of the op being lowered.
+  void addGenericStage(const TensorFunc &t);
 
   /// Defines a new Func of `shape` (MLIR order) with `body(idx)`, idx in
   /// MLIR order, and records it as a generic stage.

@@ -7,8 +7,8 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-#include <cstdlib>
 #include <set>
+#include <tuple>
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -25,53 +25,6 @@ std::string cIdentifier(llvm::StringRef s) {
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
     out = "t_" + out;
   return out;
-}
-
-/// Stages with fewer elements than this run on one thread: waking the
-/// thread pool costs more than they do (the decode step of a small model).
-constexpr int64_t kParallelElements = 1 << 14;
-/// The least work of one parallel task, in elements.
-constexpr int64_t kTaskElements = 1 << 13;
-
-/// compute_root, vectorise the contiguous dim, parallelise the outermost
-/// (when the stage is large enough to gain from threads).
-void scheduleGeneric(TensorFunc &t, int vw) {
-  Halide::Func &f = t.func;
-  f.compute_root();
-  std::vector<Halide::Var> vars = f.args();
-  if (vars.empty())
-    return;
-  auto apply = [&](Halide::Stage s) {
-    int ext0 = 0;
-    if (auto c = Halide::Internal::as_const_int(t.shape.back()))
-      ext0 = static_cast<int>(*c);
-    if (ext0 >= vw)
-      s.vectorize(vars[0], vw, Halide::TailStrategy::GuardWithIf);
-    int64_t elements = 1, inner = 1;
-    for (size_t i = 0; i < t.shape.size(); ++i) {
-      auto c = Halide::Internal::as_const_int(t.shape[i]);
-      int64_t ext = c ? *c : kParallelElements; // a symbolic extent: assume large
-      elements *= ext;
-      if (i > 0)
-        inner *= ext;
-    }
-    if (vars.size() >= 2 && elements >= kParallelElements) {
-      // Tasks of at least kTaskElements: one row of a (512, 64) stage per
-      // task would cost more in the thread pool than the row's work.
-      int64_t rows = std::max<int64_t>(1, (kTaskElements + inner - 1) / inner);
-      if (rows > 1) {
-        Halide::Var outer(vars.back().name() + "_task"), innerRows(vars.back().name() + "_rows");
-        s.split(vars.back(), outer, innerRows, static_cast<int>(rows),
-                Halide::TailStrategy::GuardWithIf)
-            .parallel(outer);
-      } else {
-        s.parallel(vars.back());
-      }
-    }
-  };
-  apply(f);
-  for (int u = 0; u < f.num_update_definitions(); ++u)
-    apply(f.update(u));
 }
 
 } // namespace
@@ -111,11 +64,12 @@ std::optional<TimeChunking> planTimeChunking(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   bool tm = scan.getLayout() == Layout::time_major;
   int64_t len = cast<RankedTensorType>(scan.getU().getType()).getDimSize(tm ? 1 : 2);
-  int64_t chunk = 512;
-  if (auto attr = scan->getAttrOfType<ScheduleAttr>(kScheduleAttrName))
-    chunk = attr.getTimeChunk();
-  // Chunk views must start 128-byte aligned, as the kernels' vector ops assume.
-  chunk = std::max<int64_t>(32, chunk / 32 * 32);
+  // ssm-chunk-time decides; the verifier keeps the chunk a multiple of 32
+  // (chunk views must start 128-byte aligned, as the kernels' vector ops assume).
+  auto chunkAttr = func->getAttrOfType<IntegerAttr>(kTimeChunkAttrName);
+  if (!chunkAttr)
+    return std::nullopt;
+  int64_t chunk = chunkAttr.getInt();
   if (ShapedType::isDynamic(len) || len <= chunk)
     return std::nullopt;
 
@@ -164,13 +118,22 @@ std::optional<TimeChunking> planTimeChunking(func::FuncOp func) {
   return plan;
 }
 
-FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide::Target &target) {
+FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide::Target &target,
+                                                const TranslateOptions &options) {
   TranslatedFunction out;
   out.name = func.getSymName().str();
   out.symbol = "ssm_" + cIdentifier(out.name);
-  LoweringState state(target);
+  const bool manual = options.autoscheduler.empty();
+  LoweringState state(target, manual);
   const llvm::StringMap<LowerFn> &table = loweringTable();
   out.chunking = planTimeChunking(func);
+  if (func->hasAttr(kTimeChunkAttrName) && !func.getBody().empty()) {
+    Block &body = func.getBody().front();
+    if (body.getOperations().size() != 2 || !isa<SelectiveScanOp>(body.front()))
+      return func.emitError() << "'" << kTimeChunkAttrName
+                              << "' needs a function whose only op is one ssm.selective_scan "
+                                 "(ssm-chunk-time sets it only there)";
+  }
   // The dims the runtime crops per chunk stay symbolic; all others are fixed.
   auto constrain = [](auto dimOf, const std::vector<int64_t> &shape, int timeAxis) {
     int64_t stride = 1;
@@ -192,6 +155,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       shape[timeAxis] = extentOf(static_cast<int>(shape.size()) - 1 - timeAxis);
     return shape;
   };
+  // Every ImageParam with its MLIR shape and time axis (for estimates).
+  std::vector<std::tuple<Halide::ImageParam, std::vector<int64_t>, int>> imageParams;
   try {
     Block &entry = func.getBody().front();
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
@@ -214,6 +179,7 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       state.set(arg, t);
       out.arguments.push_back(ip);
       out.inputs.push_back(sig);
+      imageParams.push_back({ip, sig.shape, timeAxis});
     }
 
     if (out.chunking && out.chunking->stateArgAdded) {
@@ -227,6 +193,7 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       constrain([&](int d) { return ip.dim(d); }, sig.shape, -1);
       state.carriedState = TensorFunc{Halide::Func(ip), shapeExprs(type)};
       out.arguments.push_back(ip);
+      imageParams.push_back({ip, sig.shape, -1});
       out.kernelExtraInputs.push_back(sig);
     }
 
@@ -239,45 +206,33 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       auto it = table.find(op.getName().getStringRef());
       if (it == table.end())
         return op.emitError() << "'" << op.getName() << "' has no Halide lowering";
+      state.currentOp = &op;
       if (failed(it->second(&op, state)))
         return failure();
+      state.currentOp = nullptr;
     }
 
-    // Fusion: a pure stage whose value has one user that reads each element
-    // once (an elementwise op, a parallel linalg op, a reshape or slice) is
-    // inlined into that user instead of computed at root. Chains of such ops
-    // become one loop nest, and the pipeline has fewer stages to compile.
-    // Reductions, matmuls and ssm kernels read their operands many times, so
-    // what feeds them stays at root.
-    auto readsOnce = [](Operation *user) {
-      if (isa<func::ReturnOp>(user) || user->getDialect()->getNamespace() == "ssm")
-        return false;
-      if (auto lop = dyn_cast<linalg::LinalgOp>(user))
-        return lop.getNumReductionLoops() == 0;
-      return true; // arith, math, tensor
-    };
+    // Fusion and stage schedules come from the IR (ssm-fuse and
+    // ssm-assign-schedules): a stage whose op says compute = inline is
+    // inlined into its users, every other is computed at root with its
+    // #ssm.stage; kernels and matmuls were scheduled by their lowerings.
     std::set<std::string> inlined;
-    // SSM_NO_FUSION=1 computes every stage at root (for A/B timing and debugging).
-    const char *noFusion = std::getenv("SSM_NO_FUSION");
-    for (Operation &op : entry)
-      if (!noFusion || std::string(noFusion) != "1")
-      for (Value v : op.getResults()) {
-        if (!state.has(v) || !v.hasOneUse() || !readsOnce(*v.getUsers().begin()))
-          continue;
-        const TensorFunc &t = state.get(v);
-        if (!t.func.defined() || t.func.has_update_definition())
-          continue;
-        bool generic = std::any_of(state.genericStages.begin(), state.genericStages.end(),
-                                   [&](const TensorFunc &g) { return g.func.name() == t.func.name(); });
-        if (generic)
-          inlined.insert(t.func.name());
+    for (size_t i = 0; i < state.genericStages.size(); ++i) {
+      TensorFunc &t = state.genericStages[i];
+      Operation *op = state.genericStageOps[i];
+      StageSchedule ss = state.stageScheduleOf(op, t.shape);
+      if (ss.inlined) {
+        if (t.func.has_update_definition())
+          return (op ? op->emitError() : func.emitError())
+                 << "this stage has an update loop (a reduction) and cannot be inlined";
+        inlined.insert(t.func.name());
       }
-    int vw = state.vectorWidth();
-    for (TensorFunc &t : state.genericStages)
-      if (!inlined.count(t.func.name()))
-        scheduleGeneric(t, vw);
-    for (TensorFunc &t : state.kernelOutputs)
-      t.func.compute_root();
+      if (manual)
+        scheduleStage(t.func, t.shape, ss, target);
+    }
+    if (manual)
+      for (TensorFunc &t : state.kernelOutputs)
+        t.func.compute_root();
 
     if (returned.empty())
       return func.emitError() << "@" << out.name
@@ -298,8 +253,10 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       bool taken = std::any_of(outputs.begin(), outputs.end(),
                                [&](const Halide::Func &f) { return f.name() == t.func.name(); });
       if (!isStage || taken) {
+        state.currentOp = nullptr;
         TensorFunc copy = state.define("result", t.shape, [&](const auto &idx) { return at(t, idx); });
-        scheduleGeneric(copy, vw);
+        if (manual)
+          scheduleStage(copy.func, copy.shape, state.stageScheduleOf(nullptr, copy.shape), target);
         t = copy;
       }
       TensorSignature sig =
@@ -311,6 +268,27 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       out.results.push_back(sig);
     }
     out.pipeline = Halide::Pipeline(outputs);
+    if (!manual) {
+      // The autoscheduler needs the extents it plans for: the static
+      // shapes, and one time chunk where the runtime crops the time axis.
+      int64_t chunk = out.chunking ? out.chunking->chunk : 0;
+      auto estimate = [&](const std::vector<int64_t> &shape, int timeAxis, auto setDim) {
+        for (size_t d = 0; d < shape.size(); ++d) {
+          int mlirDim = static_cast<int>(shape.size() - 1 - d);
+          int64_t ext = mlirDim == timeAxis ? chunk : shape[mlirDim];
+          setDim(static_cast<int>(d), static_cast<int>(ext));
+        }
+      };
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        Halide::Region region;
+        estimate(out.results[i].shape, out.chunking ? out.chunking->resultTimeAxis[i] : -1,
+                 [&](int, int ext) { region.push_back(Halide::Range(0, ext)); });
+        outputs[i].set_estimates(region);
+      }
+      for (auto &[ip, shape, timeAxis] : imageParams)
+        estimate(shape, timeAxis, [&, &ip = ip](int d, int ext) { ip.dim(d).set_estimate(0, ext); });
+      out.pipeline.auto_schedule(options.autoscheduler, target, options.machine);
+    }
   } catch (const Halide::Error &e) {
     return func.emitError() << "Halide rejected the pipeline of @" << out.name << ": " << e.what();
   }

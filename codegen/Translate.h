@@ -55,16 +55,28 @@ struct TranslatedFunction {
 TensorSignature tensorSignature(mlir::RankedTensorType type, mlir::DictionaryAttr attrs,
                                 const std::string &fallback);
 
-/// The time-chunking plan of `func`, if it is a single ssm.selective_scan
-/// whose sequence is longer than its schedule's time_chunk.
+/// The time-chunking plan of `func`, if ssm-chunk-time set `ssm.time_chunk`
+/// on it (a single ssm.selective_scan whose sequence is longer than that).
 std::optional<TimeChunking> planTimeChunking(mlir::func::FuncOp func);
 
-/// Builds the pipeline of `func` for `target`: every value lowered by the op's
-/// entry in the lowering table, kernels scheduled by their builders, other
-/// stages computed at root, vectorised and parallelised. Emits a diagnostic on
-/// the offending op and returns failure for an unsupported op, type or shape.
+struct TranslateOptions {
+  /// Empty: every op's schedule attribute is applied by its schedule
+  /// function (codegen/schedules/). Else the name of a loaded Halide
+  /// autoscheduler plugin ("Adams2019", "Li2018", "Mullapudi2016") that
+  /// schedules the unscheduled pipeline instead (the tuner's baseline).
+  std::string autoscheduler;
+  Halide::MachineParams machine = Halide::MachineParams::generic();
+};
+
+/// Builds the pipeline of `func` for `target`: every value lowered by the
+/// op's entry in the lowering table, each op's stages scheduled from its
+/// `ssm.schedule` attribute (fields left out at the target's defaults;
+/// stages without one computed at root), or by the autoscheduler. Emits a
+/// diagnostic on the offending op and returns failure for an unsupported
+/// op, type, shape or schedule.
 mlir::FailureOr<TranslatedFunction> translateFunction(mlir::func::FuncOp func,
-                                                      const Halide::Target &target);
+                                                      const Halide::Target &target,
+                                                      const TranslateOptions &options = {});
 
 } // namespace ssm::codegen
 

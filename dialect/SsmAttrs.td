@@ -1,41 +1,176 @@
-// Attributes of the `ssm` dialect: the schedule that codegen reads.
+// Attributes of the `ssm` dialect: the schedules that codegen reads.
+//
+// Every op that codegen lowers to its own Halide stages carries one schedule
+// in the discardable attribute `ssm.schedule`, of the family that fits the
+// op: `#ssm.schedule` (ssm ops), `#ssm.matmul` (linalg.matmul and its
+// transposed forms), `#ssm.stage` (every other lowered op: elementwise,
+// linalg.generic, reductions, fills, reshapes, slices). Fields are optional:
+// a field left out takes the default that the op's schedule function
+// documents; a field written on an op it does not apply to is a verifier
+// error (SSMDialect::verifyOperationAttribute), so every field an op accepts
+// changes its generated code. These tables are the tuner's search space.
 #ifndef SSM_ATTRS_TD
 #define SSM_ATTRS_TD
 
 include "dialect/SsmDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+class SSM_OptInt<string desc> : OptionalParameter<"std::optional<int64_t>", desc>;
+class SSM_OptBool<string desc> : OptionalParameter<"std::optional<bool>", desc> {
+  let printer = [{ $_printer << (*$_self ? "true" : "false") }];
+}
 
 def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
   let mnemonic = "schedule";
-  let summary = "how codegen tiles, vectorises and parallelises one op";
+  let summary = "CPU schedule of one ssm op: vector width, channel tiles, threads, unrolling";
   let description = [{
-    The schedule of one op, attached as the discardable attribute
-    `ssm.schedule` by `ssm-assign-schedules` (or written by hand, or by
-    `ssm-tune` from its database) and read by the Halide translation.
-    Compare IREE's `lowering_config`. Every field is one coordinate of the
-    tuning search space with a known legal range:
+    The schedule of one `ssm` op on a CPU target, attached as the
+    discardable attribute `ssm.schedule` by `ssm-assign-schedules` (or
+    written by hand, or by `ssm-tune`) and applied by the op's schedule
+    function (`codegen/schedules/<Op>Schedule.cpp`) to the Halide stages its
+    kernel builder defines (`codegen/kernels/<Op>Kernel.cpp`). Compare
+    IREE's `lowering_config`. Each field is one coordinate of the tuning
+    search space:
 
-    | field | meaning | legal values |
-    |---|---|---|
-    | `vector_width` | f32 lanes of the innermost vectorised loop | 1, 2, 4, 8, 16, 32 |
-    | `channel_tile` | channels (or heads x head dim) per parallel task | 1 .. 65536, a multiple of `vector_width` (or 1) |
-    | `time_chunk` | time steps per kernel call; longer inputs run as a host loop over chunks carrying the state | 1 .. 1048576 |
-    | `parallel` | parallelise over batch x channel tiles | true, false |
-    | `unroll_state` | unroll the state dim (keeps the state in registers) | true, false |
-    | `gpu_block` | GPU threads per block (0: CPU schedule) | 0, or 32 .. 1024, a multiple of 32 |
+    | field | meaning | legal values | default |
+    |---|---|---|---|
+    | `vector_width` | f32 lanes of the innermost vectorised loop | 1, 2, 4, 8, 16, 32 | the target's natural width (4 NEON/SSE, 8 AVX2, 16 AVX-512) |
+    | `channel_tile` | channels (or heads x head dim) per parallel task | 1 .. 65536, a multiple of `vector_width` (or 1) | 64 |
+    | `parallel` | run the tiles on the thread pool | true, false | true |
+    | `unroll_state` | unroll the state dim N (keeps the state in registers) | true, false | true |
+
+    The fields each op accepts (any other is a verifier error):
+
+    | op | vector_width | channel_tile | parallel | unroll_state |
+    |---|---|---|---|---|
+    | `ssm.discretize` | yes | | yes | |
+    | `ssm.affine_scan` | yes | yes | yes | |
+    | `ssm.selective_scan` | yes | yes | yes | yes |
+    | `ssm.selective_update` | yes | yes | yes | yes |
+    | `ssm.lti_kernel` | yes | | yes | |
+    | `ssm.lti_conv` | yes | | yes | |
+    | `ssm.causal_conv1d` | yes | yes | yes | |
+    | `ssm.ssd_scan` | yes | | yes | |
+    | `ssm.wkv4` | yes | | yes | |
+    | `ssm.wkv7` | yes | | yes | |
+
+    Time chunking (the host loop over time chunks) is a property of the
+    function, not of one op: `ssm-chunk-time` sets `ssm.time_chunk` on the
+    `func.func`. GPU targets get GPU schedules (a later attribute family).
 
     ```mlir
-    %y, %h = ssm.selective_scan time_major ... {ssm.schedule = #ssm.schedule<vector_width = 8, channel_tile = 64, time_chunk = 512>}
+    %y, %h = ssm.selective_scan time_major ... {ssm.schedule = #ssm.schedule<vector_width = 8, channel_tile = 64>}
     ```
-    Fields left out take their defaults (8, 64, 512, true, true, 0).
   }];
   let parameters = (ins
-    DefaultValuedParameter<"int64_t", "8">:$vector_width,
-    DefaultValuedParameter<"int64_t", "64">:$channel_tile,
-    DefaultValuedParameter<"int64_t", "512">:$time_chunk,
-    DefaultValuedParameter<"bool", "true">:$parallel,
-    DefaultValuedParameter<"bool", "true">:$unroll_state,
-    DefaultValuedParameter<"int64_t", "0">:$gpu_block
+    SSM_OptInt<"f32 lanes">:$vector_width,
+    SSM_OptInt<"channels per task">:$channel_tile,
+    SSM_OptBool<"parallel tiles">:$parallel,
+    SSM_OptBool<"unroll the state dim">:$unroll_state
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def SSM_MatmulAlgorithm : I32EnumAttr<"MatmulAlgorithm",
+    "how a matmul is computed", [
+      I32EnumAttrCase<"tiled", 0>,
+      I32EnumAttrCase<"matvec", 1>]> {
+  let cppNamespace = "::ssm";
+}
+
+def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
+  let mnemonic = "matmul";
+  let summary = "CPU schedule of a linalg matmul: register tile, k blocks, packing, threads";
+  let description = [{
+    The schedule of `linalg.matmul`, `linalg.matmul_transpose_a` and
+    `linalg.matmul_transpose_b` (C[M, N] = A B, with the nn.Linear weight
+    layout for `transpose_b`) on a CPU target, applied by
+    `codegen/schedules/MatmulSchedule.cpp`.
+
+    `algorithm = tiled`: C is computed in register tiles of `tile_rows` rows
+    x `tile_cols` columns (the accumulators stay in vector registers while
+    the reduction runs), `row_tiles` row tiles per parallel task; the
+    reduction loop runs in unrolled blocks of `tile_k` steps (0: not
+    blocked); with
+    `pack_b` the B operand is first copied into a k-major panel (for
+    `transpose_b`, whose B is (N, K)), so the inner loop loads contiguous
+    vectors of B. Halide's test/performance/matrix_multiplication and BLIS's
+    micro-kernel are the models.
+
+    `algorithm = matvec` (few rows, `transpose_b` only: decode steps): each
+    output column is a dot product along the contiguous K of A and of the
+    (N, K) weight, read once in place, with `vector_width` partial sums;
+    `tile_cols` columns per parallel task.
+
+    | field | meaning | legal values | default (x86 AVX2 / AVX-512 / Arm NEON) |
+    |---|---|---|---|
+    | `algorithm` | tiled or matvec | `tiled`; `matvec` for `transpose_b` | matvec when M <= 4 and `transpose_b` |
+    | `vector_width` | f32 lanes | 1, 2, 4, 8, 16, 32 | 8 / 16 / 4 |
+    | `tile_rows` | rows of the register tile (tiled) | 1 .. 16 | 4 / 8 / 8 |
+    | `tile_cols` | columns of the register tile (tiled) or per task (matvec), a multiple of `vector_width` | 1 .. 4096 | 24 / 32 / 12 (tiled), 8 x vector_width (matvec) |
+    | `tile_k` | reduction steps per unrolled block (tiled); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0 |
+    | `row_tiles` | row tiles per parallel task (tiled) | 1 .. 1024 | 4 |
+    | `pack_b` | k-major copy of B (tiled, `transpose_b`) | true, false | true |
+    | `parallel` | use the thread pool | true, false | true from 64K multiply-adds |
+
+    The verifier rejects a field that the chosen algorithm does not read
+    (`tile_rows`, `tile_k`, `row_tiles`, `pack_b` with `matvec`) and `matvec`
+    on ops other than `linalg.matmul_transpose_b`.
+  }];
+  let parameters = (ins
+    OptionalParameter<"std::optional<::ssm::MatmulAlgorithm>", "tiled or matvec">:$algorithm,
+    SSM_OptInt<"f32 lanes">:$vector_width,
+    SSM_OptInt<"register tile rows">:$tile_rows,
+    SSM_OptInt<"register tile columns">:$tile_cols,
+    SSM_OptInt<"reduction block">:$tile_k,
+    SSM_OptInt<"row tiles per task">:$row_tiles,
+    SSM_OptBool<"pack B k-major">:$pack_b,
+    SSM_OptBool<"use threads">:$parallel
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def SSM_ComputeLevel : I32EnumAttr<"ComputeLevel",
+    "where a stage is computed", [
+      I32EnumAttrCase<"root", 0>,
+      I32EnumAttrCase<"inline_", 1, "inline">]> {
+  let cppNamespace = "::ssm";
+}
+
+def SSM_StageScheduleAttr : AttrDef<SSM_Dialect, "StageSchedule"> {
+  let mnemonic = "stage";
+  let summary = "CPU schedule of an elementwise, generic or reduction stage: fusion, vectors, threads";
+  let description = [{
+    The schedule of every other op that codegen lowers to a Halide stage:
+    elementwise `arith`/`math` ops on tensors, `linalg.generic` and the
+    named linalg ops (with or without reductions), fills, transposes,
+    broadcasts and the `tensor` reshapes, slices and concats.
+
+    `compute = inline` fuses the stage into its single consumer (the fusion
+    groups of `ssm-fuse`): it gets no loop nest or buffer of its own, and no
+    other field applies. Only a stage without a reduction may be inlined
+    (the verifier checks it); `ssm-fuse` inlines only stages whose one user
+    reads each element once, since any other user would recompute it. `compute = root`: the stage gets its own loop nest,
+    its contiguous dim vectorised by `vector_width` (when at least that
+    long) and its outermost dim split into parallel tasks of at least
+    `task_elements` elements when `parallel` and the stage has at least
+    16K elements.
+
+    | field | meaning | legal values | default |
+    |---|---|---|---|
+    | `compute` | `root` or `inline` | root, inline | root |
+    | `vector_width` | f32 lanes | 1, 2, 4, 8, 16, 32 | the target's |
+    | `parallel` | split the outer dim into parallel tasks | true, false | true |
+    | `task_elements` | least elements of one parallel task | 1 .. 2^30 | 8192 |
+  }];
+  let parameters = (ins
+    OptionalParameter<"std::optional<::ssm::ComputeLevel>", "root or inline">:$compute,
+    SSM_OptInt<"f32 lanes">:$vector_width,
+    SSM_OptBool<"parallel tasks">:$parallel,
+    SSM_OptInt<"least elements per task">:$task_elements
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -1,6 +1,7 @@
 // Registration of the `ssm` dialect and the definitions of its enums.
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOps.h"
+#include "dialect/ScheduleDefaults.h"
 
 using namespace mlir;
 
@@ -8,31 +9,170 @@ using namespace mlir;
 #include "dialect/SsmEnums.cpp.inc"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #define GET_ATTRDEF_CLASSES
 #include "dialect/SsmAttrs.cpp.inc"
 
-LogicalResult ssm::ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                        int64_t vectorWidth, int64_t channelTile,
-                                        int64_t timeChunk, bool parallel, bool unrollState,
-                                        int64_t gpuBlock) {
-  if (!llvm::is_contained({1, 2, 4, 8, 16, 32}, vectorWidth))
-    return emitError() << "vector_width must be one of 1, 2, 4, 8, 16, 32, got " << vectorWidth;
-  if (channelTile < 1 || channelTile > 65536 ||
-      (channelTile != 1 && channelTile % vectorWidth != 0))
-    return emitError() << "channel_tile must be in 1..65536 and a multiple of vector_width ("
-                       << vectorWidth << "), got " << channelTile;
-  if (timeChunk < 1 || timeChunk > (1 << 20))
-    return emitError() << "time_chunk must be in 1..1048576, got " << timeChunk;
-  if (gpuBlock != 0 && (gpuBlock < 32 || gpuBlock > 1024 || gpuBlock % 32 != 0))
-    return emitError() << "gpu_block must be 0 or a multiple of 32 in 32..1024, got " << gpuBlock;
+namespace {
+
+LogicalResult verifyVectorWidth(function_ref<InFlightDiagnostic()> emitError,
+                                std::optional<int64_t> vw) {
+  if (vw && !llvm::is_contained({1, 2, 4, 8, 16, 32}, *vw))
+    return emitError() << "vector_width must be one of 1, 2, 4, 8, 16, 32, got " << *vw;
   return success();
 }
 
+LogicalResult verifyRange(function_ref<InFlightDiagnostic()> emitError, const char *field,
+                          std::optional<int64_t> v, int64_t lo, int64_t hi) {
+  if (v && (*v < lo || *v > hi))
+    return emitError() << field << " must be in " << lo << ".." << hi << ", got " << *v;
+  return success();
+}
+
+/// A multiple of the vector width (explicit or `defaultVw`), or 1.
+LogicalResult verifyMultiple(function_ref<InFlightDiagnostic()> emitError, const char *field,
+                             std::optional<int64_t> v, std::optional<int64_t> vw) {
+  if (v && vw && *v != 1 && *v % *vw != 0)
+    return emitError() << field << " must be 1 or a multiple of vector_width (" << *vw
+                       << "), got " << *v;
+  return success();
+}
+
+} // namespace
+
+LogicalResult ssm::ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                        std::optional<int64_t> vectorWidth,
+                                        std::optional<int64_t> channelTile,
+                                        std::optional<bool>, std::optional<bool>) {
+  if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
+      failed(verifyRange(emitError, "channel_tile", channelTile, 1, 65536)) ||
+      failed(verifyMultiple(emitError, "channel_tile", channelTile, vectorWidth)))
+    return failure();
+  return success();
+}
+
+LogicalResult ssm::MatmulScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, std::optional<MatmulAlgorithm> algorithm,
+    std::optional<int64_t> vectorWidth, std::optional<int64_t> tileRows,
+    std::optional<int64_t> tileCols, std::optional<int64_t> tileK,
+    std::optional<int64_t> rowTiles, std::optional<bool> packB, std::optional<bool>) {
+  if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
+      failed(verifyRange(emitError, "tile_rows", tileRows, 1, 16)) ||
+      failed(verifyRange(emitError, "tile_cols", tileCols, 1, 4096)) ||
+      failed(verifyMultiple(emitError, "tile_cols", tileCols, vectorWidth)) ||
+      failed(verifyRange(emitError, "tile_k", tileK, 0, 65536)) ||
+      failed(verifyRange(emitError, "row_tiles", rowTiles, 1, 1024)))
+    return failure();
+  if (algorithm == MatmulAlgorithm::matvec) {
+    const char *tiledOnly = tileRows ? "tile_rows" : tileK ? "tile_k" : rowTiles ? "row_tiles"
+                            : packB  ? "pack_b"
+                                     : nullptr;
+    if (tiledOnly)
+      return emitError() << "'" << tiledOnly << "' applies to algorithm = tiled, not matvec";
+  }
+  return success();
+}
+
+LogicalResult ssm::StageScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                             std::optional<ComputeLevel> compute,
+                                             std::optional<int64_t> vectorWidth,
+                                             std::optional<bool> parallel,
+                                             std::optional<int64_t> taskElements) {
+  if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
+      failed(verifyRange(emitError, "task_elements", taskElements, 1, int64_t(1) << 30)))
+    return failure();
+  if (compute == ComputeLevel::inline_ && (vectorWidth || parallel || taskElements))
+    return emitError() << "an inlined stage (compute = inline) takes no other field: it has "
+                          "no loop nest of its own";
+  return success();
+}
+
+llvm::ArrayRef<llvm::StringRef> ssm::scheduleFieldsOf(llvm::StringRef opName) {
+  static const llvm::StringRef all[] = {"vector_width", "channel_tile", "parallel",
+                                        "unroll_state"};
+  static const llvm::StringRef tiled[] = {"vector_width", "channel_tile", "parallel"};
+  static const llvm::StringRef flat[] = {"vector_width", "parallel"};
+  if (opName == "ssm.selective_scan" || opName == "ssm.selective_update")
+    return all;
+  if (opName == "ssm.affine_scan" || opName == "ssm.causal_conv1d")
+    return tiled;
+  if (opName.starts_with("ssm."))
+    return flat;
+  return {};
+}
+
+bool ssm::isScheduledMatmul(llvm::StringRef opName) {
+  return opName == "linalg.matmul" || opName == "linalg.matmul_transpose_a" ||
+         opName == "linalg.matmul_transpose_b";
+}
+
+namespace {
+
+/// The fields written in a #ssm.schedule, by name.
+llvm::SmallVector<llvm::StringRef> writtenFields(ssm::ScheduleAttr s) {
+  llvm::SmallVector<llvm::StringRef> out;
+  if (s.getVectorWidth())
+    out.push_back("vector_width");
+  if (s.getChannelTile())
+    out.push_back("channel_tile");
+  if (s.getParallel())
+    out.push_back("parallel");
+  if (s.getUnrollState())
+    out.push_back("unroll_state");
+  return out;
+}
+
+} // namespace
+
 LogicalResult ssm::SSMDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
-  if (attr.getName() == kScheduleAttrName && !isa<ScheduleAttr>(attr.getValue()))
-    return op->emitOpError() << "attribute '" << kScheduleAttrName
-                             << "' must be a #ssm.schedule, got " << attr.getValue();
+  if (attr.getName() == kTimeChunkAttrName) {
+    auto i = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!i || i.getInt() < 32 || i.getInt() % 32 != 0 || i.getInt() > (1 << 20))
+      return op->emitOpError() << "attribute '" << kTimeChunkAttrName
+                               << "' must be an integer multiple of 32 in 32..1048576 (time "
+                                  "steps per kernel call), got "
+                               << attr.getValue();
+    if (op->getName().getStringRef() != "func.func")
+      return op->emitOpError() << "attribute '" << kTimeChunkAttrName
+                               << "' belongs on a func.func";
+    return success();
+  }
+  if (attr.getName() != kScheduleAttrName)
+    return success();
+  llvm::StringRef name = op->getName().getStringRef();
+  Attribute value = attr.getValue();
+  if (op->getDialect() == this) {
+    auto s = dyn_cast<ScheduleAttr>(value);
+    if (!s)
+      return op->emitOpError() << "attribute '" << kScheduleAttrName
+                               << "' of an ssm op must be a #ssm.schedule, got " << value;
+    llvm::ArrayRef<llvm::StringRef> accepted = scheduleFieldsOf(name);
+    for (llvm::StringRef f : writtenFields(s))
+      if (!llvm::is_contained(accepted, f))
+        return op->emitOpError() << "schedule field '" << f << "' does not apply to '" << name
+                                 << "' (it accepts: " << llvm::join(accepted, ", ") << ")";
+    return success();
+  }
+  if (isScheduledMatmul(name)) {
+    auto m = dyn_cast<MatmulScheduleAttr>(value);
+    if (!m)
+      return op->emitOpError() << "attribute '" << kScheduleAttrName
+                               << "' of a matmul must be a #ssm.matmul, got " << value;
+    if (m.getAlgorithm() == MatmulAlgorithm::matvec && name != "linalg.matmul_transpose_b")
+      return op->emitOpError() << "algorithm = matvec applies to linalg.matmul_transpose_b only";
+    return success();
+  }
+  if (!takesStageSchedule(op))
+    return op->emitOpError() << "has no stage of its own to schedule: remove '"
+                             << kScheduleAttrName << "'";
+  auto st = dyn_cast<StageScheduleAttr>(value);
+  if (!st)
+    return op->emitOpError() << "attribute '" << kScheduleAttrName << "' of '" << name
+                             << "' must be a #ssm.stage, got " << value;
+  if (st.getCompute() == ComputeLevel::inline_ && hasReductionLoop(op))
+    return op->emitOpError() << "a reduction cannot be inlined (compute = inline): it has an "
+                                "update loop of its own";
   return success();
 }
 

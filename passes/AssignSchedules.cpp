@@ -1,4 +1,5 @@
-// ssm-assign-schedules: heuristic #ssm.schedule per op from the target and the op's shapes.
+// ssm-assign-schedules: a heuristic schedule on every op codegen lowers, from the target and the op's shapes.
+#include "dialect/ScheduleDefaults.h"
 #include "dialect/SsmOps.h"
 #include "passes/Passes.h"
 #include "passes/TargetInfo.h"
@@ -21,14 +22,72 @@ int64_t staticDim(Value v, int dim) {
   return ShapedType::isDynamic(d) ? 0 : d;
 }
 
-/// Channels per parallel task: at least two tasks per core on up to 16
-/// cores when the op is wide enough, a multiple of the vector width, <= 256.
-int64_t channelTile(int64_t channels, int64_t vw) {
-  if (channels <= vw)
-    return vw;
-  int64_t tile = channels / 32;
-  tile = std::max<int64_t>(vw, std::min<int64_t>(256, tile));
-  return (tile / vw) * vw;
+/// The #ssm.schedule of ssm op `op`, with the fields it accepts.
+ScheduleAttr ssmSchedule(Operation *op, const TargetInfo &info) {
+  int64_t channels = 0, n = 0;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](SelectiveScanOp s) {
+        channels = staticDim(s.getU(), s.getLayout() == Layout::time_major ? 2 : 1);
+        n = staticDim(s.getA(), 1);
+      })
+      .Case([&](SelectiveUpdateOp s) {
+        channels = staticDim(s.getX(), -1);
+        n = staticDim(s.getState(), -1);
+      })
+      .Case([&](CausalConv1dOp s) { channels = staticDim(s.getX(), 1); })
+      .Case([&](AffineScanOp s) {
+        auto t = cast<RankedTensorType>(s.getB().getType());
+        int64_t dim = s.getDim() < 0 ? s.getDim() + t.getRank() : s.getDim();
+        // The lines of the scan's innermost non-scanned dims.
+        channels = dim == t.getRank() - 1 && t.getRank() > 1 ? t.getDimSize(t.getRank() - 2)
+                                                              : t.getDimSize(t.getRank() - 1);
+        if (ShapedType::isDynamic(channels))
+          channels = 0;
+      })
+      .Default([&](Operation *) {});
+  llvm::ArrayRef<llvm::StringRef> fields = scheduleFieldsOf(op->getName().getStringRef());
+  auto has = [&](llvm::StringRef f) { return llvm::is_contained(fields, f); };
+  MLIRContext *ctx = op->getContext();
+  int64_t vw = info.vectorWidth;
+  std::optional<int64_t> tile;
+  if (has("channel_tile"))
+    tile = channels ? defaultChannelTile(channels, vw) : 64 / vw * vw;
+  std::optional<bool> unroll;
+  if (has("unroll_state"))
+    unroll = n == 0 || n <= 32;
+  return ScheduleAttr::get(ctx, vw, tile, /*parallel=*/true, unroll);
+}
+
+MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
+  auto c = cast<RankedTensorType>(op->getResult(0).getType());
+  auto a = cast<RankedTensorType>(op->getOperand(0).getType());
+  bool transA = op->getName().getStringRef() == "linalg.matmul_transpose_a";
+  bool transB = op->getName().getStringRef() == "linalg.matmul_transpose_b";
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(transA ? 0 : 1);
+  TargetTraits traits{info.vectorWidth, info.wideRegisterFile};
+  MatmulDefaults d = defaultMatmulSchedule(m, n, k, transB, traits);
+  MLIRContext *ctx = op->getContext();
+  if (d.matvec)
+    return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::matvec, d.vectorWidth, std::nullopt,
+                                   d.tileCols, std::nullopt, std::nullopt, std::nullopt,
+                                   d.parallel);
+  return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::tiled, d.vectorWidth, d.tileRows,
+                                 d.tileCols, d.tileK, d.rowTiles, d.packB, d.parallel);
+}
+
+StageScheduleAttr stageSchedule(Operation *op, const TargetInfo &info) {
+  int64_t elements = 1, rank = 0;
+  for (Type t : op->getResultTypes())
+    if (auto rt = dyn_cast<RankedTensorType>(t)) {
+      elements = 1;
+      rank = rt.getRank();
+      for (int64_t d : rt.getShape())
+        elements *= ShapedType::isDynamic(d) ? kParallelStageElements : d;
+      break;
+    }
+  bool parallel = rank >= 2 && elements >= kParallelStageElements;
+  return StageScheduleAttr::get(op->getContext(), ComputeLevel::root, info.vectorWidth, parallel,
+                                kStageTaskElements);
 }
 
 struct SsmAssignSchedulesPass
@@ -43,47 +102,28 @@ struct SsmAssignSchedulesPass
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
-    int64_t vw = info->vectorWidth;
-    getOperation().walk([&](Operation *op) {
-      if (op->getDialect() != ctx->getLoadedDialect<SSMDialect>())
-        return;
-      if (op->hasAttr(kScheduleAttrName))
-        return;
-      int64_t channels = 0, len = 0, n = 0;
-      llvm::TypeSwitch<Operation *>(op)
-          .Case([&](SelectiveScanOp s) {
-            bool tm = s.getLayout() == Layout::time_major;
-            channels = staticDim(s.getU(), tm ? 2 : 1);
-            len = staticDim(s.getU(), tm ? 1 : 2);
-            n = staticDim(s.getA(), 1);
-          })
-          .Case([&](SelectiveUpdateOp s) {
-            channels = 1;
-            for (int i = 1; i < cast<RankedTensorType>(s.getX().getType()).getRank(); ++i)
-              channels *= staticDim(s.getX(), i);
-            n = staticDim(s.getState(), -1);
-          })
-          .Case([&](CausalConv1dOp s) {
-            channels = staticDim(s.getX(), 1);
-            len = staticDim(s.getX(), 2);
-          })
-          .Case([&](SsdScanOp s) {
-            channels = staticDim(s.getX(), 2) * staticDim(s.getX(), 3);
-            len = staticDim(s.getX(), 1);
-            n = staticDim(s.getB(), 3);
-          })
-          .Case([&](LtiConvOp s) {
-            channels = staticDim(s.getU(), 1);
-            len = staticDim(s.getU(), 2);
-          })
-          .Default([&](Operation *) {});
-      int64_t tile = channels ? channelTile(channels, vw) : 64;
-      int64_t chunk = len ? std::min<int64_t>(len, 512) : 512;
-      bool unroll = n == 0 || n <= 32;
-      op->setAttr(kScheduleAttrName,
-                  ScheduleAttr::get(ctx, vw, tile, chunk, /*parallel=*/true, unroll,
-                                    info->gpu ? 128 : 0));
-    });
+    Dialect *ssmDialect = ctx->getLoadedDialect<SSMDialect>();
+    // Only the ops of the function body: ops inside linalg bodies are
+    // scalars that codegen folds into their op's stage.
+    for (Operation &op : getOperation().getBody().getOps()) {
+      bool isSsm = op.getDialect() == ssmDialect;
+      bool isMatmul = isScheduledMatmul(op.getName().getStringRef());
+      if (!isSsm && !isMatmul && !takesStageSchedule(&op))
+        continue;
+      if (info->gpu) {
+        op.emitError() << "ssm-assign-schedules: no GPU schedule for '" << op.getName()
+                       << "' on target '" << target
+                       << "' (GPU schedules are not implemented yet; a GPU target never "
+                          "gets CPU schedules)";
+        return signalPassFailure();
+      }
+      if (op.hasAttr(kScheduleAttrName))
+        continue;
+      Attribute s = isSsm      ? Attribute(ssmSchedule(&op, *info))
+                    : isMatmul ? Attribute(matmulSchedule(&op, *info))
+                               : Attribute(stageSchedule(&op, *info));
+      op.setAttr(kScheduleAttrName, s);
+    }
   }
 };
 

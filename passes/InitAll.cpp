@@ -3,6 +3,7 @@
 
 #include "dialect/SsmOps.h"
 #include "passes/Passes.h"
+#include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,4 +26,5 @@ void ssm::registerAllPasses() {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   ssm::registerSSMPasses();
+  ssm::registerPipelines();
 }

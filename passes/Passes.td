@@ -19,26 +19,65 @@ def SsmDecompose : Pass<"ssm-decompose", "mlir::func::FuncOp"> {
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
-def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
-  let summary = "Attach a #ssm.schedule to every ssm op from target heuristics";
+def SsmChunkTime : Pass<"ssm-chunk-time", "mlir::func::FuncOp"> {
+  let summary = "Run long selective scans as a host loop over time chunks";
   let description = [{
-    Sets the discardable attribute `ssm.schedule` on each ssm op that has
-    none, from the op's shapes and the target's vector width:
+    Sets `ssm.time_chunk = <chunk>` on each function whose only op is one
+    `ssm.selective_scan` that returns its final state and whose sequence is
+    longer than `chunk` steps. The runtime then calls the compiled kernel
+    once per chunk of `chunk` time steps, carrying the state between calls,
+    so that scratch memory stays O(channel tile x N x chunk) however long the
+    input is (DESIGN.md section 5); the result does not change. `chunk` is
+    rounded down to a multiple of 32 (at least 32): chunk views must start
+    128-byte aligned.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", /*default=*/"512", "time steps per kernel call">
+  ];
+}
 
-    * `vector_width`: 16 on AVX-512, 8 on AVX/AVX2, 4 on Arm NEON and SSE
-      (for `host`, read from the CPU this runs on);
-    * `channel_tile`: enough channels per task for at least two tasks per
-      core on 2..16 cores, a multiple of the vector width, at most 256;
-    * `time_chunk`: the whole sequence up to 512 steps (long sequences run
-      as a host loop over 512-step chunks);
-    * `unroll_state`: when the state dim N is at most 32.
+def SsmFuse : Pass<"ssm-fuse", "mlir::func::FuncOp"> {
+  let summary = "Choose the fusion groups: inline single-use elementwise producers into their consumer";
+  let description = [{
+    Marks with `ssm.schedule = #ssm.stage<compute = inline>` every op whose
+    stage codegen can inline into its consumer: a stage without a reduction
+    loop (not an ssm op or a matmul) whose result has exactly one user, and
+    that user reads each element once (an elementwise `arith`/`math` op, a
+    `tensor` reshape or slice, or a linalg op without reduction loops). The
+    chains of such ops become one loop nest with no buffer between them.
+    Reductions, matmuls and ssm kernels read their operands many times, so
+    what feeds them keeps a buffer of its own (compute at root). Ops that
+    already carry a schedule are left as they are, so a hand-written
+    `compute = root` keeps a stage apart.
+  }];
+}
 
-    GPU targets (`cuda`, `opencl`) get `gpu_block = 128`. An unknown target
-    string is an error. Ops that already carry a schedule keep it.
+def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
+  let summary = "Attach a schedule to every op that codegen lowers, from target heuristics";
+  let description = [{
+    Sets the discardable attribute `ssm.schedule` on each op that has none,
+    with every field the op accepts written out (dialect/SsmAttrs.td lists
+    them, with their ranges):
+
+    * ssm ops get a `#ssm.schedule`: `vector_width` 16 on AVX-512, 8 on
+      AVX/AVX2, 4 on Arm NEON and SSE (for `host`, read from the CPU this
+      runs on); `channel_tile` enough channels per task for at least two
+      tasks per core on 2..16 cores, a multiple of the vector width, at most
+      256; `parallel`; `unroll_state` when the state dim N is at most 32.
+    * `linalg.matmul` and its transposed forms get a `#ssm.matmul`: matvec
+      for M <= 4 with a transposed B, else register tiles that fit the
+      target's vector registers (dialect/ScheduleDefaults.h).
+    * every other op with a stage gets a `#ssm.stage` (compute at root, the
+      vector width, parallel from 16K elements, tasks of 8K elements).
+
+    GPU targets (`cuda`, `opencl`) have no schedules yet: the pass fails,
+    naming the first op, rather than give a GPU target CPU schedules. An
+    unknown target string is an error. Ops that already carry a schedule
+    keep it.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "Halide target string, e.g. host, x86-64-linux-avx2, x86-64-linux-avx512_skylake, arm-64-linux, host-cuda">
+           "Halide target string, e.g. host, x86-64-linux-avx2, x86-64-linux-avx512_skylake, arm-64-linux">
   ];
   let dependentDialects = [];
 }

@@ -33,6 +33,7 @@ std::optional<ssm::TargetInfo> ssm::parseTarget(llvm::StringRef target) {
   } else {
     return std::nullopt;
   }
+  info.wideRegisterFile = info.vectorWidth >= 16 || parts[0] == "arm";
   info.gpu = has("cuda") || has("opencl") || has("vulkan") || has("metal");
   return info;
 }

@@ -12,6 +12,7 @@ namespace ssm {
 struct TargetInfo {
   int64_t vectorWidth = 8; // f32 lanes
   bool gpu = false;        // cuda or opencl
+  bool wideRegisterFile = false; // 32 vector registers (AVX-512, Arm NEON)
 };
 
 constexpr const char *kKnownTargetsHelp =

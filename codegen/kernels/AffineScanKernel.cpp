@@ -16,8 +16,7 @@ bool isConstOne(const Expr &e) {
 
 } // namespace
 
-KernelResult buildAffineScan(const AffineScanKernelInputs &in, const CpuSchedule &s,
-                             const Target &) {
+AffineScanKernel buildAffineScan(const AffineScanKernelInputs &in) {
   int rank = in.b.rank();
   int dim = in.dim < 0 ? in.dim + rank : in.dim;
   if (dim < 0 || dim >= rank)
@@ -72,64 +71,18 @@ KernelResult buildAffineScan(const AffineScanKernelInputs &in, const CpuSchedule
   Func hLast("affine_scan_h_last");
   hLast(lastVars) = h(lastIdx);
 
-  // Schedule the update: [inner vars] rt [outer vars], inner vectorised,
-  // outer fused and parallel (or a tile of the outermost inner var). When
-  // the scanned dim is innermost, the next dim takes the inner place.
-  Stage up = h.update();
-  std::vector<VarOrRVar> inner, outer;
-  if (hd > 0)
-    for (int i = 0; i < hd; ++i)
-      inner.push_back(v[i]);
-  else if (rank > 1)
-    inner.push_back(v[1]);
-  for (int i = 0; i < rank; ++i)
-    if (i != hd && !(hd > 0 && i < hd) && !(hd == 0 && i == 1))
-      outer.push_back(v[i]);
-  std::vector<VarOrRVar> order = inner;
-  order.push_back(rt.x);
-  order.insert(order.end(), outer.begin(), outer.end());
-  up.reorder(order);
-  if (!inner.empty()) {
-    Var vec = hd > 0 ? v[0] : v[1];
-    if (outer.empty() && s.parallel) {
-      // Parallel tiles of the outermost inner var.
-      Var top = hd > 0 ? v[hd - 1] : v[1];
-      Var to("tile_o"), ti("tile_i");
-      up.split(top, to, ti, s.channelTile, TailStrategy::GuardWithIf);
-      up.reorder(rt.x, to);
-      up.parallel(to);
-      if (top.same_as(vec))
-        vec = ti;
-    }
-    if (hd > 0) {
-      up.vectorize(vec, s.vectorWidth, TailStrategy::GuardWithIf);
-    } else {
-      // The scanned dim is the contiguous one: vectorising across lines would
-      // gather and scatter. Interleave vectorWidth lines instead (unrolled
-      // scalar chains, each line read and written sequentially).
-      Var lo("lines_o"), li("lines_i");
-      up.split(vec, lo, li, s.vectorWidth, TailStrategy::GuardWithIf)
-          .reorder(li, rt.x, lo)
-          .unroll(li);
-    }
-  }
-  if (!outer.empty() && s.parallel) {
-    Var fused = outer[0].var;
-    for (size_t i = 1; i < outer.size(); ++i) {
-      Var f("fused_" + std::to_string(i));
-      up.fuse(fused, outer[i].var, f);
-      fused = f;
-    }
-    up.parallel(fused);
-  }
-  if (!lastVars.empty())
-    hLast.vectorize(lastVars[0], s.vectorWidth, TailStrategy::GuardWithIf);
-
   std::vector<Expr> lastShape;
   for (int i = 0; i < rank; ++i)
     if (i != dim)
       lastShape.push_back(in.b.shape[i]);
-  return {{TensorFunc{h, in.b.shape}, TensorFunc{hLast, lastShape}}};
+  AffineScanKernel k;
+  k.h = h;
+  k.hLast = hLast;
+  k.time = rt;
+  k.vars = v;
+  k.scannedDim = hd;
+  k.result = {{TensorFunc{h, in.b.shape}, TensorFunc{hLast, lastShape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

@@ -28,11 +28,15 @@ struct AffineScanKernelInputs {
 /// must be at least 1.
 ///
 /// h is the RDom update (the translator must compute it at root, as it does
-/// every result; h_last reads it). The update runs the time loop inside a
-/// parallel loop over tiles of the other dims and vectorises the innermost
-/// non-scanned dim (strided when `dim` is the innermost one).
-KernelResult buildAffineScan(const AffineScanKernelInputs &in, const CpuSchedule &s,
-                             const Halide::Target &t);
+/// every result; h_last reads it).
+struct AffineScanKernel {
+  KernelResult result;
+  Halide::Func h, hLast;
+  Halide::RDom time;
+  std::vector<Halide::Var> vars; // h's vars, Halide order
+  int scannedDim = 0;            // Halide index of the scanned dim
+};
+AffineScanKernel buildAffineScan(const AffineScanKernelInputs &in);
 
 } // namespace ssm::codegen
 

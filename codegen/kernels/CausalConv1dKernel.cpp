@@ -8,8 +8,7 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSchedule &s,
-                               const Target &) {
+CausalConv1dKernel buildCausalConv1d(const CausalConv1dKernelInputs &in) {
   if (in.x.rank() != 3 || in.weight.rank() != 2)
     throw CompileError("ssm.causal_conv1d kernel: x must be (batch, dim, L), weight (dim, W)");
   const int64_t *wConst = Internal::as_const_int(in.weight.shape[1]);
@@ -61,14 +60,12 @@ KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSche
     fin(k, d, b) = 0.0f; // zero-extent result
   }
 
-  Var dOuter("d_o"), dInner("d_i"), tile("tile");
-  out.vectorize(t, s.vectorWidth, TailStrategy::GuardWithIf);
-  out.split(d, dOuter, dInner, s.channelTile, TailStrategy::GuardWithIf);
-  if (s.parallel)
-    out.fuse(dOuter, b, tile).parallel(tile);
-
   std::vector<Expr> finShape = {in.x.shape[0], in.x.shape[1], Expr(pad)};
-  return {{TensorFunc{out, in.x.shape}, TensorFunc{fin, finShape}}};
+  CausalConv1dKernel kernel;
+  kernel.out = out;
+  kernel.finalStates = fin;
+  kernel.result = {{TensorFunc{out, in.x.shape}, TensorFunc{fin, finShape}}};
+  return kernel;
 }
 
 } // namespace ssm::codegen

@@ -24,10 +24,14 @@ struct CausalConv1dKernelInputs {
 /// xx = concat(initial_states or zeros, x) along time:
 ///   out[b, d, t] = act(bias[d] + sum_{k<W} weight[d, k] * xx[b, d, t + k])
 ///   final_states[b, d, k] = xx[b, d, L + k]
-/// out is vectorised along L and parallel over (batch x dim tiles); the taps
-/// are unrolled. Both outputs read only the inputs, so neither needs the other.
-KernelResult buildCausalConv1d(const CausalConv1dKernelInputs &in, const CpuSchedule &s,
-                               const Halide::Target &t);
+/// The taps are unrolled in the algorithm. Both outputs read only the
+/// inputs, so neither needs the other.
+struct CausalConv1dKernel {
+  KernelResult result;
+  Halide::Func out;         // (t, d, b)
+  Halide::Func finalStates; // (k, d, b)
+};
+CausalConv1dKernel buildCausalConv1d(const CausalConv1dKernelInputs &in);
 
 } // namespace ssm::codegen
 

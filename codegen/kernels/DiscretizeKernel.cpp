@@ -49,8 +49,7 @@ Expr discretizeBExpr(Discretization method, Expr A, Expr B, Expr delta) {
   return Expr();
 }
 
-KernelResult buildDiscretize(const DiscretizeKernelInputs &in, const CpuSchedule &s,
-                             const Target &) {
+DiscretizeKernel buildDiscretize(const DiscretizeKernelInputs &in) {
   int rank = in.A.rank();
   if (in.B.rank() != rank || in.delta.rank() != rank)
     throw CompileError("ssm.discretize kernel: A, B and delta must have the same rank");
@@ -62,14 +61,12 @@ KernelResult buildDiscretize(const DiscretizeKernelInputs &in, const CpuSchedule
   Func abar("discretize_Abar"), bbar("discretize_Bbar");
   abar(v) = discretizeAExpr(in.aMethod, a, d);
   bbar(v) = discretizeBExpr(in.bMethod, a, b, d);
-  for (Func f : {abar, bbar}) {
-    if (rank == 0)
-      continue;
-    f.vectorize(v[0], s.vectorWidth, TailStrategy::GuardWithIf);
-    if (s.parallel && rank >= 2)
-      f.parallel(v[rank - 1]);
-  }
-  return {{TensorFunc{abar, in.A.shape}, TensorFunc{bbar, in.A.shape}}};
+  DiscretizeKernel k;
+  k.abar = abar;
+  k.bbar = bbar;
+  k.rank = rank;
+  k.result = {{TensorFunc{abar, in.A.shape}, TensorFunc{bbar, in.A.shape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

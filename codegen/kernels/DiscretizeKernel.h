@@ -31,10 +31,13 @@ struct DiscretizeKernelInputs {
   Discretization bMethod = Discretization::Zoh;
 };
 
-/// outputs = {Abar, Bbar}, both of shape S. Vectorised along the innermost
-/// (contiguous) dim, parallel over the outermost when the rank is at least 2.
-KernelResult buildDiscretize(const DiscretizeKernelInputs &in, const CpuSchedule &s,
-                             const Halide::Target &t);
+/// outputs = {Abar, Bbar}, both of shape S, one elementwise Func each.
+struct DiscretizeKernel {
+  KernelResult result;
+  Halide::Func abar, bbar;
+  int rank = 0;
+};
+DiscretizeKernel buildDiscretize(const DiscretizeKernelInputs &in);
 
 } // namespace ssm::codegen
 

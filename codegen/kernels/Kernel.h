@@ -1,10 +1,16 @@
-// Shared vocabulary of the Halide kernel builders: tensors as Funcs, CPU schedules.
+// Shared vocabulary of the Halide kernel builders and schedules: tensors as Funcs, CPU schedules.
 //
-// A kernel builder turns one ssm op into Halide Funcs. It receives each
-// operand as a TensorFunc and returns its results as TensorFuncs; it schedules
-// the Funcs it creates, and may set vectorize/parallel on the results it
-// returns. The translator (codegen/Translate.cpp) computes every returned
-// result at root, so a builder must not call compute_at on them.
+// Algorithm and schedule apart, as Halide's apps write them. A kernel
+// builder (codegen/kernels/<Op>Kernel.cpp) turns one ssm op into Halide
+// Funcs: it receives each operand as a TensorFunc and returns an <Op>Kernel
+// struct holding its results (KernelResult) and every stage a schedule may
+// touch, with no scheduling call at all. The op's schedule function
+// (codegen/schedules/<Op>Schedule.cpp) applies the op's #ssm.schedule for
+// the target it is given, one branch per target family. With
+// `ssm-compile --autoschedule` no schedule function runs and Halide's
+// autoscheduler schedules the whole pipeline instead. The translator
+// (codegen/Translate.cpp) computes every returned result at root, so a
+// schedule must not call compute_at on them.
 #ifndef SSM_CODEGEN_KERNELS_KERNEL_H
 #define SSM_CODEGEN_KERNELS_KERNEL_H
 
@@ -31,14 +37,27 @@ struct TensorFunc {
 };
 
 /// The CPU coordinates of `#ssm.schedule` (dialect/SsmAttrs.td documents
-/// each field's legal range). Builders read only the fields that apply.
+/// each field's legal range), with the fields left out set to their
+/// defaults for the target. Schedules read only the fields that apply.
 struct CpuSchedule {
   int vectorWidth = 8;  // lanes of f32 vectors: 4 (NEON, SSE), 8 (AVX2), 16 (AVX-512)
   int channelTile = 64; // channels (or heads x head_dim) per parallel task
-  int timeChunk = 512;  // time steps per kernel call; the runtime loops over chunks
   bool parallel = true; // parallelise over batch x channel tiles
   bool unrollState = true; // unroll the state dim N (keeps the state in registers)
 };
+
+/// The families of targets that have schedule functions of their own.
+enum class TargetFamily { X86, Arm, Gpu };
+
+/// The family of `t`: GPU when it has a CUDA, OpenCL, Metal or Vulkan
+/// feature, else by its architecture (x86, or Arm; other CPUs take the Arm
+/// branch, whose schedules assume 32 vector registers).
+TargetFamily targetFamily(const Halide::Target &t);
+
+/// Throws Halide::CompileError naming `op` when `t` is a GPU target: the
+/// GPU schedules are not written yet, and a GPU target never gets a CPU
+/// schedule silently.
+void requireCpuSchedule(const Halide::Target &t, const char *op);
 
 } // namespace ssm::codegen
 

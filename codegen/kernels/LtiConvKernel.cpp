@@ -5,14 +5,17 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-KernelResult buildLtiConv(const LtiConvKernelInputs &in, const CpuSchedule &s,
-                          const Target &) {
+LtiConvKernel buildLtiConv(const LtiConvKernelInputs &in, int timeBlock) {
   if (in.u.rank() != 3 || in.K.rank() != 2)
     throw CompileError("ssm.lti_conv kernel: u must be (batch, H, L), K (H, Lk)");
+  if (in.algorithm != ConvAlgorithm::Direct)
+    throw CompileError(std::string("ssm.lti_conv: algorithm = ") +
+                       (in.algorithm == ConvAlgorithm::Fft ? "fft" : "scan") +
+                       " has no compiled form yet; use algorithm = direct (the reference "
+                       "interpreter runs every algorithm)");
   Expr len = in.u.shape[2];
   Expr taps = min(in.K.shape[1], len); // taps at k >= L never reach an output
-  const int vw = s.vectorWidth;
-  const int tb = vw * 4; // outputs per register block
+  const int tb = timeBlock; // outputs per register block
 
   Var t("t"), h("h"), b("b"), j("j"), ti("ti"), to("to");
   // u with zeros outside [0, L), so every tap reads a dense vector (the last
@@ -34,18 +37,22 @@ KernelResult buildLtiConv(const LtiConvKernelInputs &in, const CpuSchedule &s,
   Func y("lti_conv_y");
   y(t, h, b) = acc(t % tb, t / tb, h, b);
 
-  Var tile("tile");
   // y covers exactly [0, L) in time: t % tb and t / tb then simplify to the
-  // split loop vars, and acc's block is exactly one `to` (registers).
+  // split loop vars (the schedule splits t by tb), and acc's block is one `to`.
   y.bound(t, 0, len);
-  y.split(t, to, ti, tb, TailStrategy::GuardWithIf)
-      .vectorize(ti, vw, TailStrategy::GuardWithIf);
-  if (s.parallel)
-    y.fuse(h, b, tile).parallel(tile);
-  upad.compute_at(y, s.parallel ? tile : h).vectorize(j, vw, TailStrategy::GuardWithIf);
-  acc.compute_at(y, to).bound_extent(ti, tb).bound_extent(to, 1).vectorize(ti, vw).unroll(ti);
-  acc.update().reorder(ti, r.x, to).vectorize(ti, vw).unroll(ti);
-  return {{TensorFunc{y, in.u.shape}}};
+  LtiConvKernel k;
+  k.upad = upad;
+  k.acc = acc;
+  k.y = y;
+  k.taps = r;
+  k.t = t;
+  k.h = h;
+  k.b = b;
+  k.ti = ti;
+  k.to = to;
+  k.timeBlock = tb;
+  k.result = {{TensorFunc{y, in.u.shape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

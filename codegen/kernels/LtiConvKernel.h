@@ -21,11 +21,20 @@ struct LtiConvKernelInputs {
 
 /// outputs = {y (batch, H, L)},
 ///   y[b, h, t] = sum_{k=0}^{min(t, Lk-1)} K[h, k] u[b, h, t-k] + D[h] u[b, h, t].
-/// Every algorithm is evaluated directly: O(L min(L, Lk)) per channel, blocked
-/// along time (register accumulators, vectorised), causal triangle skipped,
-/// parallel over batch x H. (fft and scan fall back to direct.)
-KernelResult buildLtiConv(const LtiConvKernelInputs &in, const CpuSchedule &s,
-                          const Halide::Target &t);
+/// Evaluated directly: O(L min(L, Lk)) per channel, blocked along time in
+/// blocks of `timeBlock` outputs (register accumulators, the schedule
+/// vectorises them), causal triangle skipped. Only `direct` is compiled:
+/// the builder throws CompileError for `fft` and `scan`, which have no
+/// compiled form yet (the reference interpreter runs every algorithm).
+struct LtiConvKernel {
+  KernelResult result;
+  Halide::Func upad, acc, y;
+  Halide::RDom taps;
+  Halide::Var t, h, b, ti, to;
+  int timeBlock = 32;
+};
+/// `timeBlock`: outputs per register block (the schedule's vector width x 4).
+LtiConvKernel buildLtiConv(const LtiConvKernelInputs &in, int timeBlock);
 
 } // namespace ssm::codegen
 

@@ -26,8 +26,7 @@ ComplexExpr div(ComplexExpr a, ComplexExpr b) {
 
 } // namespace
 
-KernelResult buildLtiKernel(const LtiKernelKernelInputs &in, const CpuSchedule &s,
-                            const Target &) {
+LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
   bool cplx = in.A.rank() == 3;
   if (in.A.rank() != 2 && !cplx)
     throw CompileError("ssm.lti_kernel kernel: A must be (H, N) or (H, N, 2)");
@@ -111,15 +110,13 @@ KernelResult buildLtiKernel(const LtiKernelKernelInputs &in, const CpuSchedule &
   K(l, h) = 0.0f;
   K(l, h) += (cplx ? 2.0f : 1.0f) * term;
 
-  coef.compute_root();
-  K.vectorize(l, s.vectorWidth, TailStrategy::GuardWithIf);
-  K.update().reorder(l, rn.x, h).vectorize(l, s.vectorWidth, TailStrategy::GuardWithIf);
-  if (s.parallel) {
-    K.parallel(h);
-    K.update().parallel(h);
-  }
   std::vector<Expr> shape = {in.A.shape[0], Expr(static_cast<int>(in.length))};
-  return {{TensorFunc{K, shape}}};
+  LtiKernelKernel k;
+  k.coef = coef;
+  k.K = K;
+  k.modes = rn;
+  k.result = {{TensorFunc{K, shape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

@@ -35,8 +35,13 @@ struct LtiKernelKernelInputs {
 /// the error stays at f32 rounding level for any l (the f64 phase error,
 /// about 2^-52 l |arg|, is far below it). The f64 work is per element, so the
 /// kernel wants a target with f64 (every CPU target).
-KernelResult buildLtiKernel(const LtiKernelKernelInputs &in, const CpuSchedule &s,
-                            const Halide::Target &t);
+struct LtiKernelKernel {
+  KernelResult result;
+  Halide::Func coef; // per (n, h): log|Abar|, arg Abar, C Bbar (Tuple)
+  Halide::Func K;    // (l, h): pure 0, update summing the modes
+  Halide::RDom modes;
+};
+LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in);
 
 } // namespace ssm::codegen
 

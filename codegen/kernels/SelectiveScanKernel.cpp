@@ -26,14 +26,6 @@ std::optional<int64_t> constInt(const Expr &e) {
   return std::nullopt;
 }
 
-/// Largest power of two <= v (v >= 1).
-int floorPow2(int64_t v) {
-  int p = 1;
-  while (2 * p <= v)
-    p *= 2;
-  return p;
-}
-
 void checkRank(const TensorFunc &x, const char *name, int rank) {
   if (x.rank() != rank)
     fail(std::string(name) + " must have rank " + std::to_string(rank) +
@@ -53,9 +45,7 @@ struct BCSource {
 
 } // namespace
 
-KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
-                                const CpuSchedule &s, const Target &target) {
-  (void)target;
+SelectiveScanKernel buildSelectiveScan(const SelectiveScanKernelInputs &in) {
   const bool tm = in.timeMajor;
   checkRank(in.u, "u", 3);
   checkRank(in.delta, "delta", 3);
@@ -142,7 +132,6 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
   st(d, j, b) = select(j < N, in.h0 ? in.h0->func(clamp(j, 0, N - 1), d, b) : Expr(0.0f),
                        0.0f);
 
-  const bool unrollN = nC && s.unrollState;
   RDom r;
   if (nC) {
     r = RDom(0, static_cast<int>(*nC) + 1, 0, len, Internal::unique_name("ss_r"));
@@ -192,79 +181,25 @@ KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
   Func hLast(Internal::unique_name("ss_h_last"));
   hLast(n, d, b) = st(d, n, b);
 
-  // ---- Schedule ----
-  int vw = std::max(1, s.vectorWidth);
-  int tile = std::max(1, s.channelTile);
-  if (dimC) {
-    vw = std::min<int64_t>(vw, floorPow2(std::max<int64_t>(1, *dimC)));
-    tile = static_cast<int>(std::min<int64_t>(tile, *dimC));
-  }
-  tile = std::max(vw, tile / vw * vw);
-
-  // With a static dim (the usual case) the tiles shift inwards at the end
-  // (tile <= dim); a symbolic dim may be smaller than a tile, so guard.
-  const TailStrategy dTail = dimC ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
-  Var dO("dO"), di("di"), dv("dv"), dl("dl"), to("to"), tl("tl");
-  if (tm) {
-    y.split(d, dO, di, tile, dTail)
-        .split(di, dv, dl, vw, dTail)
-        .reorder(dl, dv, t, dO, b)
-        .vectorize(dl);
-  } else {
-    y.split(d, dO, di, tile, dTail)
-        .reorder(t, di, dO, b)
-        .split(t, to, tl, vw, TailStrategy::GuardWithIf)
-        .vectorize(tl);
-  }
-  hLast.split(d, dO, di, tile, dTail).reorder(n, di, dO, b);
-  if (s.parallel) {
-    y.parallel(dO);
-    hLast.parallel(dO);
-  }
-  hLast.compute_with(y, dO);
-
-  st.compute_at(y, dO);
-  st.split(d, dv, dl, vw, TailStrategy::GuardWithIf).vectorize(dl);
-  RVar rk = r.x, rt = r.y, rto("rto"), rti("rti");
-  const int preChunk = 64;
-  st.update(0)
-      .split(d, dv, dl, vw, TailStrategy::GuardWithIf)
-      .split(rt, rto, rti, preChunk, TailStrategy::GuardWithIf)
-      .reorder(dl, rk, rti, rto, dv, b)
-      .vectorize(dl);
-  if (unrollN)
-    st.update(0).unroll(rk);
-
-  // Constant-size scratch (bound_storage) goes on the stack instead of
-  // costing a malloc per time chunk.
-  pre.compute_at(st, rto)
-      .vectorize(d, vw, TailStrategy::GuardWithIf)
-      .bound_storage(d, vw)
-      .bound_storage(t, preChunk);
-  dtF.compute_at(st, rto)
-      .vectorize(d, vw, TailStrategy::GuardWithIf)
-      .bound_storage(d, vw)
-      .bound_storage(t, preChunk);
-  std::vector<Func> perTile = {aT};
-  if (bSrc.rank == 2)
-    perTile.push_back(bSrc.transposed);
-  if (cSrc.rank == 2)
-    perTile.push_back(cSrc.transposed);
-  for (Func &f : perTile) {
-    f.compute_at(y, dO).vectorize(d, vw, TailStrategy::GuardWithIf).bound_storage(d, tile);
-    if (nC)
-      f.bound_storage(n, static_cast<int>(*nC));
-  }
-  if (dimC) {
-    y.bound(d, 0, static_cast<int>(*dimC));
-    hLast.bound(d, 0, static_cast<int>(*dimC));
-  }
-  if (nC)
-    hLast.bound(n, 0, static_cast<int>(*nC));
-
   std::vector<Expr> yShape = in.u.shape;
   std::vector<Expr> hShape = {in.u.dim(0), dim, N};
-  return KernelResult{{TensorFunc{y, yShape}, TensorFunc{hLast, hShape}}};
+  SelectiveScanKernel k;
+  k.dt = dtF;
+  k.pre = pre;
+  k.A = aT;
+  if (bSrc.rank == 2)
+    k.perTile.push_back(bSrc.transposed);
+  if (cSrc.rank == 2)
+    k.perTile.push_back(cSrc.transposed);
+  k.state = st;
+  k.y = y;
+  k.hLast = hLast;
+  k.scan = r;
+  k.timeMajor = tm;
+  k.n = nC;
+  k.dim = dimC;
+  k.result = {{TensorFunc{y, yShape}, TensorFunc{hLast, hShape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

@@ -1,4 +1,4 @@
-// Halide kernel for ssm.selective_scan (Mamba-1 fused scan): builder and schedule.
+// Halide kernel for ssm.selective_scan (Mamba-1 fused scan): the algorithm (schedule in codegen/schedules/).
 //
 // Formulation. One scratch Func per channel tile, st(d, j, b): slots
 // j < N hold the state of channel d, slot N + t holds the readout of token t
@@ -33,7 +33,7 @@
 // Channel-major is the same nest with Delta, u read as 8-channel gathers
 // (stride L) when ss_pre is computed, and y written vectorized over t.
 //
-// Schedule (CpuSchedule fields honoured):
+// Schedule (codegen/schedules/SelectiveScanSchedule.cpp; CpuSchedule fields honoured):
 //   vectorWidth  lanes over channels: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512),
 //                any power of two >= 1; clamped to the largest power of two
 //                <= dim when dim is static.
@@ -44,8 +44,8 @@
 //   parallel     parallel loop over channel tiles.
 //   unrollState  unroll k (needs a static N; a symbolic N uses a 2N + 1
 //                step RDom instead, correct but slower).
-//   timeChunk    not read: the kernel takes any L (a symbolic extent); the
-//                runtime picks the chunk and passes h0 = previous h_last.
+// The kernel takes any L (a symbolic extent): with ssm.time_chunk on the
+// function the runtime loops over chunks and passes h0 = previous h_last.
 //
 // For the translator:
 // * Compute both outputs at root (Kernel.h) and realize them in ONE
@@ -95,12 +95,21 @@ struct SelectiveScanKernelInputs {
   bool timeMajor = false;
 };
 
+/// The stages of the fused scan (see the formulation above); Funcs' vars
+/// are d (channel), t (token), b (batch), n, j (scratch slot).
+struct SelectiveScanKernel {
+  KernelResult result; // {y, h_last}
+  Halide::Func dt, pre, A, state, y, hLast;
+  std::vector<Halide::Func> perTile; // (d, n) copies of constant B / C
+  Halide::RDom scan;                 // (k in [0, N], t in [0, L))
+  bool timeMajor = false;
+  std::optional<int64_t> n, dim; // static N and dim
+};
+
 /// Builds {y (u's shape), h_last (batch, dim, N)} with the semantics of
-/// ssm.selective_scan, scheduled for the CPU. Throws Halide::CompileError
-/// naming the operand when a rank is wrong (shapes are the verifier's job).
-/// `t` is not consulted: the schedule comes from `s` alone.
-KernelResult buildSelectiveScan(const SelectiveScanKernelInputs &in,
-                                const CpuSchedule &s, const Halide::Target &t);
+/// ssm.selective_scan, unscheduled. Throws Halide::CompileError naming the
+/// operand when a rank is wrong (shapes are the verifier's job).
+SelectiveScanKernel buildSelectiveScan(const SelectiveScanKernelInputs &in);
 
 } // namespace ssm::codegen
 

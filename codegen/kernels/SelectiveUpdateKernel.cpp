@@ -27,13 +27,6 @@ std::optional<int64_t> constInt(const Expr &e) {
   return std::nullopt;
 }
 
-int floorPow2(int64_t v) {
-  int p = 1;
-  while (2 * p <= v)
-    p *= 2;
-  return p;
-}
-
 void checkRank(const TensorFunc &x, const char *name, int rank) {
   if (x.rank() != rank)
     fail(std::string(name) + " must have rank " + std::to_string(rank) +
@@ -49,9 +42,7 @@ std::vector<Expr> cat(std::vector<Expr> a, const std::vector<Expr> &b) {
 
 } // namespace
 
-KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
-                                  const CpuSchedule &s, const Target &target) {
-  (void)target;
+SelectiveUpdateKernel buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in) {
   const int sr = in.state.rank();
   if (sr != 3 && sr != 4)
     fail("state must be (batch, dim, N) or (batch, H, P, N), got rank " + std::to_string(sr));
@@ -106,83 +97,28 @@ KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
   S(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
                      bcAt(in.B, n) * pre(cvb)[1];
   Func ns(Internal::unique_name("su_new_state"));
-  const bool sep = getenv("SU_SEP");
-  if (sep)
-    ns(withN(n, cvb)) = in.state.func(withN(n, cvb)) * accurateExp2(pre(cvb)[0] * in.A.func(withN(n, cv))) +
-                        bcAt(in.B, n) * pre(cvb)[1];
-  else
-    ns(withN(n, cvb)) = S(withN(n, cvb));
+  ns(withN(n, cvb)) = S(withN(n, cvb));
 
   RDom rn(0, N, Internal::unique_name("su_rn"));
   Func acc(Internal::unique_name("su_acc"));
   acc(cvb) = in.D ? in.D->func(cv) * in.x.func(cvb) : Expr(0.0f);
-  acc(cvb) += (sep ? ns(withN(rn, cvb)) : S(withN(rn, cvb))) * bcAt(in.C, rn);
+  acc(cvb) += S(withN(rn, cvb)) * bcAt(in.C, rn);
   Func y(Internal::unique_name("su_y"));
   y(cvb) = in.z ? acc(cvb) * silu(in.z->func(cvb)) : acc(cvb);
 
-  // ---- Schedule ----
-  int vw = std::max(1, s.vectorWidth);
-  int nv = vw;
-  if (nC)
-    nv = std::min<int64_t>(vw, floorPow2(std::max<int64_t>(1, *nC)));
-  int cvw = vw;
-  int tile = std::max(1, s.channelTile);
-  if (chanC) {
-    cvw = std::min<int64_t>(vw, floorPow2(std::max<int64_t>(1, *chanC)));
-    tile = static_cast<int>(std::min<int64_t>(tile, *chanC));
-  }
-  tile = std::max(cvw, tile / cvw * cvw);
-
-  Var cO("cO"), ci("ci"), no("no"), nl("nl");
-  // new_state: (n, c[, h], b) with the channel tile loop cO outermost but b
-  // (and h); y shares that loop (compute_with), so one parallel loop does all.
-  ns.split(c, cO, ci, tile);
-  y.split(c, cO, ci, tile);
-  if (heads) {
-    ns.reorder(n, ci, cO, h, b);
-    y.reorder(ci, cO, h, b);
-  } else {
-    ns.reorder(n, ci, cO, b);
-    y.reorder(ci, cO, b);
-  }
-  // Static extents make every per-tile scratch buffer a constant-size
-  // stack allocation (a heap allocation per tile costs more than the tile).
-  if (nC)
-    ns.bound(n, 0, static_cast<int>(*nC));
-  if (chanC) {
-    ns.bound(c, 0, static_cast<int>(*chanC));
-    y.bound(c, 0, static_cast<int>(*chanC));
-  }
-  ns.split(n, no, nl, nv).vectorize(nl);
-  if (s.unrollState && nC)
-    ns.unroll(no);
-  y.vectorize(ci, cvw);
-  VarOrRVar par = heads ? VarOrRVar(h) : VarOrRVar(cO);
-  if (s.parallel) {
-    ns.parallel(par);
-    y.parallel(par);
-  }
-  if (!sep) {
-  y.compute_with(ns, cO);
-
-  S.compute_at(ns, cO).split(n, no, nl, nv, TailStrategy::GuardWithIf).vectorize(nl);
-  if (s.unrollState && nC)
-    S.unroll(no);
-  }
-  pre.compute_at(ns, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
-  // The readout: 8 channels at a time, vectorised over both the channel and
-  // n, so that the horizontal sums become one 64-to-8 lane reduction.
-  Var cc("cc"), cl("cl");
-  acc.compute_at(y, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
-  acc.update(0)
-      .split(c, cc, cl, cvw, TailStrategy::GuardWithIf)
-      .reorder(rn, cl, cc)
-      .atomic()
-      .vectorize(rn, nv, TailStrategy::GuardWithIf)
-      .vectorize(cl);
-
   std::vector<Expr> yShape = in.x.shape;
-  return KernelResult{{TensorFunc{y, yShape}, TensorFunc{ns, in.state.shape}}};
+  SelectiveUpdateKernel k;
+  k.pre = pre;
+  k.state = S;
+  k.newState = ns;
+  k.acc = acc;
+  k.y = y;
+  k.readout = rn;
+  k.heads = heads;
+  k.n = nC;
+  k.channels = chanC;
+  k.result = {{TensorFunc{y, yShape}, TensorFunc{ns, in.state.shape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

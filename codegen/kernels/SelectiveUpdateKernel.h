@@ -1,4 +1,4 @@
-// Halide kernel for ssm.selective_update (one decode step): builder and schedule.
+// Halide kernel for ssm.selective_update (one decode step): the algorithm (schedule in codegen/schedules/).
 //
 // Formulation. Per channel tile, an internal Func S(n, c) holds the new
 // state (state * exp(dt A) + B dt x, with exp(dt A) = accurateExp2((dt log2 e)
@@ -19,7 +19,7 @@
 // With heads the channel dims are (P, H); the parallel loop is over H and
 // head h reads B/C group h / (H / G).
 //
-// Schedule (CpuSchedule fields honoured):
+// Schedule (codegen/schedules/SelectiveUpdateSchedule.cpp; CpuSchedule fields honoured):
 //   vectorWidth  lanes over n (state rows are contiguous in n) and over
 //                channels for the per-channel work; a power of two >= 1,
 //                clamped to the largest power of two <= N (resp. dim / P)
@@ -28,7 +28,6 @@
 //                multiple of vectorWidth, clamped to dim (P).
 //   parallel     parallel loop over channel tiles (without heads) or heads.
 //   unrollState  unroll the n vectors (static N).
-//   timeChunk    not read.
 //
 // For the translator:
 // * Compute both outputs at root and realize them in one Pipeline (y is
@@ -66,11 +65,21 @@ struct SelectiveUpdateKernelInputs {
   bool dtSoftplus = false;
 };
 
+/// The stages of the decode step: pre (per channel: dt log2 e, dt x), state
+/// (the new state S), newState (copies S), acc (the readout over `readout`),
+/// y; Funcs' vars are (n, c[, h], b) and (c[, h], b).
+struct SelectiveUpdateKernel {
+  KernelResult result; // {y, new_state}
+  Halide::Func pre, state, newState, acc, y;
+  Halide::RDom readout;
+  bool heads = false;
+  std::optional<int64_t> n, channels; // static N and dim (P with heads)
+};
+
 /// Builds {y (x's shape), new_state (state's shape)} with the semantics of
-/// ssm.selective_update, scheduled for the CPU. Throws Halide::CompileError
-/// naming the operand when a rank is wrong. `t` is not consulted.
-KernelResult buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in,
-                                  const CpuSchedule &s, const Halide::Target &t);
+/// ssm.selective_update, unscheduled. Throws Halide::CompileError naming the
+/// operand when a rank is wrong.
+SelectiveUpdateKernel buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in);
 
 } // namespace ssm::codegen
 

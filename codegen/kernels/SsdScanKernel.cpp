@@ -19,15 +19,6 @@ int64_t constExtent(const Expr &e, const char *what) {
   return *c;
 }
 
-/// Per-chunk scratch goes on the stack when it is at most this many floats
-/// (its size is constant); larger chunks fall back to the heap.
-constexpr int64_t kMaxStackFloats = 32 * 1024;
-
-void storeSmallOnStack(Func f, int64_t floats) {
-  if (floats <= kMaxStackFloats)
-    f.store_in(MemoryType::Stack);
-}
-
 /// The first candidate that divides `extent`, else 1.
 int pickDivisor(int64_t extent, std::initializer_list<int> candidates) {
   for (int c : candidates)
@@ -38,7 +29,7 @@ int pickDivisor(int64_t extent, std::initializer_list<int> candidates) {
 
 } // namespace
 
-KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, const Target &) {
+SsdScanKernel buildSsdScan(const SsdScanKernelInputs &in, int vectorWidth) {
   if (in.X.rank() != 4 || in.B.rank() != 4 || in.C.rank() != 4 ||
       (in.A.rank() != 3 && in.A.rank() != 4))
     throw CompileError("ssm.ssd_scan kernel: X, B, C must be rank 4 and A rank 3 or 4");
@@ -56,7 +47,7 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
   Expr lastT = max(len - 1, 0);
 
   // Register blocks: pT x (second dim) accumulators, vectors of pV along P.
-  const int vw = s.vectorWidth;
+  const int vw = vectorWidth;
   int pV = pickDivisor(P, {vw, 8, 4, 2});
   int pT = P % (2 * pV) == 0 ? 2 * pV : pV;
   int accs = pT == 2 * pV ? 4 : 8; // second-dim block: about 8 accumulators
@@ -207,117 +198,50 @@ KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s, c
   Func y("ssd_Y");
   y(p, hh, t, bb) = yc(p, t % Q, hh, t / Q, bb);
 
-  // ---- Schedule.
-  Var tile("tile"), po("po"), pi("pi"), no("no"), ni("ni"), tc("tc"), ti("ti"), jo("jo"),
-      ji("ji"), f1("f1"), f2("f2");
-  auto par = [&](Stage st_, VarOrRVar v) {
-    if (s.parallel)
-      st_.parallel(v);
-  };
-
-  // Cumulative decays and per-head factors: small, at root.
-  cum.compute_root();
-  if (perKey) {
-    cum.vectorize(n, nV);
-    cum.update().reorder(n, ri, hh).vectorize(n, nV);
-    cum.fuse(c, bb, f1);
-    cum.update().fuse(c, bb, f1);
-    par(cum, f1);
-    par(cum.update(), f1);
-    dC.compute_root().vectorize(n, nV);
-  } else {
-    cum.fuse(c, bb, f1);
-    cum.update().reorder(ri, hh).fuse(c, bb, f1);
-    par(cum, f1);
-    par(cum.update(), f1);
-    wB.compute_root();
-    wC.compute_root();
-    dC.compute_root();
-  }
-  if (hasBonus)
-    diag.compute_root();
-
-  // States: h0 (or 0), then the sequential chunk loop with the P x N chunk
-  // product computed per register block inside it.
-  st.compute_root().bound(p, 0, int(P)).bound(n, 0, int(N));
-  st.update(0).vectorize(p, pV).fuse(hh, bb, f1);
-  par(st.update(0), f1);
-  Stage scan = st.update(1);
-  scan.split(p, po, pi, pT)
-      .split(n, no, ni, nT)
-      .reorder(pi, ni, po, no, rc, hh, bb)
-      .vectorize(pi, pV)
-      .unroll(ni)
-      .fuse(hh, bb, f2);
-  par(scan, f2);
-  xcS.compute_at(st, rc).vectorize(p, pV);
-  bd.compute_at(st, rc).vectorize(n, nV);
-  storeSmallOnStack(xcS, P * Q);
-  storeSmallOnStack(bd, N * Q);
-  accS.compute_at(st, po).bound_extent(p, pT).bound_extent(n, nT);
-  accS.vectorize(p, pV).unroll(p).unroll(n);
-  accS.update().reorder(p, n, rjS).vectorize(p, pV).unroll(p).unroll(n);
-
-  // A blocked transpose of the last state: (P, N) in st -> (N, P).
-  fin.bound(p, 0, int(P)).bound(n, 0, int(N));
-  fin.split(p, po, pi, pV).split(n, no, ni, nV).reorder(ni, pi, no, po).vectorize(ni).unroll(pi);
-  fin.fuse(hh, bb, f1);
-  par(fin, f1);
-
-  // C B^T per (group, chunk) at root; transposed B per chunk inside.
-  if (!perKey) {
-    gg.compute_root()
-        .split(j, jo, ji, jT)
-        .split(i, io, ii, iTg)
-        .reorder(ji, ii, jo, io, g, c, bb)
-        .vectorize(ji, jV)
-        .unroll(ii);
-    par(gg, c);
-    bt.compute_at(gg, g).vectorize(j, jV);
-    storeSmallOnStack(bt, N * Q);
-    ggAcc.compute_at(gg, jo).bound_extent(j, jT).bound_extent(i, iTg);
-    ggAcc.vectorize(j, jV).unroll(j).unroll(i);
-    ggAcc.update().reorder(j, i, rn).vectorize(j, jV).unroll(j).unroll(i);
-  }
-
-  y.bound(p, 0, int(P));
-  y.split(t, tc, ti, Q, TailStrategy::GuardWithIf)
-      .reorder(p, ti, tc, hh, bb)
-      .vectorize(p, pV)
-      .fuse(hh, bb, tile);
-  par(y, tile);
-  Var yio("yio"), yii("yii");
-  // One chunk each: bound_extent(c, 1) makes the sizes constant (stack).
-  yc.compute_at(y, tc)
-      .bound_extent(c, 1)
-      .bound(i, 0, Q)
-      .split(p, po, pi, pT)
-      .split(i, yio, yii, iT)
-      .reorder(pi, yii, po, yio)
-      .vectorize(pi, pV)
-      .unroll(yii);
-  accY.compute_at(yc, po).bound_extent(p, pT).bound_extent(ii, iT).bound_extent(io, 1);
-  accY.vectorize(p, pV).unroll(p).unroll(ii);
-  accY.update(0).reorder(p, ii, rjY).vectorize(p, pV).unroll(p).unroll(ii);
-  accY.update(1).reorder(p, ii, rn).vectorize(p, pV).unroll(p).unroll(ii);
-  for (Func f : {xcY, gm, cd})
-    f.compute_at(y, tc).bound_extent(c, 1);
-  storeSmallOnStack(yc, P * Q);
-  storeSmallOnStack(xcY, P * Q);
-  storeSmallOnStack(gm, int64_t(Q) * Q);
-  storeSmallOnStack(cd, N * Q);
-  xcY.vectorize(p, pV);
-  gm.vectorize(j, jV);
-  cd.vectorize(n, nV);
-  if (perKey) {
-    bt.compute_at(y, tc).vectorize(j, jV);
-    cumT.compute_at(y, tc).vectorize(j, jV);
-    gk.compute_at(y, tc).vectorize(j, jV);
-    gk.update().reorder(j, rn, i).vectorize(j, jV);
-  }
-
   std::vector<Expr> finShape = {in.X.shape[0], in.X.shape[2], in.X.shape[3], in.B.shape[3]};
-  return {{TensorFunc{y, in.X.shape}, TensorFunc{fin, finShape}}};
+  SsdScanKernel kernel;
+  kernel.ac = ac;
+  kernel.cum = cum;
+  kernel.wB = wB;
+  kernel.wC = wC;
+  kernel.dC = dC;
+  kernel.xcS = xcS;
+  kernel.bd = bd;
+  kernel.accS = accS;
+  kernel.st = st;
+  kernel.fin = fin;
+  kernel.gm = gm;
+  kernel.gg = gg;
+  kernel.ggAcc = ggAcc;
+  kernel.bt = bt;
+  kernel.diag = diag;
+  kernel.cumT = cumT;
+  kernel.gk = gk;
+  kernel.cd = cd;
+  kernel.xcY = xcY;
+  kernel.accY = accY;
+  kernel.yc = yc;
+  kernel.y = y;
+  kernel.ri = ri;
+  kernel.rjS = rjS;
+  kernel.rc = rc;
+  kernel.rn = rn;
+  kernel.rjY = rjY;
+  kernel.perKey = perKey;
+  kernel.hasBonus = hasBonus;
+  kernel.P = P;
+  kernel.N = N;
+  kernel.Q = Q;
+  kernel.pV = pV;
+  kernel.pT = pT;
+  kernel.nT = nT;
+  kernel.iT = iT;
+  kernel.jV = jV;
+  kernel.jT = jT;
+  kernel.iTg = iTg;
+  kernel.nV = nV;
+  kernel.result = {{TensorFunc{y, in.X.shape}, TensorFunc{fin, finShape}}};
+  return kernel;
 }
 
 } // namespace ssm::codegen

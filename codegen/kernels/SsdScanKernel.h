@@ -43,8 +43,40 @@ struct SsdScanKernelInputs {
 /// (batch, H, nChunks + 1, N, P), Q x Q per (batch, group, chunk), cumulative
 /// log decays. Y covers exactly [0, L) in time (Func::bound), so realize it
 /// over the tensor's full extent. P and N must be constant extents.
-KernelResult buildSsdScan(const SsdScanKernelInputs &in, const CpuSchedule &s,
-                          const Halide::Target &t);
+/// The stages of the chunked form (names as in SsdScanKernel.cpp) and the
+/// register-block shape they were built for: the schedule applies it.
+struct SsdScanKernel {
+  KernelResult result; // {Y, final_state}
+  Halide::Func ac;
+  Halide::Func cum;
+  Halide::Func wB;
+  Halide::Func wC;
+  Halide::Func dC;
+  Halide::Func xcS;
+  Halide::Func bd;
+  Halide::Func accS;
+  Halide::Func st;
+  Halide::Func fin;
+  Halide::Func gm;
+  Halide::Func gg;
+  Halide::Func ggAcc;
+  Halide::Func bt;
+  Halide::Func diag;
+  Halide::Func cumT;
+  Halide::Func gk;
+  Halide::Func cd;
+  Halide::Func xcY;
+  Halide::Func accY;
+  Halide::Func yc;
+  Halide::Func y;
+  Halide::RDom ri, rjS, rc, rn, rjY;
+  bool perKey = false, hasBonus = false;
+  int64_t P = 0, N = 0;
+  int Q = 0, pV = 1, pT = 1, nT = 1, iT = 1, jV = 1, jT = 1, iTg = 1, nV = 1;
+};
+/// `vectorWidth`: the schedule's lanes; the register blocks (and so the
+/// output-row blocks of the algorithm) are derived from it.
+SsdScanKernel buildSsdScan(const SsdScanKernelInputs &in, int vectorWidth);
 
 } // namespace ssm::codegen
 

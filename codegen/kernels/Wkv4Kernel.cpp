@@ -6,7 +6,7 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-KernelResult buildWkv4(const Wkv4KernelInputs &in, const CpuSchedule &s, const Target &) {
+Wkv4Kernel buildWkv4(const Wkv4KernelInputs &in) {
   if (in.k.rank() != 3 || in.v.rank() != 3 || in.w.rank() != 1 || in.u.rank() != 1)
     throw CompileError("ssm.wkv4 kernel: k, v must be rank 3 (batch, L, C) and w, u rank 1 (C)");
   int given = in.aa.has_value() + in.bb.has_value() + in.pp.has_value();
@@ -45,24 +45,17 @@ KernelResult buildWkv4(const Wkv4KernelInputs &in, const CpuSchedule &s, const T
   bbOut(c, b) = st(c, len, b)[1];
   ppOut(c, b) = st(c, len, b)[2];
 
-  // Schedule: the scan runs the time loop inside a vector of channels.
-  const int vw = s.vectorWidth;
-  Var co("co"), ci("ci"), f("f");
-  st.compute_root();
-  st.update(0).vectorize(c, vw, TailStrategy::GuardWithIf);
-  Stage scan = st.update(1);
-  scan.split(c, co, ci, vw, TailStrategy::GuardWithIf).reorder(ci, rt, co, b).vectorize(ci);
-  if (s.parallel)
-    scan.fuse(co, b, f).parallel(f);
-  wkv.vectorize(c, vw, TailStrategy::GuardWithIf);
-  if (s.parallel)
-    wkv.parallel(t);
-  for (Func o : {aaOut, bbOut, ppOut})
-    o.vectorize(c, vw, TailStrategy::GuardWithIf);
-
   std::vector<Expr> stShape = {in.k.shape[0], in.k.shape[2]};
-  return {{TensorFunc{wkv, in.k.shape}, TensorFunc{aaOut, stShape}, TensorFunc{bbOut, stShape},
-           TensorFunc{ppOut, stShape}}};
+  Wkv4Kernel k;
+  k.state = st;
+  k.wkv = wkv;
+  k.aa = aaOut;
+  k.bb = bbOut;
+  k.pp = ppOut;
+  k.time = rt;
+  k.result = {{TensorFunc{wkv, in.k.shape}, TensorFunc{aaOut, stShape}, TensorFunc{bbOut, stShape},
+               TensorFunc{ppOut, stShape}}};
+  return k;
 }
 
 } // namespace ssm::codegen

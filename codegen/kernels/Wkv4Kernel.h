@@ -28,8 +28,14 @@ struct Wkv4KernelInputs {
 /// time loop runs inside vectors of channels (vectorWidth lanes), parallel
 /// over channel vectors x batch. wkv is then elementwise in (c, t, b):
 /// vectorised along channels, parallel over time.
-KernelResult buildWkv4(const Wkv4KernelInputs &in, const CpuSchedule &s,
-                       const Halide::Target &t);
+struct Wkv4Kernel {
+  KernelResult result;
+  Halide::Func state;          // (c, t, b) Tuple: pure undef, update 0 = state in, update 1 = scan
+  Halide::Func wkv;            // (c, t, b)
+  Halide::Func aa, bb, pp;     // (c, b): the state after the last token
+  Halide::RDom time;
+};
+Wkv4Kernel buildWkv4(const Wkv4KernelInputs &in);
 
 } // namespace ssm::codegen
 

@@ -177,7 +177,7 @@ LogicalResult lowerConstant(Operation *op, LoweringState &state) {
   std::vector<Halide::Var> vars(shape.size());
   std::vector<Halide::Expr> args(vars.begin(), vars.end());
   out.func(vars) = buf(args);
-  state.genericStages.push_back(out);
+  state.addGenericStage(out);
   state.set(c.getResult(), out);
   return success();
 }

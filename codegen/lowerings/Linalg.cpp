@@ -197,7 +197,7 @@ LogicalResult lowerLinalg(Operation *op, LoweringState &state) {
       return op->emitError() << "cannot lower to Halide: " << err;
     out.func(args) = e;
   }
-  state.genericStages.push_back(out);
+  state.addGenericStage(out);
   state.set(op->getResult(0), out);
   return success();
 }

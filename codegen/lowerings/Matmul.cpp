@@ -1,12 +1,15 @@
-// Lowering of linalg.matmul and its transposed forms to a register-tiled Halide matmul.
+// Lowering of linalg.matmul and its transposed forms: the algorithm (tiled or matvec).
 //
 // The generic linalg lowering would vectorise the output's contiguous dim
-// and stream the reduction from memory; here the reduction runs in a small
-// tile of accumulators (a block of rows x vectors of columns) kept in
-// registers, the schedule of Halide's test/performance/matrix_multiplication
-// adapted to our row-major tensors. B of matmul_transpose_b (the nn.Linear
-// weight layout) is transposed once into a k-major copy first.
+// and stream the reduction from memory; here the reduction runs into an
+// accumulator Func that the schedule (codegen/schedules/MatmulSchedule.cpp)
+// keeps as a register tile (a block of rows x vectors of columns), the
+// schedule of Halide's test/performance/matrix_multiplication adapted to
+// our row-major tensors, with B in a k-major layout (packed once for the
+// nn.Linear weight layout of matmul_transpose_b). The #ssm.matmul
+// attribute picks the algorithm and the tile shapes.
 #include "codegen/Lowering.h"
+#include "codegen/schedules/Schedules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -40,21 +43,17 @@ Expr initialValue(Operation *op, LoweringState &state, Expr i, Expr j) {
   return at(state.get(op->getOperand(2)), {i, j});
 }
 
-/// Stages below this many multiply-adds run on one thread: waking the pool
-/// costs more than they do (the decode step of a small model).
-constexpr int64_t kParallelWork = 1 << 16;
-
 /// matmul_transpose_b with a few rows (decode: one token): C = A B^T as dot
 /// products along the contiguous k of both A and the (N, K) weight, with a
 /// vector of partial sums per output column, so the weight is read once in
 /// place instead of first being copied into a k-major layout.
 LogicalResult lowerMatvec(Operation *op, LoweringState &state, Halide::Func aRows, int m, int n,
-                          int k) {
+                          int k, const MatmulSchedule &sched) {
   auto cType = cast<RankedTensorType>(op->getResult(0).getType());
   const TensorFunc &b = state.get(op->getOperand(1));
-  const int vw = state.vectorWidth();
+  const int vw = sched.vectorWidth; // the lanes of the partial sums: part of the algorithm
   const int kBlocks = k / vw, kTail = k % vw;
-  Halide::Var x("x"), y("y"), lane("lane"), xo("xo"), xi("xi");
+  Halide::Var x("x"), y("y"), lane("lane");
   Halide::Func part(state.uniqueName("mm_dot"));
   part(lane, x, y) = 0.0f;
   if (kBlocks > 0) {
@@ -80,21 +79,9 @@ LogicalResult lowerMatvec(Operation *op, LoweringState &state, Halide::Func aRow
   TensorFunc out{Halide::Func(state.uniqueName("matvec")), shapeExprs(cType)};
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
-  out.func.compute_root();
-  if (n >= vw) {
-    // ShiftInwards keeps each block of columns full, so the partial sums
-    // of its vw columns unroll into vw vector accumulators.
-    out.func.split(x, xo, xi, vw, Halide::TailStrategy::ShiftInwards).vectorize(xi);
-    part.compute_at(out.func, xo).vectorize(lane).unroll(x);
-    if (kBlocks > 0)
-      part.update().vectorize(lane).unroll(x);
-    if (static_cast<int64_t>(m) * n * k >= kParallelWork)
-      out.func.parallel(xo);
-  } else {
-    part.compute_at(out.func, x).vectorize(lane);
-    if (kBlocks > 0)
-      part.update().vectorize(lane);
-  }
+  MatvecStages mv{out.func, part, kBlocks > 0, m, n, k};
+  if (state.manualSchedules)
+    scheduleMatvec(mv, sched, state.target);
   state.kernelOutputs.push_back(out);
   state.set(op->getResult(0), out);
   return success();
@@ -111,15 +98,18 @@ LogicalResult lowerMatmul(Operation *op, LoweringState &state) {
   const int k = transA ? aType.getDimSize(0) : aType.getDimSize(1);
   const TensorFunc &a = state.get(op->getOperand(0));
   const TensorFunc &b = state.get(op->getOperand(1));
-  int vw = state.vectorWidth();
+  MatmulSchedule sched = state.matmulScheduleOf(op, m, n, k, transB);
 
   Halide::Var x("x"), y("y"); // x: column j (contiguous), y: row i
   // Operands in the layouts the inner loop wants: A(k, i) row-major rows, B(j, k) k-major.
   Halide::Func aRows(state.uniqueName("mm_a")), bCols(state.uniqueName("mm_b"));
   aRows(x, y) = transA ? at(a, {x, y}) : at(a, {y, x});  // aRows(kk, i) = A[i, kk]
   bCols(x, y) = transB ? at(b, {x, y}) : at(b, {y, x});  // bCols(j, kk) = B[kk, j]
-  if (transB && m <= 4)
-    return lowerMatvec(op, state, aRows, m, n, k);
+  if (sched.matvec) {
+    if (!transB)
+      return op->emitError() << "algorithm = matvec needs linalg.matmul_transpose_b";
+    return lowerMatvec(op, state, aRows, m, n, k, sched);
+  }
   Halide::RDom r(0, k, state.uniqueName("k"));
   Halide::Func prod(state.uniqueName("mm_acc"));
   prod(x, y) = initialValue(op, state, y, x);
@@ -127,33 +117,9 @@ LogicalResult lowerMatmul(Operation *op, LoweringState &state) {
   TensorFunc out{Halide::Func(state.uniqueName("matmul")), shapeExprs(cType)};
   out.func(x, y) = prod(x, y);
 
-  // The accumulator block must fit the vector registers with room for the
-  // B vectors and the broadcast A value: 16 registers (AVX2): 4 rows x 3
-  // vectors (12 accumulators, the BLIS-style shape; 1.6-2x faster than 8 x 2
-  // here, which spills); 32 registers (AVX-512): 8 rows x 2 vectors.
-  const bool wideRegisters = vw >= 16;
-  const int tileX = (wideRegisters ? 2 : 3) * vw, tileY = wideRegisters ? 8 : 4;
-  const int rowTiles = 4; // row blocks per parallel task
-  Halide::Var xi("xi"), yi("yi"), yii("yii"), xy("xy");
-  if (n >= tileX && m >= tileY * rowTiles) {
-    out.func.tile(x, y, xi, yi, tileX, tileY * rowTiles, Halide::TailStrategy::ShiftInwards)
-        .fuse(x, y, xy)
-        .parallel(xy)
-        .split(yi, yi, yii, tileY, Halide::TailStrategy::ShiftInwards)
-        .vectorize(xi, vw);
-    prod.compute_at(out.func, yi).vectorize(x, vw).unroll(x).unroll(y);
-    prod.update().reorder(x, y, r).vectorize(x, vw).unroll(x).unroll(y);
-  } else {
-    out.func.vectorize(x, vw, Halide::TailStrategy::GuardWithIf).parallel(y);
-    prod.compute_at(out.func, y).vectorize(x, vw, Halide::TailStrategy::GuardWithIf);
-    prod.update().vectorize(x, vw, Halide::TailStrategy::GuardWithIf);
-  }
-  // The k-major copy of B is read by every row tile: materialise it once.
-  if (!transB) {
-    bCols.compute_inline();
-  } else {
-    bCols.compute_root().parallel(y).vectorize(x, vw, Halide::TailStrategy::GuardWithIf);
-  }
+  MatmulStages mm{out.func, prod, aRows, bCols, r, m, n, k};
+  if (state.manualSchedules)
+    scheduleMatmul(mm, sched, state.target);
   state.kernelOutputs.push_back(out);
   state.set(op->getResult(0), out);
   return success();

@@ -1,16 +1,8 @@
 // Lowerings of the ssm ops: each gathers its operands and attributes and calls
 // the op's kernel builder in codegen/kernels/<Op>Kernel.cpp.
 #include "codegen/Lowering.h"
-#include "codegen/kernels/AffineScanKernel.h"
-#include "codegen/kernels/CausalConv1dKernel.h"
-#include "codegen/kernels/DiscretizeKernel.h"
-#include "codegen/kernels/LtiConvKernel.h"
-#include "codegen/kernels/LtiKernel.h"
-#include "codegen/kernels/SelectiveScanKernel.h"
-#include "codegen/kernels/SelectiveUpdateKernel.h"
-#include "codegen/kernels/SsdScanKernel.h"
-#include "codegen/kernels/Wkv4Kernel.h"
 #include "codegen/kernels/Wkv7Kernel.h"
+#include "codegen/schedules/Schedules.h"
 #include "codegen/schedules/Wkv7Schedule.h"
 
 #include "dialect/SsmOps.h"
@@ -38,6 +30,16 @@ LogicalResult finish(Operation *op, LoweringState &state, const KernelResult &r)
   return success();
 }
 
+/// Applies the op's schedule to the kernel's stages (unless the pipeline is
+/// left to the autoscheduler) and records its results.
+template <typename Kernel>
+LogicalResult finishKernel(Operation *op, LoweringState &state, Kernel k,
+                           void (*schedule)(Kernel &, const CpuSchedule &, const Halide::Target &)) {
+  if (state.manualSchedules)
+    schedule(k, state.scheduleOf(op), state.target);
+  return finish(op, state, k.result);
+}
+
 codegen::Discretization method(ssm::Discretization m) {
   switch (m) {
   case ssm::Discretization::zoh: return codegen::Discretization::Zoh;
@@ -51,7 +53,7 @@ LogicalResult lowerDiscretize(Operation *o, LoweringState &state) {
   auto op = cast<DiscretizeOp>(o);
   DiscretizeKernelInputs in{state.get(op.getA()), state.get(op.getB()), state.get(op.getDelta()),
                             method(op.getAMethod()), method(op.getBMethod())};
-  return finish(o, state, buildDiscretize(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildDiscretize(in), scheduleDiscretize);
 }
 
 LogicalResult lowerAffineScan(Operation *o, LoweringState &state) {
@@ -63,7 +65,7 @@ LogicalResult lowerAffineScan(Operation *o, LoweringState &state) {
   in.reset = optional(state, op.getReset());
   in.dim = static_cast<int>(op.getDim());
   in.reverse = op.getReverse();
-  return finish(o, state, buildAffineScan(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildAffineScan(in), scheduleAffineScan);
 }
 
 LogicalResult lowerSelectiveScan(Operation *o, LoweringState &state) {
@@ -82,7 +84,7 @@ LogicalResult lowerSelectiveScan(Operation *o, LoweringState &state) {
     in.h0 = state.carriedState;
   in.deltaSoftplus = op.getDeltaSoftplus();
   in.timeMajor = op.getLayout() == Layout::time_major;
-  return finish(o, state, buildSelectiveScan(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildSelectiveScan(in), scheduleSelectiveScan);
 }
 
 LogicalResult lowerSelectiveUpdate(Operation *o, LoweringState &state) {
@@ -98,7 +100,7 @@ LogicalResult lowerSelectiveUpdate(Operation *o, LoweringState &state) {
   in.z = optional(state, op.getZ());
   in.dtBias = optional(state, op.getDtBias());
   in.dtSoftplus = op.getDtSoftplus();
-  return finish(o, state, buildSelectiveUpdate(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildSelectiveUpdate(in), scheduleSelectiveUpdate);
 }
 
 LogicalResult lowerLtiKernel(Operation *o, LoweringState &state) {
@@ -107,7 +109,7 @@ LogicalResult lowerLtiKernel(Operation *o, LoweringState &state) {
                            state.get(op.getC()), state.get(op.getDelta()),
                            method(op.getDiscretization()),
                            op.getK().getType().getDimSize(1)};
-  return finish(o, state, buildLtiKernel(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildLtiKernel(in), scheduleLtiKernel);
 }
 
 LogicalResult lowerLtiConv(Operation *o, LoweringState &state) {
@@ -121,7 +123,8 @@ LogicalResult lowerLtiConv(Operation *o, LoweringState &state) {
   case ssm::ConvAlgorithm::fft: in.algorithm = codegen::ConvAlgorithm::Fft; break;
   case ssm::ConvAlgorithm::scan: in.algorithm = codegen::ConvAlgorithm::Scan; break;
   }
-  return finish(o, state, buildLtiConv(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildLtiConv(in, ltiConvTimeBlock(state.scheduleOf(o))),
+                      scheduleLtiConv);
 }
 
 LogicalResult lowerCausalConv1d(Operation *o, LoweringState &state) {
@@ -133,7 +136,7 @@ LogicalResult lowerCausalConv1d(Operation *o, LoweringState &state) {
   in.initialStates = optional(state, op.getInitialStates());
   in.activation = op.getActivation() == Activation::silu ? codegen::ConvActivation::Silu
                                                          : codegen::ConvActivation::Identity;
-  return finish(o, state, buildCausalConv1d(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildCausalConv1d(in), scheduleCausalConv1d);
 }
 
 LogicalResult lowerSsdScan(Operation *o, LoweringState &state) {
@@ -142,7 +145,8 @@ LogicalResult lowerSsdScan(Operation *o, LoweringState &state) {
                          state.get(op.getC()), optional(state, op.getInitialState()),
                          optional(state, op.getBonus()),
                          static_cast<int>(static_cast<int64_t>(op.getChunkSize()))};
-  return finish(o, state, buildSsdScan(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildSsdScan(in, state.scheduleOf(o).vectorWidth),
+                      scheduleSsdScan);
 }
 
 LogicalResult lowerWkv4(Operation *o, LoweringState &state) {
@@ -155,7 +159,7 @@ LogicalResult lowerWkv4(Operation *o, LoweringState &state) {
   in.aa = optional(state, op.getAa());
   in.bb = optional(state, op.getBb());
   in.pp = optional(state, op.getPp());
-  return finish(o, state, buildWkv4(in, state.scheduleOf(o), state.target));
+  return finishKernel(o, state, buildWkv4(in), scheduleWkv4);
 }
 
 LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
@@ -163,9 +167,7 @@ LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
   Wkv7KernelInputs in{state.get(op.getR()), state.get(op.getW()), state.get(op.getK()),
                       state.get(op.getV()), state.get(op.getA()), state.get(op.getB()),
                       optional(state, op.getInitialState())};
-  Wkv7Kernel k = buildWkv7(in);
-  scheduleWkv7(k, state.scheduleOf(o), state.target);
-  return finish(o, state, k.result);
+  return finishKernel(o, state, buildWkv7(in), scheduleWkv7);
 }
 
 } // namespace

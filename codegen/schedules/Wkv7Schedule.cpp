@@ -5,7 +5,8 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-void scheduleWkv7(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
+void scheduleWkv7(Wkv7Kernel &k, const CpuSchedule &s, const Target &target) {
+  requireCpuSchedule(target, "ssm.wkv7");
   const int vw = s.vectorWidth;
   Var i = k.scan.args()[0], h = k.scan.args()[2], b = k.scan.args()[3];
   k.decay.compute_root().vectorize(k.decay.args()[0], vw, TailStrategy::GuardWithIf);

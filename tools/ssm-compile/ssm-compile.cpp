@@ -3,12 +3,14 @@
 #include "frontend/SafeParse.h"
 #include "passes/InitAll.h"
 #include "passes/Passes.h"
+#include "passes/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -52,6 +54,16 @@ cl::opt<bool> force("force", cl::desc("Write into a non-empty output directory")
 // this process dies with it instead of finishing into an abandoned folder.
 cl::opt<int> parentPid("parent-pid", cl::desc("Exit when this process (the caller) exits"),
                        cl::init(0), cl::Hidden, cl::cat(category));
+cl::opt<std::string> passPipeline(
+    "pass-pipeline",
+    cl::desc("The passes to run before codegen, in MLIR's textual form (default: "
+             "builtin.module(ssm-cpu-pipeline{target=<--target>}); see ssm-opt --help)"),
+    cl::init(""), cl::cat(category));
+cl::opt<std::string> autoschedule(
+    "autoschedule",
+    cl::desc("Schedule every pipeline with Halide 14's autoscheduler instead of the IR's "
+             "schedules: adams2019, li2018 or mullapudi2016 (time chunking still applies)"),
+    cl::init(""), cl::cat(category));
 
 int cannotRun(const Twine &msg) {
   errs() << "ssm-compile: error: " << msg << "\n";
@@ -127,6 +139,11 @@ int main(int argc, char **argv) {
   if (isNonEmptyDir(outputDir) && !force)
     return cannotRun("'" + outputDir + "' is not empty; pass --force to write into it");
 
+  if (!autoschedule.empty() && autoschedule != "adams2019" && autoschedule != "li2018" &&
+      autoschedule != "mullapudi2016")
+    return cannotRun("unknown autoscheduler '" + autoschedule + "' (expected " +
+                     ssm::codegen::kAutoschedulers + ")");
+  ssm::registerAllPasses();
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
@@ -145,10 +162,22 @@ int main(int argc, char **argv) {
     return kFailed;
   }
 
+  // The decisions codegen follows, as passes over the IR: the named CPU
+  // pipeline (what `ssm-opt -ssm-cpu-pipeline` shows) or the user's.
   mlir::PassManager pm(&ctx);
-  ssm::SsmAssignSchedulesOptions opts;
-  opts.target = target;
-  pm.addNestedPass<mlir::func::FuncOp>(ssm::createSsmAssignSchedules(opts));
+  if (!passPipeline.empty()) {
+    std::string pipelineError;
+    llvm::raw_string_ostream os(pipelineError);
+    if (failed(mlir::parsePassPipeline(passPipeline, pm, os)))
+      return cannotRun("bad --pass-pipeline: " + os.str());
+  } else if (!autoschedule.empty()) {
+    ssm::SsmChunkTimeOptions chunk;
+    pm.addNestedPass<mlir::func::FuncOp>(ssm::createSsmChunkTime(chunk));
+  } else {
+    ssm::CpuPipelineOptions opts;
+    opts.target = std::string(target);
+    ssm::buildCpuPipeline(pm, opts);
+  }
   if (failed(pm.run(*module)))
     return kFailed;
 
@@ -166,6 +195,7 @@ int main(int argc, char **argv) {
   if (libName.getNumOccurrences())
     options.symbolPrefix = libName;
   options.emitStmt = emitStmt;
+  options.autoscheduler = autoschedule;
   std::string error;
   if (failed(ssm::codegen::compileModule(*module, options, error))) {
     sys::fs::remove_directories(work);

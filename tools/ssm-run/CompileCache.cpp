@@ -116,12 +116,21 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
     error = "cannot find ssm-compile next to ssm-run (" + std::string(compiler) + ")";
     return "";
   }
+  // Each field as name=value followed by a NUL (explicit lengths: a string
+  // literal starting with "\0" would hash as empty), so no two different
+  // (text, target, compiler) triples share a key.
   llvm::SHA256 hash;
-  hash.update(mlirText);
-  hash.update("\0target=" + target);
-  hash.update(std::string("\0compiler=") + codegen::kCompilerVersion);
-  hash.update("\0binary=" + std::to_string(st.getSize()) + ":" +
-              std::to_string(st.getLastModificationTime().time_since_epoch().count()));
+  auto field = [&](llvm::StringRef name, llvm::StringRef value) {
+    hash.update(name);
+    hash.update("=");
+    hash.update(value);
+    hash.update(llvm::StringRef("\0", 1));
+  };
+  field("ir", mlirText);
+  field("target", target);
+  field("compiler", codegen::kCompilerVersion);
+  field("binary", std::to_string(st.getSize()) + ":" +
+                      std::to_string(st.getLastModificationTime().time_since_epoch().count()));
   std::string key = llvm::toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
 
   std::string root = compileCacheDir();

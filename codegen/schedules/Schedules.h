@@ -1,0 +1,93 @@
+// The schedule functions: one per op kind, applying its schedule attribute for a target.
+//
+// Each takes the stages its kernel builder (codegen/kernels/) or lowering
+// (codegen/lowerings/) defined, the op's schedule with every field resolved
+// (CpuSchedule, MatmulSchedule, StageSchedule: the attribute's fields or the
+// target's defaults, dialect/SsmAttrs.td), and the Halide target. A schedule
+// function branches on targetFamily(target): x86 and Arm CPUs today; a GPU
+// target throws Halide::CompileError naming the op (requireCpuSchedule), so a
+// GPU target never gets a CPU schedule silently. Schedule functions never
+// change what is computed, only how: every legal schedule gives the same
+// result up to f32 rounding (test/schedules checks a grid of them against
+// the reference interpreter).
+#ifndef SSM_CODEGEN_SCHEDULES_SCHEDULES_H
+#define SSM_CODEGEN_SCHEDULES_SCHEDULES_H
+
+#include "codegen/kernels/AffineScanKernel.h"
+#include "codegen/kernels/CausalConv1dKernel.h"
+#include "codegen/kernels/DiscretizeKernel.h"
+#include "codegen/kernels/LtiConvKernel.h"
+#include "codegen/kernels/LtiKernel.h"
+#include "codegen/kernels/SelectiveScanKernel.h"
+#include "codegen/kernels/SelectiveUpdateKernel.h"
+#include "codegen/kernels/SsdScanKernel.h"
+#include "codegen/kernels/Wkv4Kernel.h"
+
+namespace ssm::codegen {
+
+void scheduleAffineScan(AffineScanKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleCausalConv1d(CausalConv1dKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleDiscretize(DiscretizeKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleLtiConv(LtiConvKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleLtiKernel(LtiKernelKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleSelectiveScan(SelectiveScanKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleSelectiveUpdate(SelectiveUpdateKernel &k, const CpuSchedule &s,
+                             const Halide::Target &t);
+void scheduleSsdScan(SsdScanKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleWkv4(Wkv4Kernel &k, const CpuSchedule &s, const Halide::Target &t);
+
+/// The time block of the lti_conv algorithm for schedule `s` (vector width x 4).
+int ltiConvTimeBlock(const CpuSchedule &s);
+
+// ---- Matmuls (linalg.matmul and its transposed forms) -------------------
+
+/// #ssm.matmul resolved for one op and target (dialect/SsmAttrs.td).
+struct MatmulSchedule {
+  bool matvec = false;
+  int vectorWidth = 8;
+  int tileRows = 4, tileCols = 24, tileK = 0, rowTiles = 4;
+  bool packB = true, parallel = true;
+};
+
+/// The defaults of #ssm.matmul for an (M, N, K) product on target `t`
+/// (dialect/ScheduleDefaults.h, shared with ssm-assign-schedules).
+MatmulSchedule defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
+                                     int vectorWidth, const Halide::Target &t);
+
+/// The stages of a tiled matmul: out(x = column, y = row) reads the
+/// accumulator prod, whose update runs the reduction `r` over aRows(k, i)
+/// and bCols(j, k).
+struct MatmulStages {
+  Halide::Func out, prod, aRows, bCols;
+  Halide::RDom r;
+  int m = 0, n = 0, k = 0;
+};
+void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Halide::Target &t);
+
+/// The stages of a matvec: out(x, y) sums the vw partial sums part(lane, x,
+/// y) (update over `kBlocks` blocks of K when K >= vw).
+struct MatvecStages {
+  Halide::Func out, part;
+  bool hasBlocks = false;
+  int m = 0, n = 0, k = 0;
+};
+void scheduleMatvec(MatvecStages &mv, const MatmulSchedule &s, const Halide::Target &t);
+
+// ---- Every other stage (elementwise, generic, reductions, tensor ops) ----
+
+/// #ssm.stage resolved (dialect/SsmAttrs.td).
+struct StageSchedule {
+  bool inlined = false;
+  int vectorWidth = 8;
+  bool parallel = true;
+  int64_t taskElements = 1 << 13;
+};
+
+/// compute_root (or inline), vectorise the contiguous dim, parallel tasks of
+/// the outermost. `shape` holds the stage's extents in MLIR order.
+void scheduleStage(Halide::Func f, const std::vector<Halide::Expr> &shape,
+                   const StageSchedule &s, const Halide::Target &t);
+
+} // namespace ssm::codegen
+
+#endif

@@ -1,0 +1,59 @@
+// The default schedules per target: one place for the heuristics that ssm-assign-schedules writes and codegen falls back to.
+//
+// No MLIR pass or Halide here: ssm-assign-schedules (passes/) writes these
+// values into the IR, and codegen (codegen/schedules/) uses the same
+// functions for a field an attribute leaves out, so both always agree.
+#ifndef SSM_DIALECT_SCHEDULEDEFAULTS_H
+#define SSM_DIALECT_SCHEDULEDEFAULTS_H
+
+#include "mlir/IR/Operation.h"
+
+#include <cstdint>
+
+namespace ssm {
+
+/// What the defaults need to know of a target.
+struct TargetTraits {
+  int64_t vectorWidth = 8;     // f32 lanes: 4 (NEON, SSE), 8 (AVX2), 16 (AVX-512)
+  bool wideRegisterFile = false; // 32 vector registers (AVX-512, NEON) rather than 16
+};
+
+/// #ssm.matmul defaults, every field resolved.
+struct MatmulDefaults {
+  bool matvec = false;
+  int64_t vectorWidth = 8;
+  int64_t tileRows = 4, tileCols = 24, tileK = 0, rowTiles = 4;
+  bool packB = true, parallel = true;
+};
+
+/// The defaults for C[M, N] = A[M, K] B[K, N] (B given as (N, K) when
+/// `transposeB`): matvec for M <= 4 with a transposed B (the weight is read
+/// once in place); else register tiles that fit the vector registers with
+/// room for the B vectors and the broadcast A value (16 registers: 4 rows x
+/// 3 vectors, the BLIS-style shape, 1.6-2x faster than 8 x 2 on AVX2, which
+/// spills; 32 registers: 8 rows x 2 vectors of 16 lanes or 8 x 3 of fewer),
+/// 4 row tiles per task, B packed k-major when transposed; threads from 64K
+/// multiply-adds (waking the pool costs more than a smaller product).
+MatmulDefaults defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
+                                     const TargetTraits &t);
+
+/// Stages with fewer elements than this run on one thread.
+constexpr int64_t kParallelStageElements = 1 << 14;
+/// The least elements of one parallel task of a stage.
+constexpr int64_t kStageTaskElements = 1 << 13;
+
+/// Channels per parallel task of an ssm op with `channels` channels: at
+/// least two tasks per core on up to 16 cores when the op is wide enough, a
+/// multiple of the vector width, at most 256.
+int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth);
+
+/// True for ops that codegen lowers to a Halide stage of their own and that
+/// take a #ssm.stage: not ssm ops, not matmuls, not constants, empty
+/// tensors or func ops, and with a ranked tensor result.
+bool takesStageSchedule(mlir::Operation *op);
+/// True for an op whose stage has an update loop (a linalg reduction).
+bool hasReductionLoop(mlir::Operation *op);
+
+} // namespace ssm
+
+#endif
