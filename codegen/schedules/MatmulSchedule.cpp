@@ -77,16 +77,17 @@ void scheduleMatvec(MatvecStages &mv, const MatmulSchedule &s, const Target &tar
     // of its vw columns unroll into vw vector accumulators; tasks of
     // tile_cols columns.
     mv.out.split(x, xo, xi, vw, TailStrategy::ShiftInwards).vectorize(xi);
-    mv.part.compute_at(mv.out, xo).vectorize(lane).unroll(x);
+    Var block = xo;
+    int blocksPerTask = std::max(1, s.tileCols / vw);
+    if (blocksPerTask > 1) {
+      mv.out.split(xo, xt, xb, blocksPerTask, TailStrategy::GuardWithIf);
+      block = xb;
+    }
+    if (s.parallel)
+      mv.out.parallel(blocksPerTask > 1 ? xt : xo);
+    mv.part.compute_at(mv.out, block).vectorize(lane).unroll(x);
     if (mv.hasBlocks)
       mv.part.update().vectorize(lane).unroll(x);
-    int blocksPerTask = std::max(1, s.tileCols / vw);
-    if (s.parallel) {
-      if (blocksPerTask > 1)
-        mv.out.split(xo, xt, xb, blocksPerTask, TailStrategy::GuardWithIf).parallel(xt);
-      else
-        mv.out.parallel(xo);
-    }
   } else {
     mv.part.compute_at(mv.out, x).vectorize(lane);
     if (mv.hasBlocks)

@@ -106,7 +106,8 @@ void removeOrphans(const std::string &root) {
 } // namespace
 
 std::string compileWithCache(const std::string &mlirText, const std::string &target,
-                             const char *argv0, std::string &error, int &exitCode) {
+                             const char *argv0, std::string &error, int &exitCode,
+                             const std::vector<std::string> &compileArgs) {
   exitCode = 2;
   std::string self = llvm::sys::fs::getMainExecutable(argv0, (void *)&compileCacheDir);
   llvm::SmallString<256> compiler(llvm::sys::path::parent_path(self));
@@ -129,6 +130,8 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
   field("ir", mlirText);
   field("target", target);
   field("compiler", codegen::kCompilerVersion);
+  for (const std::string &a : compileArgs)
+    field("arg", a);
   field("binary", std::to_string(st.getSize()) + ":" +
                       std::to_string(st.getLastModificationTime().time_since_epoch().count()));
   std::string key = llvm::toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
@@ -173,6 +176,8 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
   std::string parent = "--parent-pid=" + std::to_string(getpid());
   llvm::SmallVector<llvm::StringRef> args = {compiler, input, "--target", target,
                                              "-o",     out,   parent};
+  for (const std::string &a : compileArgs)
+    args.push_back(a);
   std::string msg;
   int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {

@@ -3,6 +3,7 @@
 #define SSM_TOOLS_SSMRUN_COMPILECACHE_H
 
 #include <string>
+#include <vector>
 
 namespace ssm {
 
@@ -22,8 +23,11 @@ std::string compileCacheDir();
 /// several processes at once. On failure returns "" and sets
 /// `error`; `exitCode` is ssm-compile's (2: unsupported op or target, 1: the IR
 /// did not verify), its diagnostics having gone to stderr.
+/// `compileArgs` are passed on to ssm-compile (e.g. {"--autoschedule",
+/// "li2018"}) and are part of the key.
 std::string compileWithCache(const std::string &mlirText, const std::string &target,
-                             const char *argv0, std::string &error, int &exitCode);
+                             const char *argv0, std::string &error, int &exitCode,
+                             const std::vector<std::string> &compileArgs = {});
 
 } // namespace ssm
 

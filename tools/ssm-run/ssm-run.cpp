@@ -50,6 +50,11 @@ cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (def
                             cl::init("reference"), cl::cat(category));
 cl::opt<std::string> target("target", cl::desc("Halide target for compiled engines (default: host)"),
                             cl::init("host"), cl::cat(category));
+cl::opt<std::string> autoschedule(
+    "autoschedule",
+    cl::desc("Graphs on the cpu engine: schedule with Halide's autoscheduler (adams2019, li2018, "
+             "mullapudi2016) instead of the IR's schedules (passed to ssm-compile)"),
+    cl::init(""), cl::cat(category));
 // libLLVM already registers a global "threads" option, so --threads is taken
 // off argv before cl parsing (see main) rather than declared here.
 unsigned threads = 0;
@@ -166,7 +171,11 @@ struct EngineError {
 bool runCompiled(const std::string &mlirText, const std::string &fnName,
                  const std::vector<ssm::ref::Array> &args, std::vector<ssm::ref::Array> &results,
                  double *medianMs, EngineError &err) {
-  std::string dir = ssm::compileWithCache(mlirText, target, gArgv0, err.message, err.exitCode);
+  std::vector<std::string> compileArgs;
+  if (!autoschedule.empty())
+    compileArgs = {"--autoschedule", autoschedule};
+  std::string dir =
+      ssm::compileWithCache(mlirText, target, gArgv0, err.message, err.exitCode, compileArgs);
   if (dir.empty())
     return false;
   auto module = ssm::rt::CompiledModule::load(dir, err.message);

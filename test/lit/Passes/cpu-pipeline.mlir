@@ -1,0 +1,78 @@
+// The decisions ssm-compile makes for each CPU target, as ssm-opt shows them:
+// time chunking (ssm-chunk-time), fusion groups (ssm-fuse) and the heuristic
+// schedule of every op (ssm-assign-schedules), per target family.
+// RUN: ssm-opt %s -ssm-cpu-pipeline="target=x86-64-linux-avx2" | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: ssm-opt %s -ssm-cpu-pipeline="target=x86-64-linux-avx512_skylake" | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: ssm-opt %s -ssm-cpu-pipeline="target=arm-64-linux" | FileCheck %s --check-prefixes=CHECK,ARM
+// RUN: ssm-opt %s -ssm-cpu-pipeline="target=x86-64-linux-avx2 time-chunk=256" | FileCheck %s --check-prefix=CHUNK256
+// RUN: not ssm-opt %s -ssm-cpu-pipeline="target=host-cuda" 2>&1 | FileCheck %s --check-prefix=GPU
+
+// A long scan alone in its function: run as a host loop over 512-step chunks.
+// CHECK-LABEL: func.func @long_scan
+// CHECK-SAME: ssm.time_chunk = 512
+// CHUNK256-LABEL: func.func @long_scan
+// CHUNK256-SAME: ssm.time_chunk = 256
+// AVX2: ssm.selective_scan {{.*}}ssm.schedule = #ssm.schedule<vector_width = 8, channel_tile = 48, parallel = true, unroll_state = true>
+// AVX512: ssm.selective_scan {{.*}}ssm.schedule = #ssm.schedule<vector_width = 16, channel_tile = 48, parallel = true, unroll_state = true>
+// ARM: ssm.selective_scan {{.*}}ssm.schedule = #ssm.schedule<vector_width = 4, channel_tile = 48, parallel = true, unroll_state = true>
+// GPU: error: ssm-assign-schedules: no GPU schedule for 'ssm.selective_scan' on target 'host-cuda'
+func.func @long_scan(%u: tensor<1x1536x1536xf32>, %dt: tensor<1x1536x1536xf32>, %A: tensor<1536x16xf32>,
+                     %B: tensor<1x1536x16xf32>, %C: tensor<1x1536x16xf32>)
+    -> (tensor<1x1536x1536xf32>, tensor<1x1536x16xf32>) {
+  %y, %h = ssm.selective_scan time_major %u, %dt, %A, %B, %C
+      : (tensor<1x1536x1536xf32>, tensor<1x1536x1536xf32>, tensor<1536x16xf32>, tensor<1x1536x16xf32>, tensor<1x1536x16xf32>)
+      -> (tensor<1x1536x1536xf32>, tensor<1x1536x16xf32>)
+  return %y, %h : tensor<1x1536x1536xf32>, tensor<1x1536x16xf32>
+}
+
+// A short scan is not chunked.
+// CHECK-LABEL: func.func @short_scan
+// CHECK-NOT: ssm.time_chunk
+// CHECK: return
+func.func @short_scan(%u: tensor<1x64x16xf32>, %dt: tensor<1x64x16xf32>, %A: tensor<16x4xf32>,
+                      %B: tensor<1x64x4xf32>, %C: tensor<1x64x4xf32>)
+    -> (tensor<1x64x16xf32>, tensor<1x16x4xf32>) {
+  %y, %h = ssm.selective_scan time_major %u, %dt, %A, %B, %C
+      : (tensor<1x64x16xf32>, tensor<1x64x16xf32>, tensor<16x4xf32>, tensor<1x64x4xf32>, tensor<1x64x4xf32>)
+      -> (tensor<1x64x16xf32>, tensor<1x16x4xf32>)
+  return %y, %h : tensor<1x64x16xf32>, tensor<1x16x4xf32>
+}
+
+// A linear layer and an RMS norm: matmul tiles per register file; the
+// square feeds a reduction, so it keeps a buffer of its own; rsqrt, read once by
+// the scaling, is inlined into it.
+// CHECK-LABEL: func.func @layer
+// AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, vector_width = 8, tile_rows = 4, tile_cols = 24, tile_k = 0, row_tiles = 4, pack_b = true, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, vector_width = 16, tile_rows = 8, tile_cols = 32, tile_k = 0, row_tiles = 4, pack_b = true, parallel = true>}
+// ARM: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, vector_width = 4, tile_rows = 8, tile_cols = 12, tile_k = 0, row_tiles = 4, pack_b = true, parallel = true>}
+// One token: the weight read once in place.
+// AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = matvec, vector_width = 8, tile_cols = 8, parallel = true>}
+// AVX2: arith.mulf %arg0, %arg0 {ssm.schedule = #ssm.stage<compute = root, vector_width = 8, parallel = true, task_elements = 8192>}
+// AVX2: linalg.generic {{.*}}ssm.schedule = #ssm.stage<compute = root, vector_width = 8, parallel = false, task_elements = 8192>
+// CHECK: math.rsqrt {{.*}} {ssm.schedule = #ssm.stage<compute = inline>}
+// AVX2: arith.mulf {{.*}} {ssm.schedule = #ssm.stage<compute = root, vector_width = 8, parallel = false, task_elements = 8192>}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @layer(%x: tensor<512x768xf32>, %w: tensor<3072x768xf32>, %t: tensor<1x768xf32>)
+    -> (tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<512x3072xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<512x3072xf32>) -> tensor<512x3072xf32>
+  %y = linalg.matmul_transpose_b ins(%x, %w : tensor<512x768xf32>, tensor<3072x768xf32>) outs(%f0 : tensor<512x3072xf32>) -> tensor<512x3072xf32>
+  %e1 = tensor.empty() : tensor<1x3072xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x3072xf32>) -> tensor<1x3072xf32>
+  %y1 = linalg.matmul_transpose_b ins(%t, %w : tensor<1x768xf32>, tensor<3072x768xf32>) outs(%f1 : tensor<1x3072xf32>) -> tensor<1x3072xf32>
+  %sq = arith.mulf %x, %x : tensor<512x768xf32>
+  %e2 = tensor.empty() : tensor<512xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<512xf32>) -> tensor<512xf32>
+  %ss = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%sq : tensor<512x768xf32>) outs(%f2 : tensor<512xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<512xf32>
+  %r = math.rsqrt %ss : tensor<512xf32>
+  %two = arith.constant dense<2.0> : tensor<512xf32>
+  %r2 = arith.mulf %r, %two : tensor<512xf32>
+  return %y, %y1, %r2 : tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>
+}
