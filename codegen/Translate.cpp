@@ -252,7 +252,10 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
                      std::any_of(state.kernelOutputs.begin(), state.kernelOutputs.end(), sameFunc);
       bool taken = std::any_of(outputs.begin(), outputs.end(),
                                [&](const Halide::Func &f) { return f.name() == t.func.name(); });
-      if (!isStage || taken) {
+      // With an autoscheduler every output is a copy stage of its own: a
+      // result that other stages also read may otherwise be tiled past its end
+      // for them (Adams2019 did, on an output buffer).
+      if (!isStage || taken || !manual) {
         state.currentOp = nullptr;
         TensorFunc copy = state.define("result", t.shape, [&](const auto &idx) { return at(t, idx); });
         if (manual)
@@ -281,9 +284,20 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       };
       for (size_t i = 0; i < outputs.size(); ++i) {
         Halide::Region region;
-        estimate(out.results[i].shape, out.chunking ? out.chunking->resultTimeAxis[i] : -1,
+        int timeAxis = out.chunking ? out.chunking->resultTimeAxis[i] : -1;
+        estimate(out.results[i].shape, timeAxis,
                  [&](int, int ext) { region.push_back(Halide::Range(0, ext)); });
         outputs[i].set_estimates(region);
+        // The static extents as bounds too: an autoscheduler (Adams2019)
+        // may otherwise tile an output past its end.
+        std::vector<Halide::Var> vars = outputs[i].args();
+        const auto &bounds = outputs[i].function().schedule().bounds();
+        for (size_t d = 0; d < vars.size(); ++d) {
+          bool bounded = std::any_of(bounds.begin(), bounds.end(),
+                                     [&](const auto &b) { return b.var == vars[d].name(); });
+          if (!bounded && static_cast<int>(vars.size() - 1 - d) != timeAxis)
+            outputs[i].bound(vars[d], 0, region[d].extent);
+        }
       }
       for (auto &[ip, shape, timeAxis] : imageParams)
         estimate(shape, timeAxis, [&, &ip = ip](int d, int ext) { ip.dim(d).set_estimate(0, ext); });
