@@ -14,7 +14,10 @@ field. Every variant must
      --emit-stmt`) differs from the base's, so no field an op accepts is
      ignored.
 
-Usage: grid.py --bin BUILD/bin [--target T] [--only NAME] [--base-only] [-j N]
+With --compile-only (for targets this machine cannot run, e.g. arm-64-linux)
+each case is only compiled.
+
+Usage: grid.py --bin BUILD/bin [--target T] [--only NAME] [--base-only] [--compile-only] [-j N]
 Exit 0 when every case passes, 1 otherwise (each failure named on stderr).
 """
 import argparse
@@ -106,6 +109,8 @@ def run_case(args, tmp, name, label, sched, sched2):
     if comp.returncode != 0:
         return name, label, None, f"ssm-compile failed ({comp.returncode}): {comp.stderr.strip()[-600:]}"
     stmt = "".join(p.read_text() for p in sorted(out.glob("*.stmt")))
+    if args.compile_only:
+        return name, label, stmt, None
     runp = subprocess.run([f"{args.bin}/ssm-run", str(src), "--engine", "cpu", "--target", args.target,
                            "--seed", "7", "--check", "--rtol", "1e-4", "--atol", "1e-5"],
                           capture_output=True, text=True, env=env)
@@ -119,6 +124,7 @@ def main():
     ap.add_argument("--target", default="host")
     ap.add_argument("--only", action="append")
     ap.add_argument("--base-only", action="store_true", help="only each graph's base schedule")
+    ap.add_argument("--compile-only", action="store_true", help="compile, do not run")
     ap.add_argument("-j", type=int, default=2)
     args = ap.parse_args()
     failures = 0
