@@ -3,7 +3,7 @@
 // REQUIRES: ssm-run
 //
 // The heuristic schedules for AVX2, as ssm-compile would choose them:
-// RUN: ssm-opt %S/../../../examples/mamba1_layer.mlir -ssm-cpu-pipeline="target=x86-64-linux-avx2" -o %t.mlir
+// RUN: rm -f %t.mlir && ssm-opt %S/../../../examples/mamba1_layer.mlir -ssm-cpu-pipeline="target=x86-64-linux-avx2" -o %t.mlir
 // Edit the selective scan: 4 lanes instead of 8, no unrolling of the state.
 // RUN: sed -e 's/vector_width = 8, channel_tile = 8, parallel = true, unroll_state = true/vector_width = 4, channel_tile = 4, parallel = true, unroll_state = false/' %t.mlir > %t.edit.mlir
 // RUN: FileCheck %s --check-prefix=EDIT < %t.edit.mlir
