@@ -72,9 +72,14 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ssm-mm-bench-")
     peer = os.path.join(tmp, "sgemm_peer")
-    subprocess.run(["cc", "-O2", "-march=native", os.path.join(ROOT, "bench", "sgemm_peer.c"), "-o", peer,
+    subprocess.run(["cc", "-O3", "-march=native", os.path.join(ROOT, "bench", "sgemm_peer.c"), "-o", peer,
                     "-lopenblas", "-lpthread"], check=True)
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(a.threads), OMP_NUM_THREADS=str(a.threads))
+    # Some machines here set OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) to an
+    # older kernel family for old OpenBLAS builds; the peer must run its best
+    # kernel for this CPU, so both go (for the peer's processes only).
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        env.pop(var, None)
     env.setdefault("SSM_CACHE_DIR", os.path.join(ROOT, "build", "compile-cache"))
     print(f"threads={a.threads} rounds={a.rounds} repeat={a.repeat} (medians of per-round medians)")
     print(f"| M x N x K | what | ours ms | OpenBLAS ms | ours GFLOP/s | OpenBLAS GFLOP/s | ours / OpenBLAS | ours GB/s | read GB/s | ours / read |")

@@ -6,7 +6,7 @@
  *   sgemm_peer read BYTES REPEAT THREADS
  *                                  sums a BYTES-long float array with THREADS threads
  *                                  (each its contiguous part); prints median_ms and GB/s.
- * Threads of OpenBLAS: OPENBLAS_NUM_THREADS. Build: cc -O2 -march=native sgemm_peer.c -lopenblas -lpthread
+ * Threads of OpenBLAS: OPENBLAS_NUM_THREADS. Build: cc -O3 -march=native sgemm_peer.c -lopenblas -lpthread
  */
 #include <cblas.h>
 #include <pthread.h>
