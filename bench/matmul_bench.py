@@ -19,11 +19,11 @@ Needs build/bin/ssm-run and libopenblas-dev (scripts/install-deps.sh --bench).
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
-import sys
 import tempfile
+
+from run import median_ms  # bench/run.py: runs a command, reads its median_ms=
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SSM_RUN = os.path.join(ROOT, "build", "bin", "ssm-run")
@@ -52,15 +52,6 @@ def graph(m, n, k):
   return %y : {t(m, n)}
 }}
 """
-
-
-def median_ms(cmd, env):
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    m = re.search(r"median_ms=([0-9.eE+-]+)", out.stdout)
-    if out.returncode != 0 or not m:
-        sys.stderr.write(out.stdout + out.stderr)
-        raise SystemExit(f"failed: {' '.join(cmd)}")
-    return float(m.group(1))
 
 
 def main():
