@@ -23,9 +23,10 @@ struct LtiConvKernelInputs {
 ///   y[b, h, t] = sum_{k=0}^{min(t, Lk-1)} K[h, k] u[b, h, t-k] + D[h] u[b, h, t].
 /// Evaluated directly: O(L min(L, Lk)) per channel, blocked along time in
 /// blocks of `timeBlock` outputs (register accumulators, the schedule
-/// vectorises them), causal triangle skipped. Only `direct` is compiled:
-/// the builder throws CompileError for `fft` and `scan`, which have no
-/// compiled form yet (the reference interpreter runs every algorithm).
+/// vectorises them), causal triangle skipped. `fft` has a builder of its
+/// own (LtiConvFftKernel.h); this one throws CompileError for `fft` and
+/// `scan` (a convolution given only K has no recurrence to run: the scan
+/// form is the scan that ssm-lti-to-conv leaves in place).
 struct LtiConvKernel {
   KernelResult result;
   Halide::Func upad, acc, y;

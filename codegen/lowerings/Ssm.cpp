@@ -1,7 +1,9 @@
 // Lowerings of the ssm ops: each gathers its operands and attributes and calls
 // the op's kernel builder in codegen/kernels/<Op>Kernel.cpp.
 #include "codegen/Lowering.h"
+#include "codegen/kernels/LtiConvFftKernel.h"
 #include "codegen/kernels/Wkv7Kernel.h"
+#include "codegen/schedules/LtiConvFftSchedule.h"
 #include "codegen/schedules/Schedules.h"
 #include "codegen/schedules/Wkv7Schedule.h"
 
@@ -123,6 +125,8 @@ LogicalResult lowerLtiConv(Operation *o, LoweringState &state) {
   case ssm::ConvAlgorithm::fft: in.algorithm = codegen::ConvAlgorithm::Fft; break;
   case ssm::ConvAlgorithm::scan: in.algorithm = codegen::ConvAlgorithm::Scan; break;
   }
+  if (in.algorithm == codegen::ConvAlgorithm::Fft)
+    return finishKernel(o, state, buildLtiConvFft(in), scheduleLtiConvFft);
   return finishKernel(o, state, buildLtiConv(in, ltiConvTimeBlock(state.scheduleOf(o))),
                       scheduleLtiConv);
 }

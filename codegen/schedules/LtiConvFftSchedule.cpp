@@ -1,0 +1,49 @@
+// CPU schedule of the FFT convolution: a task per channel, all steps inside it, vectorised butterflies.
+#include "codegen/schedules/LtiConvFftSchedule.h"
+
+namespace ssm::codegen {
+
+using namespace Halide;
+
+namespace {
+
+void scheduleSteps(FftStages &f, Func consumer, Var at, int vw, bool inlineLast) {
+  for (size_t s = 0; s < f.stages.size(); ++s) {
+    if (inlineLast && s + 1 == f.stages.size())
+      break;
+    const int ns = 1 << s, nh = f.n / (2 * ns);
+    Func st = f.stages[s];
+    st.bound(f.jlow, 0, ns).bound(f.which, 0, 2).bound(f.jhigh, 0, nh);
+    st.compute_at(consumer, at).unroll(f.which);
+    if (ns >= vw) {
+      st.vectorize(f.jlow, vw);
+    } else if (nh >= vw) {
+      st.reorder(f.jhigh, f.which, f.jlow).vectorize(f.jhigh, vw);
+    }
+  }
+  for (size_t s = 1; s < f.twiddles.size(); ++s) {
+    Var j = f.twiddles[s].args()[0];
+    f.twiddles[s].compute_root().bound(j, 0, 1 << s);
+  }
+}
+
+} // namespace
+
+void scheduleLtiConvFft(LtiConvFftKernel &k, const CpuSchedule &s, const Target &target) {
+  requireCpuSchedule(target, "ssm.lti_conv");
+  const int vw = std::max(1, s.vectorWidth);
+  Var tile("tile");
+  k.y.fuse(k.h, k.b, tile);
+  if (s.parallel)
+    k.y.parallel(tile);
+  k.y.vectorize(k.t, vw, TailStrategy::GuardWithIf);
+  scheduleSteps(k.forward, k.y, tile, vw, /*inlineLast=*/false);
+  Var jl = k.prod.args()[0], w = k.prod.args()[1];
+  const int half = k.n / 2;
+  k.prod.bound(jl, 0, half).bound(w, 0, 2).compute_at(k.y, tile).unroll(w);
+  if (half >= vw)
+    k.prod.vectorize(jl, vw);
+  scheduleSteps(k.inverse, k.y, tile, vw, /*inlineLast=*/true);
+}
+
+} // namespace ssm::codegen
