@@ -187,7 +187,17 @@ def SSM_LtiKernelOp : SSM_Op<"lti_kernel", [Pure]> {
         K[h, l] = sum_n C[h, n] * Bbar[h, n] * Abar[h, n]^l,  l = 0 .. length-1
 
     with (Abar, Bbar) from (A, B, delta[h]) by `discretization` (as in
-    `ssm.discretize`). A, B and C are (H, N) when real, or (H, N, 2) holding
+    `ssm.discretize`), the same method for A and B unless a second method
+    is given for B:
+
+    * `zoh` (S4D, `S4DKernel`): Abar = exp(delta A), Bbar = (exp(delta A) - 1) / A * B.
+    * `bilinear` (S4, section 2.3 of Gu et al. 2022): Abar = (1 + delta A/2) / (1 - delta A/2),
+      Bbar = delta B / (1 - delta A/2).
+    * `euler`: Abar = 1 + delta A, Bbar = delta B.
+    * `zoh, euler` (Mamba's simplified B, Gu and Dao 2023 section 3.2):
+      Abar = exp(delta A), Bbar = delta B.
+
+    A, B and C are (H, N) when real, or (H, N, 2) holding
     (real, imaginary) pairs when complex; a complex A holds one
     representative of each of N conjugate pairs and the kernel is
     K = 2 Re(sum ...), the S4D convention. B is 1 when absent (folded into C). With a complex A, a real B or C is a
@@ -195,15 +205,27 @@ def SSM_LtiKernelOp : SSM_Op<"lti_kernel", [Pure]> {
     delta is (H); the result is (H, length), its static shape giving the length.
 
     With Abar 0.8, Bbar 1, C 1: K = (1, 0.8, 0.64, ...).
+
+    ```mlir
+    %K = ssm.lti_kernel zoh %A, %C, %dt : (tensor<4x8x2xf32>, tensor<4x8x2xf32>, tensor<4xf32>) -> tensor<4x256xf32>
+    %K2 = ssm.lti_kernel zoh, euler %A, %C, %dt B(%B) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4x8xf32>) -> tensor<4x256xf32>
+    ```
   }];
   let arguments = (ins SSM_F32Tensor:$A, Optional<SSM_F32Tensor>:$B, SSM_F32Tensor:$C,
-                       SSM_F32Tensor:$delta, SSM_Discretization:$discretization);
+                       SSM_F32Tensor:$delta, SSM_Discretization:$discretization,
+                       OptionalAttr<SSM_Discretization>:$b_discretization);
   let results = (outs SSM_F32Tensor:$K);
   let assemblyFormat = [{
-    $discretization $A `,` $C `,` $delta (`B` `(` $B^ `)`)?
+    $discretization (`,` $b_discretization^)? $A `,` $C `,` $delta (`B` `(` $B^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The method for B: `b_discretization` when given, else `discretization`.
+    ::ssm::Discretization getBMethod() {
+      return getBDiscretization() ? *getBDiscretization() : getDiscretization();
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -218,8 +240,21 @@ def SSM_LtiConvOp : SSM_Op<"lti_conv", [Pure]> {
 
         y[b, h, t] = sum_{k=0}^{min(t, Lk-1)} K[h, k] * u[b, h, t-k] + D[h] * u[b, h, t]
 
-    `algorithm` (direct, fft, scan) chooses how compiled code evaluates it and
-    does not change the result; S4 uses an FFT of length 2L.
+    `algorithm` chooses how compiled code evaluates it and does not change
+    the result beyond f32 rounding (the reference interpreter always sums
+    directly in f64):
+
+    * `direct`: the sum as written, O(L min(L, Lk)) per channel.
+    * `fft`: as S4's FFTConv, zero-padded FFTs of length n = 2^ceil(log2 2L),
+      pointwise product, inverse: O(L log L) per channel. The length must be
+      static. Error of the convolution part, for each t:
+      |y_fft - y| <= log2(n) 2^-24 ||u[b, h, :]||_2 ||K[h, :L]||_2.
+    * `scan`: the recurrence the kernel came from. A convolution given only
+      K has no recurrence, so compiled code refuses it; `ssm-lti-to-conv`
+      expresses the choice by leaving the scan in place.
+
+    `ssm-lti-to-conv` writes the algorithm its cost model picks; edit it
+    (or the scan's `ssm.lti_algorithm`) to override it.
   }];
   let arguments = (ins SSM_F32Tensor:$u, SSM_F32Tensor:$K, Optional<SSM_F32Tensor>:$D,
                        SSM_ConvAlgorithm:$algorithm);

@@ -19,6 +19,46 @@ def SsmDecompose : Pass<"ssm-decompose", "mlir::func::FuncOp"> {
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
+def SsmLtiToConv : Pass<"ssm-lti-to-conv", "mlir::func::FuncOp"> {
+  let summary = "Rewrite time-invariant scans into ssm.lti_kernel + ssm.lti_conv, choosing direct, FFT or the scan by cost";
+  let description = [{
+    When the coefficients of a scan do not depend on t, the state starts at
+    zero and nothing resets or reverses it, the recurrence is a causal
+    convolution with K_l = C Abar^l Bbar (DESIGN.md section 1). This pass
+    checks each condition and rewrites:
+
+    * `ssm.selective_scan` (channel_major; A, B and C of the constant form
+      (dim, N); delta the `linalg.broadcast` of a (dim) vector over batch
+      and time, or a splat constant; no h0 and no z; the final state
+      unused) into `ssm.lti_kernel zoh, euler` (Mamba's discretisation:
+      Abar = exp(delta A), Bbar = delta B; delta_bias and softplus applied to
+      the (dim) step first) + `ssm.lti_conv` with D;
+    * `ssm.affine_scan` along its last dim with `a` of extent 1 there (the
+      same decay at every step), no h0, reset or reverse, the final state
+      unused, into an `ssm.lti_kernel euler` with A = a - 1, C = 1, delta = 1
+      (so Abar = a, Bbar = 1) and an `ssm.lti_conv` of b, every element of
+      the other dims a channel.
+
+    A selective scan with a per-token delta, B or C (Mamba) is left alone.
+    The form is chosen by a cost model over the batch, sequence length,
+    channels, state size and the target's vector width (passes/
+    LtiCostModel.h: estimated nanoseconds of the scan, direct and FFT
+    forms): the chosen convolution is the `algorithm` of the new
+    `ssm.lti_conv`; keeping the scan is recorded on it as
+    `ssm.lti_algorithm = "scan"`. A scan that already carries
+    `ssm.lti_algorithm` ("direct", "fft" or "scan", e.g. from the tuner or
+    by hand) gets that form; the `algorithm` option overrides both.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Halide target string the cost model assumes (host, x86-64-linux-avx2, ...)">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
+           "auto (the cost model or the op's ssm.lti_algorithm), direct, fft or scan">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
+}
+
 def SsmChunkTime : Pass<"ssm-chunk-time", "mlir::func::FuncOp"> {
   let summary = "Run long selective scans as a host loop over time chunks";
   let description = [{

@@ -797,6 +797,7 @@ private:
       a.C = &get(env, o.getC());
       a.delta = &get(env, o.getDelta());
       a.method = method(o.getDiscretization());
+      a.bMethod = method(o.getBMethod());
       a.length = o.getK().getType().getDimSize(1);
       err = r::ltiKernel(a, out0);
     } else if (auto o = dyn_cast<ssm::LtiConvOp>(op)) {

@@ -51,13 +51,30 @@ LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
   Expr dt = cast<double>(in.delta.func(h));
   ComplexExpr dA{dt * a.re, dt * a.im};
 
-  // log|Abar|, arg(Abar) and Bbar per mode, in f64.
+  // log|Abar| and arg(Abar) per mode by A's method, Bbar by B's, in f64.
   Expr logMag, ang;
-  ComplexExpr bBar;
   switch (in.method) {
-  case Discretization::Zoh: {
+  case Discretization::Zoh:
     logMag = dA.re;
     ang = dA.im;
+    break;
+  case Discretization::Bilinear: {
+    ComplexExpr den{f64(1.0) - dA.re * f64(0.5), -dA.im * f64(0.5)};
+    ComplexExpr aBar = div(ComplexExpr{f64(1.0) + dA.re * f64(0.5), dA.im * f64(0.5)}, den);
+    logMag = f64(0.5) * log(aBar.re * aBar.re + aBar.im * aBar.im);
+    ang = atan2(aBar.im, aBar.re);
+    break;
+  }
+  case Discretization::Euler: {
+    ComplexExpr aBar{f64(1.0) + dA.re, dA.im};
+    logMag = f64(0.5) * log(aBar.re * aBar.re + aBar.im * aBar.im);
+    ang = atan2(aBar.im, aBar.re);
+    break;
+  }
+  }
+  ComplexExpr bBar;
+  switch (in.bMethod) {
+  case Discretization::Zoh: {
     Expr e = exp(dA.re);
     ComplexExpr em1{e * cos(dA.im) - f64(1.0), e * sin(dA.im)};
     ComplexExpr q = mul(div(em1, a), bIn);
@@ -67,19 +84,12 @@ LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
   }
   case Discretization::Bilinear: {
     ComplexExpr den{f64(1.0) - dA.re * f64(0.5), -dA.im * f64(0.5)};
-    ComplexExpr aBar = div(ComplexExpr{f64(1.0) + dA.re * f64(0.5), dA.im * f64(0.5)}, den);
-    logMag = f64(0.5) * log(aBar.re * aBar.re + aBar.im * aBar.im);
-    ang = atan2(aBar.im, aBar.re);
     bBar = div(ComplexExpr{dt * bIn.re, dt * bIn.im}, den);
     break;
   }
-  case Discretization::Euler: {
-    ComplexExpr aBar{f64(1.0) + dA.re, dA.im};
-    logMag = f64(0.5) * log(aBar.re * aBar.re + aBar.im * aBar.im);
-    ang = atan2(aBar.im, aBar.re);
+  case Discretization::Euler:
     bBar = {dt * bIn.re, dt * bIn.im};
     break;
-  }
   }
   ComplexExpr w = mul(c, bBar);
   Func coef("lti_kernel_coef");

@@ -109,7 +109,7 @@ LogicalResult lowerLtiKernel(Operation *o, LoweringState &state) {
   auto op = cast<LtiKernelOp>(o);
   LtiKernelKernelInputs in{state.get(op.getA()), optional(state, op.getB()),
                            state.get(op.getC()), state.get(op.getDelta()),
-                           method(op.getDiscretization()),
+                           method(op.getDiscretization()), method(op.getBMethod()),
                            op.getK().getType().getDimSize(1)};
   return finishKernel(o, state, buildLtiKernel(in), scheduleLtiKernel);
 }

@@ -64,8 +64,9 @@ std::string ltiKernel(const LtiKernelArgs &args, Array &K) {
       Complex c = element(*args.C, complexBC[1], h, i);
       Complex aBar = isComplex ? discretizeA(args.method, a, dt)
                                : Complex(discretizeA(args.method, a.real(), dt));
-      Complex bBar = isComplex ? discretizeB(args.method, a, b, dt)
-                               : Complex(discretizeB(args.method, a.real(), b.real(), dt));
+      Discretization bm = args.bMethod ? *args.bMethod : args.method;
+      Complex bBar = isComplex ? discretizeB(bm, a, b, dt)
+                               : Complex(discretizeB(bm, a.real(), b.real(), dt));
       // Repeated multiplication: in double the l * eps drift is far below any
       // tolerance the goldens use (S4D evaluates exp(dtA * l) instead).
       Complex term = c * bBar;

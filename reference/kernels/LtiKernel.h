@@ -5,6 +5,7 @@
 #include "reference/Array.h"
 #include "reference/kernels/Discretize.h"
 
+#include <optional>
 #include <string>
 
 namespace ssm::ref {
@@ -17,7 +18,8 @@ struct LtiKernelArgs {
   const Array *B = nullptr; // optional; all ones if absent (S4D folds B into C)
   const Array *C = nullptr;
   const Array *delta = nullptr; // (H), the step, already exp(log_dt)
-  Discretization method = Discretization::ZOH; // for A and B together
+  Discretization method = Discretization::ZOH; // for A (and B unless bMethod)
+  std::optional<Discretization> bMethod;        // for B (Mamba: ZOH A, Euler B)
   int64_t length = 0;                          // L
 };
 

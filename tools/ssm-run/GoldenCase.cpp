@@ -302,18 +302,27 @@ bool buildCausalConv(GoldenCase &c, const Attrs &attrs, std::string &error) {
   return true;
 }
 
-/// S4D: dt = exp(log_dt); A = -exp(log_A_real) (+ i A_imag); K = lti_kernel; y = lti_conv.
-bool buildLti(GoldenCase &c, const Attrs &attrs, std::string &error) {
+/// S4D: dt = exp(log_dt); A = -exp(log_A_real) (+ i A_imag); K = lti_kernel (B optional,
+/// `b_discretization` optional: Mamba's zoh A / euler B); y = lti_conv with `algorithm`
+/// (direct unless the case or `convAlgorithm` says fft).
+bool buildLti(GoldenCase &c, const Attrs &attrs, const std::string &convAlgorithm,
+              std::string &error) {
   std::string where = c.dir + "/case.json";
-  if (!attrs.checkKnown({"discretization", "complex_diagonal", "length"}, error))
+  if (!attrs.checkKnown({"discretization", "b_discretization", "complex_diagonal", "length",
+                         "algorithm"},
+                        error))
     return false;
-  std::string disc;
+  std::string disc, bDisc, algorithm;
   bool complex;
   int64_t length;
   if (!attrs.getEnum("discretization", "zoh", {"zoh", "bilinear", "euler"}, disc, error) ||
+      !attrs.getEnum("b_discretization", "", {"", "zoh", "bilinear", "euler"}, bDisc, error) ||
+      !attrs.getEnum("algorithm", "direct", {"direct", "fft"}, algorithm, error) ||
       !attrs.getBool("complex_diagonal", true, complex, error) ||
       !attrs.getInt("length", 0, length, error))
     return false;
+  if (!convAlgorithm.empty())
+    algorithm = convAlgorithm;
   Builder b(c);
   std::string cName = b.has("C_real_imag") ? "C_real_imag" : "C";
   if (!require(b, {"log_dt", "log_A_real", cName, "u"}, where, error))
@@ -345,10 +354,16 @@ bool buildLti(GoldenCase &c, const Attrs &attrs, std::string &error) {
   }
   std::vector<int64_t> kShape = {logA[0], length};
   std::string cArg = b.arg(cName);
-  b.body << "  %K = ssm.lti_kernel " << disc << " " << aVal << ", " << cArg << ", %dt : ("
-         << aFinal << ", " << b.type(cName) << ", " << b.type("log_dt") << ") -> "
-         << tensorType(kShape) << "\n"
-         << "  %y = ssm.lti_conv direct " << b.arg("u") << ", %K : (" << b.type("u") << ", "
+  std::string bOperand, bType;
+  if (b.has("B")) {
+    bOperand = " B(" + b.arg("B") + ")";
+    bType = ", " + b.type("B");
+  }
+  b.body << "  %K = ssm.lti_kernel " << disc << (bDisc.empty() ? "" : ", " + bDisc) << " "
+         << aVal << ", " << cArg << ", %dt" << bOperand << " : (" << aFinal << bType << ", "
+         << b.type(cName) << ", " << b.type("log_dt") << ") -> " << tensorType(kShape)
+         << "\n"
+         << "  %y = ssm.lti_conv " << algorithm << " " << b.arg("u") << ", %K : (" << b.type("u") << ", "
          << tensorType(kShape) << ") -> " << b.type("u") << "\n";
   b.results = {{"%K", tensorType(kShape)}, {"%y", b.type("u")}};
   c.resultNames = {"K", "y"};
@@ -391,7 +406,8 @@ bool loadArray(const std::string &path, const std::string &name, const json &spe
 
 } // namespace
 
-bool loadGoldenCase(const std::string &dir, GoldenCase &c, std::string &error) {
+bool loadGoldenCase(const std::string &dir, GoldenCase &c, std::string &error,
+                    const std::string &convAlgorithm) {
   c = GoldenCase();
   c.dir = dir;
   std::string casePath = dir + "/case.json";
@@ -444,7 +460,7 @@ bool loadGoldenCase(const std::string &dir, GoldenCase &c, std::string &error) {
   else if (c.op == "causal_conv1d")
     ok = buildCausalConv(c, attrs, error);
   else if (c.op == "lti_kernel+lti_conv")
-    ok = buildLti(c, attrs, error);
+    ok = buildLti(c, attrs, convAlgorithm, error);
   else
     return fail(error, casePath + ": unknown op '" + c.op + "'");
   if (!ok)

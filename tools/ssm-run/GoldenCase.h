@@ -33,7 +33,10 @@ struct GoldenCase {
 /// and input shape against what the op accepts, and builds the MLIR function.
 /// On failure returns false with a message naming the file and the problem
 /// (missing case.json, unknown op or attribute, a missing or mis-shaped .npy).
-bool loadGoldenCase(const std::string &dir, GoldenCase &out, std::string &error);
+/// A non-empty `convAlgorithm` ("direct" or "fft") sets the algorithm of
+/// the case's ssm.lti_conv (`ssm-run --conv-algorithm`).
+bool loadGoldenCase(const std::string &dir, GoldenCase &out, std::string &error,
+                    const std::string &convAlgorithm = "");
 
 } // namespace ssm
 

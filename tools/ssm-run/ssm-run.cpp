@@ -44,6 +44,10 @@ cl::OptionCategory category("ssm-run options");
 
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir | model-dir>"), cl::init(""),
                                cl::cat(category));
+cl::opt<std::string> convAlgorithm(
+    "conv-algorithm",
+    cl::desc("With --golden: the algorithm of the case's ssm.lti_conv (direct or fft)"),
+    cl::value_desc("direct|fft"), cl::init(""), cl::cat(category));
 cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
                                cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
 cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default), cpu (compiled Halide kernels)"),
@@ -271,7 +275,9 @@ int runGolden(mlir::MLIRContext &ctx) {
     return rc;
   ssm::GoldenCase gc;
   std::string error;
-  if (!ssm::loadGoldenCase(goldenDir, gc, error))
+  if (!convAlgorithm.empty() && convAlgorithm != "direct" && convAlgorithm != "fft")
+    return cannotRun("--conv-algorithm must be direct or fft, not '" + convAlgorithm + "'");
+  if (!ssm::loadGoldenCase(goldenDir, gc, error, convAlgorithm))
     return cannotRun(error);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diag(sourceMgr, &ctx);
