@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Whole models at the sizes people deploy: ours against llama.cpp, rwkv.cpp and PyTorch eager.
+
+Models (synthetic weights written by bench/synth_checkpoint.py, nothing downloaded):
+  mamba130m   Mamba-1 at mamba-130m shapes (d_model 768, 24 layers, vocab 50280,
+              d_state 16, tied head), Hugging Face layout; llama.cpp reads the same
+              weights as GGUF (F32, or --weights f16|q8_0).
+  rwkv4-169m  RWKV-4 at 169M shapes (768 x 12, vocab 50277), rwkv.cpp's format (FP32).
+Forms:
+  prefill     --prefill tokens (512) from the initial state, logits of the last position
+              only (ours: @forward_sequence; llama.cpp: llama-bench pp512, whose batch asks
+              for the last logits; rwkv.cpp: rwkv_eval_sequence_in_chunks).
+  decode      --decode tokens (64) one at a time with logits after each (ours:
+              @forward_step; llama.cpp: llama-bench tg64; rwkv.cpp: rwkv_eval), per token.
+Ours: `ssm-run <model-dir> --engine cpu --threads N --mode sequence|step --repeat R`
+(its first run is a warm-up: compilation or a cache lookup, weight mapping). The peers
+and ours alternate --rounds times; each figure is the median of the per-round medians.
+Peers are optional and built locally for the measurement only (never vendored):
+  --llama-bench PATH   llama.cpp's llama-bench (cmake -DGGML_NATIVE=ON; -t N threads)
+  --rwkv-lib PATH      rwkv.cpp's librwkv.so (driven by bench/rwkv_cpp_peer.c, ours)
+  torch                bench/torch_models.py (eager, float32), unless --no-torch
+
+Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m] [--threads 2] [--rounds 3]
+          [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR] [--no-torch]
+The checkpoints (about 0.5-0.7 GB each) are kept in --work (default
+~/.cache/ssm-opt-bench) and reused.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SYNTH = os.path.join(HERE, "synth_checkpoint.py")
+
+
+def run(cmd, timeout=3600, env=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout, env=env)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr.strip()[-2000:]}")
+    return p.stdout
+
+
+def median_ms(out, who):
+    m = re.search(r"median_ms=([0-9.eE+-]+)", out)
+    if not m:
+        raise RuntimeError(f"{who} printed no median_ms: {out[-500:]!r}")
+    return float(m.group(1))
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+class Model:
+    def __init__(self, name, args):
+        self.name, self.args = name, args
+        w = args.work
+        if name == "mamba130m":
+            self.ckpt = os.path.join(w, "mamba-130m")
+            self.vocab = 50280
+            self.gguf = os.path.join(self.ckpt, f"model-{args.weights}.gguf")
+        elif name == "rwkv4-169m":
+            self.ckpt = os.path.join(w, "rwkv4-169m.bin")
+            self.vocab = 50277
+        else:
+            raise SystemExit(f"realsize_bench: unknown model '{name}' (mamba130m, rwkv4-169m)")
+        self.ours_dir = os.path.join(w, f"ours-{name}")
+
+    def prepare(self):
+        a = self.args
+        if self.name == "mamba130m":
+            types = sorted({"f32", a.weights})
+            missing = [t for t in types if not os.path.exists(os.path.join(self.ckpt, f"model-{t}.gguf"))]
+            if not os.path.exists(os.path.join(self.ckpt, "model.safetensors")) or missing:
+                run([sys.executable, SYNTH, "mamba", self.ckpt, "--gguf", ",".join(types), "--force"])
+            src = ["mamba", os.path.join(self.ckpt, "model.safetensors")]
+        else:
+            if not os.path.exists(self.ckpt):
+                run([sys.executable, SYNTH, "rwkv4", self.ckpt])
+            src = ["rwkv", self.ckpt]
+        if not os.path.exists(os.path.join(self.ours_dir, "model.json")):
+            run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill)])
+
+    def peer_name(self):
+        if self.name == "mamba130m":
+            return "llama.cpp" if self.args.llama_bench else None
+        return "rwkv.cpp" if self.args.rwkv_lib else None
+
+
+def ours_ms(args, model, tokens, mode):
+    out = run([args.ssm_run, model.ours_dir, "--engine", "cpu", "--threads", str(args.threads),
+               "--tokens", tokens, "--mode", mode, "--repeat", str(args.repeat)])
+    return median_ms(out, "ssm-run")
+
+
+def llama_ms(args, model, form):
+    n = args.prefill if form == "prefill" else args.decode
+    cmd = [args.llama_bench, "-m", model.gguf, "-t", str(args.threads), "-r", str(args.repeat),
+           "-o", "json", "-p", str(n if form == "prefill" else 0), "-n", str(n if form == "decode" else 0)]
+    res = json.loads(run(cmd))
+    ns = res[0].get("samples_ns") or [res[0]["avg_ns"]]
+    return statistics.median(ns) / 1e6
+
+
+def rwkv_ms(args, model, tokens_i32, form):
+    out = run([args.rwkv_peer, args.rwkv_lib, model.ckpt, tokens_i32, str(args.threads),
+               form, str(args.repeat), str(args.rwkv_chunk)])
+    return median_ms(out, "rwkv_cpp_peer")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", default="mamba130m,rwkv4-169m")
+    ap.add_argument("--forms", default="prefill,decode")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per round and side (after a warm-up)")
+    ap.add_argument("--prefill", type=int, default=512)
+    ap.add_argument("--decode", type=int, default=64)
+    ap.add_argument("--weights", default="f32", choices=["f32", "f16", "q8_0"],
+                    help="llama.cpp's GGUF weight type (ours: f32)")
+    ap.add_argument("--llama-bench", default=None)
+    ap.add_argument("--rwkv-lib", default=None)
+    ap.add_argument("--rwkv-chunk", type=int, default=16, help="rwkv_eval_sequence_in_chunks chunk")
+    ap.add_argument("--no-torch", dest="torch", action="store_false")
+    ap.add_argument("--work", default=os.path.join(os.path.expanduser("~"), ".cache", "ssm-opt-bench"))
+    ap.add_argument("--ssm-run", default=os.path.join(ROOT, "build", "bin", "ssm-run"))
+    ap.add_argument("--ssm-import", default=os.path.join(ROOT, "build", "bin", "ssm-import"))
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    import numpy as np
+
+    if args.rwkv_lib:
+        args.rwkv_peer = os.path.join(args.work, "rwkv_cpp_peer")
+        run(["cc", "-O2", os.path.join(HERE, "rwkv_cpp_peer.c"), "-o", args.rwkv_peer, "-ldl"])
+    tm = torch = None
+    if args.torch:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        sys.path.insert(0, HERE)
+        import torch  # noqa: F811
+        import torch_models as tm  # noqa: F811
+        torch.set_num_threads(args.threads)
+        torch.set_flush_denormal(True)
+
+    forms = [f for f in args.forms.split(",") if f]
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; threads {args.threads} on every side; "
+          f"rounds {args.rounds} x repeat {args.repeat}; prefill {args.prefill} tokens, decode "
+          f"{args.decode} tokens; llama.cpp weights {args.weights}", flush=True)
+    rng = np.random.default_rng(0)
+    rows = []
+    for name in [m for m in args.models.split(",") if m]:
+        model = Model(name, args)
+        model.prepare()
+        tmod = None
+        if tm is not None:
+            tmod = (tm.load_model(model.ckpt) if name != "mamba130m" else
+                    tm.load_model(model.ckpt))
+        for form in forms:
+            n = args.prefill if form == "prefill" else args.decode
+            toks = rng.integers(0, model.vocab, size=n).astype(np.int32)
+            npy = os.path.join(args.work, f"{name}-{form}.npy")
+            raw = os.path.join(args.work, f"{name}-{form}.i32")
+            np.save(npy, toks)
+            toks.tofile(raw)
+            mode = "sequence" if form == "prefill" else "step"
+            ours_ms(args, model, npy, mode)  # compiles or finds the kernels in the cache
+            o, p, t = [], [], []
+            for _ in range(args.rounds):
+                o.append(ours_ms(args, model, npy, mode))
+                if model.peer_name() == "llama.cpp":
+                    p.append(llama_ms(args, model, form))
+                elif model.peer_name() == "rwkv.cpp":
+                    p.append(rwkv_ms(args, model, raw, form))
+                if tmod is not None:
+                    tt = torch.from_numpy(toks.astype(np.int64))
+                    with torch.inference_mode():
+                        ms = []
+                        for r in range(args.repeat + 1):
+                            st = tmod.initial_state()
+                            t0 = time.perf_counter()
+                            if mode == "sequence":
+                                tmod.forward_sequence(tt, st)
+                            else:
+                                for tok in tt:
+                                    _, st = tmod.forward_step(tok, st)
+                            if r:
+                                ms.append((time.perf_counter() - t0) * 1e3)
+                        t.append(statistics.median(ms))
+            rows.append(dict(model=name, form=form, n=n, peer=model.peer_name(),
+                             ours=statistics.median(o), peer_ms=statistics.median(p) if p else None,
+                             torch=statistics.median(t) if t else None, rounds=(o, p, t)))
+            print(f"  {name} {form}: rounds, ms: ours {[round(x, 1) for x in o]} peer "
+                  f"{[round(x, 1) for x in p]} torch {[round(x, 1) for x in t]}", flush=True)
+
+    print()
+    print("| model | form | ours | peer | peer time | ours / peer | torch eager | ours / torch |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        per = (lambda x: x) if r["form"] == "prefill" else (lambda x: x / r["n"])
+        unit = "ms" if r["form"] == "prefill" else "ms/token"
+        show = lambda x: "-" if x is None else f"{per(x):.2f} {unit}"
+        ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.2f}"
+        print(f"| {r['model']} | {r['form']} ({r['n']} tokens) | {show(r['ours'])} | {r['peer'] or '-'} | "
+              f"{show(r['peer_ms'])} | {ratio(r['ours'], r['peer_ms'])} | {show(r['torch'])} | "
+              f"{ratio(r['ours'], r['torch'])} |")
+
+
+if __name__ == "__main__":
+    main()
