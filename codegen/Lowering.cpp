@@ -47,23 +47,17 @@ MatmulSchedule LoweringState::matmulScheduleOf(Operation *op, int64_t m, int64_t
   int vw = vectorWidth();
   if (attr && attr.getVectorWidth())
     vw = static_cast<int>(*attr.getVectorWidth());
-  MatmulSchedule s = defaultMatmulSchedule(m, n, k, transposeB, vw, target);
+  std::optional<bool> dot;
+  if (attr && attr.getAlgorithm())
+    dot = *attr.getAlgorithm() == MatmulAlgorithm::dot;
+  MatmulSchedule s = defaultMatmulSchedule(m, n, k, transposeB, vw, target, dot);
   if (!attr)
     return s;
-  if (attr.getAlgorithm()) {
-    bool matvec = *attr.getAlgorithm() == MatmulAlgorithm::matvec;
-    if (matvec != s.matvec) {
-      // The other algorithm's defaults.
-      MatmulSchedule d = defaultMatmulSchedule(matvec ? 1 : 1 << 20, n, k, matvec, vw, target);
-      d.parallel = s.parallel;
-      s = d;
-      s.matvec = matvec;
-    }
-  }
-  s.tileRows = static_cast<int>(attr.getTileRows().value_or(s.tileRows));
-  s.tileCols = static_cast<int>(attr.getTileCols().value_or(s.tileCols));
-  s.tileK = static_cast<int>(attr.getTileK().value_or(s.tileK));
-  s.rowTiles = static_cast<int>(attr.getRowTiles().value_or(s.rowTiles));
+  s.tileRows = attr.getTileRows().value_or(s.tileRows);
+  s.tileCols = attr.getTileCols().value_or(s.tileCols);
+  s.tileK = attr.getTileK().value_or(s.tileK);
+  s.rowTiles = attr.getRowTiles().value_or(s.rowTiles);
+  s.colTiles = attr.getColTiles().value_or(s.colTiles);
   s.packB = attr.getPackB().value_or(s.packB);
   s.parallel = attr.getParallel().value_or(s.parallel);
   return s;

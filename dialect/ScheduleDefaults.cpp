@@ -4,6 +4,7 @@
 #include "dialect/SsmDialect.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -13,21 +14,45 @@ using namespace mlir;
 
 namespace ssm {
 
-MatmulDefaults defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                     const TargetTraits &t) {
-  MatmulDefaults s;
+bool defaultMatmulIsDot(int64_t m, int64_t, int64_t k, bool transposeB) {
+  return transposeB && (m <= 4 || k >= 128);
+}
+
+MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
+                                   const TargetTraits &t, std::optional<bool> dot) {
+  MatmulParams s;
   s.vectorWidth = t.vectorWidth;
-  s.matvec = transposeB && m <= 4;
+  s.dot = dot.value_or(defaultMatmulIsDot(m, n, k, transposeB));
   s.parallel = m * n * k >= (1 << 16);
-  if (s.matvec) {
-    s.tileCols = t.vectorWidth; // one block of vector-width columns per task
+  const bool wide = t.vectorWidth >= 16 || t.wideRegisterFile;
+  if (s.dot) {
     s.packB = false;
+    s.tileK = 0;
+    s.tileRows = std::max<int64_t>(1, std::min<int64_t>(m, wide ? 8 : 4));
+    s.tileCols = std::max<int64_t>(1, std::min<int64_t>(n, m == 1 ? 8 : wide ? 3 : 2));
+    const int64_t rowBytes = std::max<int64_t>(1, k) * 4;
+    const int64_t rowTileCount = (m + s.tileRows - 1) / s.tileRows;
+    const int64_t colTileCount = (n + s.tileCols - 1) / s.tileCols;
+    s.colTiles = std::clamp<int64_t>((384 << 10) / (s.tileCols * rowBytes), 1,
+                                     std::min<int64_t>(colTileCount, 4096));
+    s.rowTiles = std::clamp<int64_t>((3 << 19) / (s.tileRows * rowBytes), 1,
+                                     std::min<int64_t>(rowTileCount, 1024));
+    auto tasks = [&] {
+      return ((colTileCount + s.colTiles - 1) / s.colTiles) *
+             ((rowTileCount + s.rowTiles - 1) / s.rowTiles);
+    };
+    while (tasks() < 8 && (s.rowTiles > 1 || s.colTiles > 1)) {
+      if (s.rowTiles > 1)
+        s.rowTiles = (s.rowTiles + 1) / 2;
+      else
+        s.colTiles = (s.colTiles + 1) / 2;
+    }
     return s;
   }
-  const bool wide = t.vectorWidth >= 16 || t.wideRegisterFile;
   s.tileRows = wide ? 8 : 4;
   s.tileCols = (t.vectorWidth >= 16 ? 2 : 3) * t.vectorWidth;
   s.rowTiles = 4;
+  s.colTiles = 1;
   s.tileK = 0;
   s.packB = transposeB;
   return s;

@@ -76,56 +76,69 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
 def SSM_MatmulAlgorithm : I32EnumAttr<"MatmulAlgorithm",
     "how a matmul is computed", [
       I32EnumAttrCase<"tiled", 0>,
-      I32EnumAttrCase<"matvec", 1>]> {
+      I32EnumAttrCase<"dot", 1>]> {
   let cppNamespace = "::ssm";
 }
 
 def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
   let mnemonic = "matmul";
-  let summary = "CPU schedule of a linalg matmul: register tile, k blocks, packing, threads";
+  let summary = "CPU schedule of a linalg matmul: register tile, cache blocks, packing, threads";
   let description = [{
     The schedule of `linalg.matmul`, `linalg.matmul_transpose_a` and
     `linalg.matmul_transpose_b` (C[M, N] = A B, with the nn.Linear weight
     layout for `transpose_b`) on a CPU target, applied by
     `codegen/schedules/MatmulSchedule.cpp`.
 
-    `algorithm = tiled`: C is computed in register tiles of `tile_rows` rows
-    x `tile_cols` columns (the accumulators stay in vector registers while
-    the reduction runs), `row_tiles` row tiles per parallel task; the
-    reduction loop runs in unrolled blocks of `tile_k` steps (0: not
-    blocked); with
-    `pack_b` the B operand is first copied into a k-major panel (for
-    `transpose_b`, whose B is (N, K)), so the inner loop loads contiguous
-    vectors of B. Halide's test/performance/matrix_multiplication and BLIS's
-    micro-kernel are the models.
+    `algorithm = tiled` (outer products): C is computed in register tiles of
+    `tile_rows` rows x `tile_cols` columns (vectors of `vector_width`
+    columns; the accumulators stay in vector registers while the reduction
+    runs, each step broadcasting one A value against the B vectors),
+    `row_tiles` row tiles per parallel task; the reduction loop runs in
+    unrolled blocks of `tile_k` steps (0: not blocked); with `pack_b` the B
+    operand is first copied into a k-major panel (for `transpose_b`, whose B
+    is (N, K)), so the inner loop loads contiguous vectors of B. Halide's
+    test/performance/matrix_multiplication and BLIS's micro-kernel are the
+    models. Best when K is short (a few vectors) or B is already k-major.
 
-    `algorithm = matvec` (few rows, `transpose_b` only: decode steps): each
-    output column is a dot product along the contiguous K of A and of the
-    (N, K) weight, read once in place, with `vector_width` partial sums;
-    `tile_cols` columns per parallel task.
+    `algorithm = dot` (`transpose_b` only; the nn.Linear layout read in
+    place, as ggml's vec_dot kernels do): both A's rows and the (N, K)
+    weight's rows are contiguous along K, so each output is a dot product
+    accumulated in `vector_width` partial-sum lanes and summed across the
+    lanes once at the end. The register tile is `tile_rows` rows of A x
+    `tile_cols` rows of the weight (tile_rows x tile_cols accumulator
+    vectors, each step loading tile_rows + tile_cols vectors: 8 x 3 on
+    AVX-512); a parallel task is a cache block of `row_tiles` x
+    `col_tiles` register tiles, walked weight-block-major so that the
+    block of weight rows stays in L2 while the rows of A pass over it. No
+    copy of the weight is made, so a prefill (M = 512) and a decode step
+    (M = 1, `tile_rows` = 1: a streaming matvec at the memory bandwidth)
+    use the same weights in place.
 
     | field | meaning | legal values | default (x86 AVX2 / AVX-512 / Arm NEON) |
     |---|---|---|---|
-    | `algorithm` | tiled or matvec | `tiled`; `matvec` for `transpose_b` | matvec when M <= 4 and `transpose_b` |
-    | `vector_width` | f32 lanes | 1, 2, 4, 8, 16, 32 | 8 / 16 / 4 |
-    | `tile_rows` | rows of the register tile (tiled) | 1 .. 16 | 4 / 8 / 8 |
-    | `tile_cols` | columns of the register tile (tiled) or per task (matvec), a multiple of `vector_width` | 1 .. 4096 | 24 / 32 / 12 (tiled), 8 x vector_width (matvec) |
+    | `algorithm` | tiled or dot | `tiled`; `dot` for `transpose_b` | dot for `transpose_b` when M <= 4 or K >= 128 |
+    | `vector_width` | f32 lanes (tiled: columns per vector; dot: partial sums along K) | 1, 2, 4, 8, 16, 32 | 8 / 16 / 4 |
+    | `tile_rows` | rows of the register tile | 1 .. 16 | tiled 4 / 8 / 8; dot min(M, 4 / 8 / 8) |
+    | `tile_cols` | columns of the register tile; tiled: a multiple of `vector_width` | tiled 1 .. 4096, dot 1 .. 64 | tiled 24 / 32 / 12; dot 2 / 3 / 3 (8 when M = 1) |
     | `tile_k` | reduction steps per unrolled block (tiled); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0 |
-    | `row_tiles` | row tiles per parallel task (tiled) | 1 .. 1024 | 4 |
+    | `row_tiles` | row tiles per parallel task | 1 .. 1024 | tiled 4; dot: A rows of about 1.5 MB |
+    | `col_tiles` | column tiles per parallel task (dot) | 1 .. 4096 | weight rows of about 384 KB |
     | `pack_b` | k-major copy of B (tiled, `transpose_b`) | true, false | true |
     | `parallel` | use the thread pool | true, false | true from 64K multiply-adds |
 
-    The verifier rejects a field that the chosen algorithm does not read
-    (`tile_rows`, `tile_k`, `row_tiles`, `pack_b` with `matvec`) and `matvec`
-    on ops other than `linalg.matmul_transpose_b`.
+    The dot defaults shrink `row_tiles`, then `col_tiles`, until there are
+    at least 8 parallel tasks. The verifier rejects a field that the chosen
+    algorithm does not read (`tile_k` and `pack_b` with `dot`, `col_tiles`
+    with `tiled`) and `dot` on ops other than `linalg.matmul_transpose_b`.
   }];
   let parameters = (ins
-    OptionalParameter<"std::optional<::ssm::MatmulAlgorithm>", "tiled or matvec">:$algorithm,
+    OptionalParameter<"std::optional<::ssm::MatmulAlgorithm>", "tiled or dot">:$algorithm,
     SSM_OptInt<"f32 lanes">:$vector_width,
     SSM_OptInt<"register tile rows">:$tile_rows,
     SSM_OptInt<"register tile columns">:$tile_cols,
     SSM_OptInt<"reduction block">:$tile_k,
     SSM_OptInt<"row tiles per task">:$row_tiles,
+    SSM_OptInt<"column tiles per task (dot)">:$col_tiles,
     SSM_OptBool<"pack B k-major">:$pack_b,
     SSM_OptBool<"use threads">:$parallel
   );

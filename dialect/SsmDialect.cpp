@@ -56,20 +56,23 @@ LogicalResult ssm::MatmulScheduleAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, std::optional<MatmulAlgorithm> algorithm,
     std::optional<int64_t> vectorWidth, std::optional<int64_t> tileRows,
     std::optional<int64_t> tileCols, std::optional<int64_t> tileK,
-    std::optional<int64_t> rowTiles, std::optional<bool> packB, std::optional<bool>) {
+    std::optional<int64_t> rowTiles, std::optional<int64_t> colTiles, std::optional<bool> packB,
+    std::optional<bool>) {
+  const bool dot = algorithm == MatmulAlgorithm::dot;
   if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
       failed(verifyRange(emitError, "tile_rows", tileRows, 1, 16)) ||
-      failed(verifyRange(emitError, "tile_cols", tileCols, 1, 4096)) ||
-      failed(verifyMultiple(emitError, "tile_cols", tileCols, vectorWidth)) ||
+      failed(verifyRange(emitError, "tile_cols", tileCols, 1, dot ? 64 : 4096)) ||
+      (!dot && failed(verifyMultiple(emitError, "tile_cols", tileCols, vectorWidth))) ||
       failed(verifyRange(emitError, "tile_k", tileK, 0, 65536)) ||
-      failed(verifyRange(emitError, "row_tiles", rowTiles, 1, 1024)))
+      failed(verifyRange(emitError, "row_tiles", rowTiles, 1, 1024)) ||
+      failed(verifyRange(emitError, "col_tiles", colTiles, 1, 4096)))
     return failure();
-  if (algorithm == MatmulAlgorithm::matvec) {
-    const char *tiledOnly = tileRows ? "tile_rows" : tileK ? "tile_k" : rowTiles ? "row_tiles"
-                            : packB  ? "pack_b"
-                                     : nullptr;
+  if (dot) {
+    const char *tiledOnly = tileK ? "tile_k" : packB ? "pack_b" : nullptr;
     if (tiledOnly)
-      return emitError() << "'" << tiledOnly << "' applies to algorithm = tiled, not matvec";
+      return emitError() << "'" << tiledOnly << "' applies to algorithm = tiled, not dot";
+  } else if (colTiles) {
+    return emitError() << "'col_tiles' applies to algorithm = dot, not tiled";
   }
   return success();
 }
@@ -159,8 +162,8 @@ LogicalResult ssm::SSMDialect::verifyOperationAttribute(Operation *op, NamedAttr
     if (!m)
       return op->emitOpError() << "attribute '" << kScheduleAttrName
                                << "' of a matmul must be a #ssm.matmul, got " << value;
-    if (m.getAlgorithm() == MatmulAlgorithm::matvec && name != "linalg.matmul_transpose_b")
-      return op->emitOpError() << "algorithm = matvec applies to linalg.matmul_transpose_b only";
+    if (m.getAlgorithm() == MatmulAlgorithm::dot && name != "linalg.matmul_transpose_b")
+      return op->emitOpError() << "algorithm = dot applies to linalg.matmul_transpose_b only";
     return success();
   }
   if (!takesStageSchedule(op))

@@ -15,7 +15,7 @@
 
 namespace mlir {
 /// Parses an optional enum parameter of a struct-format attribute
-/// (`algorithm = matvec` in #ssm.matmul); absent fields never reach it.
+/// (`algorithm = dot` in #ssm.matmul); absent fields never reach it.
 template <typename EnumT>
 struct FieldParser<std::optional<EnumT>,
                    std::enable_if_t<std::is_enum<EnumT>::value, std::optional<EnumT>>> {

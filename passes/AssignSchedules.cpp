@@ -65,14 +65,15 @@ MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
   bool transB = op->getName().getStringRef() == "linalg.matmul_transpose_b";
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(transA ? 0 : 1);
   TargetTraits traits{info.vectorWidth, info.wideRegisterFile};
-  MatmulDefaults d = defaultMatmulSchedule(m, n, k, transB, traits);
+  MatmulParams d = defaultMatmulSchedule(m, n, k, transB, traits);
   MLIRContext *ctx = op->getContext();
-  if (d.matvec)
-    return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::matvec, d.vectorWidth, std::nullopt,
-                                   d.tileCols, std::nullopt, std::nullopt, std::nullopt,
-                                   d.parallel);
+  if (d.dot)
+    return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::dot, d.vectorWidth, d.tileRows,
+                                   d.tileCols, std::nullopt, d.rowTiles, d.colTiles,
+                                   std::nullopt, d.parallel);
   return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::tiled, d.vectorWidth, d.tileRows,
-                                 d.tileCols, d.tileK, d.rowTiles, d.packB, d.parallel);
+                                 d.tileCols, d.tileK, d.rowTiles, std::nullopt, d.packB,
+                                 d.parallel);
 }
 
 StageScheduleAttr stageSchedule(Operation *op, const TargetInfo &info) {

@@ -4,6 +4,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace ssm {
 #define GEN_PASS_DEF_SSMFUSE
@@ -26,21 +27,46 @@ bool readsOnce(Operation *user) {
   return takesStageSchedule(user); // elementwise arith/math, tensor reshapes and slices
 }
 
+/// Ops that only re-index their source (a slice or a reshape): inlined over
+/// a materialised buffer they cost nothing, while as root stages they copy.
+bool isView(Operation *op) {
+  return isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
+}
+
+/// Whether `v` is a buffer codegen materialises (a function argument, a root
+/// stage, an ssm op's or a matmul's result), or a view of one.
+bool isMaterialized(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return true;
+  auto st = def->getAttrOfType<StageScheduleAttr>(kScheduleAttrName);
+  if (st && st.getCompute() == ComputeLevel::inline_)
+    return isView(def) && isMaterialized(def->getOperand(0));
+  return true;
+}
+
 struct SsmFusePass : ssm::impl::SsmFuseBase<SsmFusePass> {
   using SsmFuseBase::SsmFuseBase;
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    auto inlineAttr = StageScheduleAttr::get(ctx, ComputeLevel::inline_, std::nullopt,
+                                             std::nullopt, std::nullopt);
     for (Operation &op : getOperation().getBody().getOps()) {
+      // A view of a materialised buffer is free: inline it whatever reads
+      // it (not a returned value, which must be written out).
+      if (isView(&op) && !op.hasAttr(kScheduleAttrName) && isMaterialized(op.getOperand(0)) &&
+          llvm::none_of(op.getUsers(), [](Operation *u) { return u->hasTrait<OpTrait::IsTerminator>(); })) {
+        op.setAttr(kScheduleAttrName, inlineAttr);
+        continue;
+      }
       if (!takesStageSchedule(&op) || hasReductionLoop(&op) || op.hasAttr(kScheduleAttrName) ||
           op.getNumResults() != 1)
         continue;
       Value v = op.getResult(0);
       if (!v.hasOneUse() || !readsOnce(*v.getUsers().begin()))
         continue;
-      op.setAttr(kScheduleAttrName,
-                 StageScheduleAttr::get(ctx, ComputeLevel::inline_, std::nullopt, std::nullopt,
-                                        std::nullopt));
+      op.setAttr(kScheduleAttrName, inlineAttr);
     }
   }
 };

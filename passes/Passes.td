@@ -89,6 +89,12 @@ def SsmFuse : Pass<"ssm-fuse", "mlir::func::FuncOp"> {
     what feeds them keeps a buffer of its own (compute at root). Ops that
     already carry a schedule are left as they are, so a hand-written
     `compute = root` keeps a stage apart.
+
+    Views (`tensor.extract_slice`, `expand_shape`, `collapse_shape`) of a
+    materialised buffer (a function argument, a root stage, an ssm op's or
+    a matmul's result, or a view of one) only re-index it, so they are
+    inlined whatever reads them, ssm kernels and matmuls included, unless
+    the function returns them: as root stages they would copy the buffer.
   }];
 }
 

@@ -1,4 +1,4 @@
-// Lowering of linalg.matmul and its transposed forms: the algorithm (tiled or matvec).
+// Lowering of linalg.matmul and its transposed forms: the algorithm (tiled or dot).
 //
 // The generic linalg lowering would vectorise the output's contiguous dim
 // and stream the reduction from memory; here the reduction runs into an
@@ -6,7 +6,8 @@
 // keeps as a register tile (a block of rows x vectors of columns), the
 // schedule of Halide's test/performance/matrix_multiplication adapted to
 // our row-major tensors, with B in a k-major layout (packed once for the
-// nn.Linear weight layout of matmul_transpose_b). The #ssm.matmul
+// nn.Linear weight layout of matmul_transpose_b), or (algorithm = dot) as
+// dot products along K of both operands. The #ssm.matmul
 // attribute picks the algorithm and the tile shapes.
 #include "codegen/Lowering.h"
 #include "codegen/schedules/Schedules.h"
@@ -43,21 +44,23 @@ Expr initialValue(Operation *op, LoweringState &state, Expr i, Expr j) {
   return at(state.get(op->getOperand(2)), {i, j});
 }
 
-/// matmul_transpose_b with a few rows (decode: one token): C = A B^T as dot
-/// products along the contiguous k of both A and the (N, K) weight, with a
-/// vector of partial sums per output column, so the weight is read once in
-/// place instead of first being copied into a k-major layout.
-LogicalResult lowerMatvec(Operation *op, LoweringState &state, Halide::Func aRows, int m, int n,
+/// matmul_transpose_b in the dot form: C = A B^T as dot products along the
+/// contiguous k of both A and the (N, K) weight, with a vector of partial
+/// sums per output, so the weight is read in place instead of first being
+/// copied into a k-major layout (the schedule tiles rows and columns of the
+/// output; with one row it is a streaming matvec).
+LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, int m, int n,
                           int k, const MatmulSchedule &sched) {
   auto cType = cast<RankedTensorType>(op->getResult(0).getType());
   const TensorFunc &b = state.get(op->getOperand(1));
-  const int vw = sched.vectorWidth; // the lanes of the partial sums: part of the algorithm
+  const int vw = static_cast<int>(sched.vectorWidth); // the lanes of the partial sums: part of the algorithm
   const int kBlocks = k / vw, kTail = k % vw;
   Halide::Var x("x"), y("y"), lane("lane");
   Halide::Func part(state.uniqueName("mm_dot"));
   part(lane, x, y) = 0.0f;
+  Halide::RDom rk;
   if (kBlocks > 0) {
-    Halide::RDom rk(0, kBlocks, state.uniqueName("kb"));
+    rk = Halide::RDom(0, kBlocks, state.uniqueName("kb"));
     Expr kk = rk * vw + lane;
     part(lane, x, y) += aRows(kk, y) * at(b, {x, kk});
   }
@@ -76,12 +79,12 @@ LogicalResult lowerMatvec(Operation *op, LoweringState &state, Halide::Func aRow
   Expr dot = sums[0];
   for (int t = 0; t < kTail; ++t)
     dot = dot + aRows(kBlocks * vw + t, y) * at(b, {x, Expr(kBlocks * vw + t)});
-  TensorFunc out{Halide::Func(state.uniqueName("matvec")), shapeExprs(cType)};
+  TensorFunc out{Halide::Func(state.uniqueName("matmul_dot")), shapeExprs(cType)};
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
-  MatvecStages mv{out.func, part, kBlocks > 0, m, n, k};
+  DotStages stages{out.func, part, rk, kBlocks > 0, m, n, k};
   if (state.manualSchedules)
-    scheduleMatvec(mv, sched, state.target);
+    scheduleDot(stages, sched, state.target);
   state.kernelOutputs.push_back(out);
   state.set(op->getResult(0), out);
   return success();
@@ -105,10 +108,10 @@ LogicalResult lowerMatmul(Operation *op, LoweringState &state) {
   Halide::Func aRows(state.uniqueName("mm_a")), bCols(state.uniqueName("mm_b"));
   aRows(x, y) = transA ? at(a, {x, y}) : at(a, {y, x});  // aRows(kk, i) = A[i, kk]
   bCols(x, y) = transB ? at(b, {x, y}) : at(b, {y, x});  // bCols(j, kk) = B[kk, j]
-  if (sched.matvec) {
+  if (sched.dot) {
     if (!transB)
-      return op->emitError() << "algorithm = matvec needs linalg.matmul_transpose_b";
-    return lowerMatvec(op, state, aRows, m, n, k, sched);
+      return op->emitError() << "algorithm = dot needs linalg.matmul_transpose_b";
+    return lowerDot(op, state, aRows, m, n, k, sched);
   }
   Halide::RDom r(0, k, state.uniqueName("k"));
   Halide::Func prod(state.uniqueName("mm_acc"));

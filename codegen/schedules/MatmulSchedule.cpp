@@ -1,4 +1,4 @@
-// CPU schedule of the linalg matmuls: register tiles (tiled) or partial-sum vectors (matvec).
+// CPU schedule of the linalg matmuls: register tiles of outer products (tiled) or of dot products (dot).
 #include "codegen/schedules/Schedules.h"
 
 #include "dialect/ScheduleDefaults.h"
@@ -10,30 +10,21 @@ namespace ssm::codegen {
 using namespace Halide;
 
 MatmulSchedule defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                     int vectorWidth, const Target &t) {
+                                     int vectorWidth, const Target &t, std::optional<bool> dot) {
   TargetTraits traits;
   traits.vectorWidth = vectorWidth;
   traits.wideRegisterFile = t.has_feature(Target::AVX512) || targetFamily(t) == TargetFamily::Arm;
-  MatmulDefaults d = ssm::defaultMatmulSchedule(m, n, k, transposeB, traits);
-  MatmulSchedule s;
-  s.matvec = d.matvec;
-  s.vectorWidth = static_cast<int>(d.vectorWidth);
-  s.tileRows = static_cast<int>(d.tileRows);
-  s.tileCols = static_cast<int>(d.tileCols);
-  s.tileK = static_cast<int>(d.tileK);
-  s.rowTiles = static_cast<int>(d.rowTiles);
-  s.packB = d.packB;
-  s.parallel = d.parallel;
-  return s;
+  return ssm::defaultMatmulSchedule(m, n, k, transposeB, traits, dot);
 }
 
 void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &target) {
   requireCpuSchedule(target, "linalg matmul");
-  const int vw = s.vectorWidth;
+  const int vw = static_cast<int>(s.vectorWidth);
   Var x("x"), y("y"), xi("xi"), yi("yi"), yii("yii"), xy("xy");
   RVar rk = mm.r.x, ko("ko"), ki("ki");
-  const int tileX = s.tileCols, tileY = s.tileRows, rowTiles = s.rowTiles;
-  const bool blockK = s.tileK > 1 && s.tileK < mm.k;
+  const int tileX = static_cast<int>(s.tileCols), tileY = static_cast<int>(s.tileRows),
+            rowTiles = static_cast<int>(s.rowTiles), tileK = static_cast<int>(s.tileK);
+  const bool blockK = tileK > 1 && tileK < mm.k;
   if (mm.n >= tileX && mm.m >= tileY * rowTiles) {
     mm.out.compute_root()
         .tile(x, y, xi, yi, tileX, tileY * rowTiles, TailStrategy::ShiftInwards)
@@ -45,7 +36,7 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &tar
     mm.prod.compute_at(mm.out, yi).vectorize(x, vw).unroll(x).unroll(y);
     Stage up = mm.prod.update();
     if (blockK)
-      up.split(rk, ko, ki, s.tileK, TailStrategy::GuardWithIf).reorder(x, y, ki, ko).unroll(ki);
+      up.split(rk, ko, ki, tileK, TailStrategy::GuardWithIf).reorder(x, y, ki, ko).unroll(ki);
     else
       up.reorder(x, y, rk);
     up.vectorize(x, vw).unroll(x).unroll(y);
@@ -56,7 +47,7 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &tar
     mm.prod.compute_at(mm.out, y).vectorize(x, vw, TailStrategy::GuardWithIf);
     Stage up = mm.prod.update();
     if (blockK)
-      up.split(rk, ko, ki, s.tileK, TailStrategy::GuardWithIf).reorder(x, ki, ko).unroll(ki);
+      up.split(rk, ko, ki, tileK, TailStrategy::GuardWithIf).reorder(x, ki, ko).unroll(ki);
     up.vectorize(x, vw, TailStrategy::GuardWithIf);
   }
   // The k-major copy of B is read by every row tile: materialise it once
@@ -67,32 +58,31 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &tar
     mm.bCols.compute_inline();
 }
 
-void scheduleMatvec(MatvecStages &mv, const MatmulSchedule &s, const Target &target) {
-  requireCpuSchedule(target, "linalg matmul (matvec)");
-  const int vw = s.vectorWidth;
-  Var x("x"), y("y"), lane("lane"), xo("xo"), xi("xi"), xt("xt"), xb("xb");
-  mv.out.compute_root();
-  if (mv.n >= vw) {
-    // ShiftInwards keeps each block of columns full, so the partial sums
-    // of its vw columns unroll into vw vector accumulators; tasks of
-    // tile_cols columns.
-    mv.out.split(x, xo, xi, vw, TailStrategy::ShiftInwards).vectorize(xi);
-    Var block = xo;
-    int blocksPerTask = std::max(1, s.tileCols / vw);
-    if (blocksPerTask > 1) {
-      mv.out.split(xo, xt, xb, blocksPerTask, TailStrategy::GuardWithIf);
-      block = xb;
-    }
-    if (s.parallel)
-      mv.out.parallel(blocksPerTask > 1 ? xt : xo);
-    mv.part.compute_at(mv.out, block).vectorize(lane).unroll(x);
-    if (mv.hasBlocks)
-      mv.part.update().vectorize(lane).unroll(x);
-  } else {
-    mv.part.compute_at(mv.out, x).vectorize(lane);
-    if (mv.hasBlocks)
-      mv.part.update().vectorize(lane);
-  }
+void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
+  requireCpuSchedule(target, "linalg matmul (dot)");
+  // Register tile: tr rows of A x tc rows of the weight, each output's vw
+  // partial sums a vector accumulator (part is computed per tile, its
+  // lane loop vectorised and the tile unrolled, so LLVM keeps it in
+  // registers); the lane sums and the stores of the tile follow. A task
+  // is a block of row_tiles x col_tiles tiles walked with the weight
+  // block outermost, so it stays in L2 while the rows of A pass over it.
+  const int tr = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(s.tileRows, d.m)));
+  const int tc = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(s.tileCols, d.n)));
+  Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+  Var xb("xb"), xt("xt"), yb("yb"), yt("yt"), task("task");
+  d.out.compute_root().tile(x, y, xo, yo, xi, yi, tc, tr, TailStrategy::ShiftInwards);
+  d.out.split(xo, xb, xt, static_cast<int>(s.colTiles), TailStrategy::GuardWithIf)
+      .split(yo, yb, yt, static_cast<int>(s.rowTiles), TailStrategy::GuardWithIf)
+      .reorder(xi, yi, xt, yt, xb, yb)
+      .fuse(xb, yb, task)
+      .unroll(xi)
+      .unroll(yi);
+  if (s.parallel)
+    d.out.parallel(task);
+  Var lane("lane");
+  d.part.compute_at(d.out, xt).vectorize(lane).unroll(x).unroll(y);
+  if (d.hasBlocks)
+    d.part.update().reorder(lane, x, y, d.r.x).vectorize(lane).unroll(x).unroll(y);
 }
 
 } // namespace ssm::codegen

@@ -13,6 +13,7 @@
 #ifndef SSM_CODEGEN_SCHEDULES_SCHEDULES_H
 #define SSM_CODEGEN_SCHEDULES_SCHEDULES_H
 
+#include "dialect/ScheduleDefaults.h"
 #include "codegen/kernels/AffineScanKernel.h"
 #include "codegen/kernels/CausalConv1dKernel.h"
 #include "codegen/kernels/DiscretizeKernel.h"
@@ -41,18 +42,16 @@ int ltiConvTimeBlock(const CpuSchedule &s);
 
 // ---- Matmuls (linalg.matmul and its transposed forms) -------------------
 
-/// #ssm.matmul resolved for one op and target (dialect/SsmAttrs.td).
-struct MatmulSchedule {
-  bool matvec = false;
-  int vectorWidth = 8;
-  int tileRows = 4, tileCols = 24, tileK = 0, rowTiles = 4;
-  bool packB = true, parallel = true;
-};
+/// #ssm.matmul resolved for one op and target (dialect/SsmAttrs.td): the
+/// struct ssm-assign-schedules fills (dialect/ScheduleDefaults.h).
+using MatmulSchedule = ssm::MatmulParams;
 
-/// The defaults of #ssm.matmul for an (M, N, K) product on target `t`
-/// (dialect/ScheduleDefaults.h, shared with ssm-assign-schedules).
+/// The defaults of #ssm.matmul for an (M, N, K) product on target `t`, for
+/// the algorithm `dot` (absent: the default algorithm); see
+/// dialect/ScheduleDefaults.h, shared with ssm-assign-schedules.
 MatmulSchedule defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                     int vectorWidth, const Halide::Target &t);
+                                     int vectorWidth, const Halide::Target &t,
+                                     std::optional<bool> dot = std::nullopt);
 
 /// The stages of a tiled matmul: out(x = column, y = row) reads the
 /// accumulator prod, whose update runs the reduction `r` over aRows(k, i)
@@ -64,14 +63,16 @@ struct MatmulStages {
 };
 void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Halide::Target &t);
 
-/// The stages of a matvec: out(x, y) sums the vw partial sums part(lane, x,
-/// y) (update over `kBlocks` blocks of K when K >= vw).
-struct MatvecStages {
+/// The stages of a dot-form matmul (C = A B^T, both read along K): out(x,
+/// y) sums the vw partial sums part(lane, x, y) (update over `kBlocks`
+/// blocks of K when K >= vw).
+struct DotStages {
   Halide::Func out, part;
+  Halide::RDom r; // the K blocks (defined when hasBlocks)
   bool hasBlocks = false;
   int m = 0, n = 0, k = 0;
 };
-void scheduleMatvec(MatvecStages &mv, const MatmulSchedule &s, const Halide::Target &t);
+void scheduleDot(DotStages &d, const MatmulSchedule &s, const Halide::Target &t);
 
 // ---- Every other stage (elementwise, generic, reductions, tensor ops) ----
 

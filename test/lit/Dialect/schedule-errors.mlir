@@ -48,18 +48,34 @@ func.func @matmul_wrong_family(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: ten
 
 // -----
 
-func.func @matvec_on_plain_matmul(%a: tensor<1x8xf32>, %b: tensor<8x4xf32>, %c: tensor<1x4xf32>) -> tensor<1x4xf32> {
-  // expected-error @+1 {{algorithm = matvec applies to linalg.matmul_transpose_b only}}
-  %r = linalg.matmul {ssm.schedule = #ssm.matmul<algorithm = matvec>} ins(%a, %b : tensor<1x8xf32>, tensor<8x4xf32>) outs(%c : tensor<1x4xf32>) -> tensor<1x4xf32>
+func.func @dot_on_plain_matmul(%a: tensor<1x8xf32>, %b: tensor<8x4xf32>, %c: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{algorithm = dot applies to linalg.matmul_transpose_b only}}
+  %r = linalg.matmul {ssm.schedule = #ssm.matmul<algorithm = dot>} ins(%a, %b : tensor<1x8xf32>, tensor<8x4xf32>) outs(%c : tensor<1x4xf32>) -> tensor<1x4xf32>
   return %r : tensor<1x4xf32>
 }
 
 // -----
 
-func.func @matvec_with_tile_rows(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>, %c: tensor<1x4xf32>) -> tensor<1x4xf32> {
-  // expected-error @+1 {{'tile_rows' applies to algorithm = tiled, not matvec}}
-  %r = linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = matvec, tile_rows = 4>} ins(%a, %b : tensor<1x8xf32>, tensor<4x8xf32>) outs(%c : tensor<1x4xf32>) -> tensor<1x4xf32>
+func.func @dot_with_pack_b(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>, %c: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'pack_b' applies to algorithm = tiled, not dot}}
+  %r = linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, pack_b = true>} ins(%a, %b : tensor<1x8xf32>, tensor<4x8xf32>) outs(%c : tensor<1x4xf32>) -> tensor<1x4xf32>
   return %r : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @tiled_with_col_tiles(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'col_tiles' applies to algorithm = dot, not tiled}}
+  %r = linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, col_tiles = 2>} ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @dot_tile_cols_range(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{tile_cols must be in 1..64, got 65}}
+  %r = linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, tile_cols = 65>} ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
 }
 
 // -----

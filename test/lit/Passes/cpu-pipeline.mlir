@@ -38,23 +38,30 @@ func.func @short_scan(%u: tensor<1x64x16xf32>, %dt: tensor<1x64x16xf32>, %A: ten
   return %y, %h : tensor<1x64x16xf32>, tensor<1x16x4xf32>
 }
 
-// A linear layer and an RMS norm: matmul tiles per register file; the
-// square feeds a reduction, so it keeps a buffer of its own; rsqrt, read once by
-// the scaling, is inlined into it.
+// A linear layer and an RMS norm: matmuls per register file (the nn.Linear
+// layout in place as dot products for long K, register tiles sized for the
+// vector registers and cache blocks for the weight rows; outer-product tiles
+// with a packed B for a short K); the square feeds a reduction, so it keeps a
+// buffer of its own; rsqrt, read once by the scaling, is inlined into it.
 // CHECK-LABEL: func.func @layer
+// AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 8, tile_rows = 4, tile_cols = 2, row_tiles = 128, col_tiles = 64, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 8, tile_cols = 3, row_tiles = 64, col_tiles = 42, parallel = true>}
+// ARM: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 4, tile_rows = 8, tile_cols = 3, row_tiles = 64, col_tiles = 42, parallel = true>}
+// One token: the weight streamed once in place.
+// AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 8, tile_rows = 1, tile_cols = 8, row_tiles = 1, col_tiles = 16, parallel = true>}
+// K = 48: outer-product tiles.
 // AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, vector_width = 8, tile_rows = 4, tile_cols = 24, tile_k = 0, row_tiles = 4, pack_b = true, parallel = true>}
 // AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, vector_width = 16, tile_rows = 8, tile_cols = 32, tile_k = 0, row_tiles = 4, pack_b = true, parallel = true>}
 // ARM: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, vector_width = 4, tile_rows = 8, tile_cols = 12, tile_k = 0, row_tiles = 4, pack_b = true, parallel = true>}
-// One token: the weight read once in place.
-// AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = matvec, vector_width = 8, tile_cols = 8, parallel = true>}
 // AVX2: arith.mulf %arg0, %arg0 {ssm.schedule = #ssm.stage<compute = root, vector_width = 8, parallel = true, task_elements = 8192>}
 // AVX2: linalg.generic {{.*}}ssm.schedule = #ssm.stage<compute = root, vector_width = 8, parallel = false, task_elements = 8192>
 // CHECK: math.rsqrt {{.*}} {ssm.schedule = #ssm.stage<compute = inline>}
 // AVX2: arith.mulf {{.*}} {ssm.schedule = #ssm.stage<compute = root, vector_width = 8, parallel = false, task_elements = 8192>}
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @layer(%x: tensor<512x768xf32>, %w: tensor<3072x768xf32>, %t: tensor<1x768xf32>)
-    -> (tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>) {
+func.func @layer(%x: tensor<512x768xf32>, %w: tensor<3072x768xf32>, %t: tensor<1x768xf32>,
+                  %xs: tensor<512x48xf32>, %ws: tensor<1536x48xf32>)
+    -> (tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>, tensor<512x1536xf32>) {
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<512x3072xf32>
   %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<512x3072xf32>) -> tensor<512x3072xf32>
@@ -62,6 +69,9 @@ func.func @layer(%x: tensor<512x768xf32>, %w: tensor<3072x768xf32>, %t: tensor<1
   %e1 = tensor.empty() : tensor<1x3072xf32>
   %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x3072xf32>) -> tensor<1x3072xf32>
   %y1 = linalg.matmul_transpose_b ins(%t, %w : tensor<1x768xf32>, tensor<3072x768xf32>) outs(%f1 : tensor<1x3072xf32>) -> tensor<1x3072xf32>
+  %e3 = tensor.empty() : tensor<512x1536xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<512x1536xf32>) -> tensor<512x1536xf32>
+  %y3 = linalg.matmul_transpose_b ins(%xs, %ws : tensor<512x48xf32>, tensor<1536x48xf32>) outs(%f3 : tensor<512x1536xf32>) -> tensor<512x1536xf32>
   %sq = arith.mulf %x, %x : tensor<512x768xf32>
   %e2 = tensor.empty() : tensor<512xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<512xf32>) -> tensor<512xf32>
@@ -74,5 +84,5 @@ func.func @layer(%x: tensor<512x768xf32>, %w: tensor<3072x768xf32>, %t: tensor<1
   %r = math.rsqrt %ss : tensor<512xf32>
   %two = arith.constant dense<2.0> : tensor<512xf32>
   %r2 = arith.mulf %r, %two : tensor<512xf32>
-  return %y, %y1, %r2 : tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>
+  return %y, %y1, %r2, %y3 : tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>, tensor<512x1536xf32>
 }

@@ -1,4 +1,4 @@
-// One token through an (N, K) weight: the matvec algorithm; K = 300 (not a multiple of 16).
+// One token through an (N, K) weight: the dot algorithm as a matvec; K = 300 (not a multiple of 16).
 func.func @main(%x: tensor<1x300xf32>, %w: tensor<200x300xf32> {ssm.param = "w"}) -> tensor<1x200xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x200xf32>
