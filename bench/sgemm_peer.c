@@ -35,15 +35,15 @@ struct part { const float *p; size_t n; float sum; };
 
 static void *sum_part(void *arg) {
   struct part *q = arg;
-  float s[16] = {0};
+  float s[64] = {0}; /* four vectors of partial sums: four loads in flight */
   size_t i = 0;
-  for (; i + 16 <= q->n; i += 16)
-    for (int l = 0; l < 16; ++l)
+  for (; i + 64 <= q->n; i += 64)
+    for (int l = 0; l < 64; ++l)
       s[l] += q->p[i + l];
   for (; i < q->n; ++i)
     s[0] += q->p[i];
   float t = 0;
-  for (int l = 0; l < 16; ++l)
+  for (int l = 0; l < 64; ++l)
     t += s[l];
   q->sum = t;
   return NULL;

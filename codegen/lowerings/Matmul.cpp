@@ -64,25 +64,24 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
     Expr kk = rk * vw + lane;
     part(lane, x, y) += aRows(kk, y) * at(b, {x, kk});
   }
-  // The lanes' partial sums in a balanced tree, then the k % vw tail.
-  std::vector<Expr> sums;
-  for (int l = 0; l < vw; ++l)
-    sums.push_back(part(l, x, y));
-  while (sums.size() > 1) {
-    std::vector<Expr> next;
-    for (size_t i = 0; i + 1 < sums.size(); i += 2)
-      next.push_back(sums[i] + sums[i + 1]);
-    if (sums.size() % 2)
-      next.push_back(sums.back());
-    sums = next;
+  // The lanes' partial sums folded in halves (lane l + lane l + w/2, as
+  // vectors of w/2 lanes: a balanced tree done with vector adds, not with
+  // one scalar extract per lane), then the k % vw tail.
+  std::vector<Halide::Func> halves;
+  Halide::Func last = part;
+  for (int w = vw; w > 2; w /= 2) {
+    Halide::Func h(state.uniqueName("mm_dot_half"));
+    h(lane, x, y) = last(lane, x, y) + last(lane + w / 2, x, y);
+    halves.push_back(h);
+    last = h;
   }
-  Expr dot = sums[0];
+  Expr dot = vw >= 2 ? last(0, x, y) + last(1, x, y) : last(0, x, y);
   for (int t = 0; t < kTail; ++t)
     dot = dot + aRows(kBlocks * vw + t, y) * at(b, {x, Expr(kBlocks * vw + t)});
   TensorFunc out{Halide::Func(state.uniqueName("matmul_dot")), shapeExprs(cType)};
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
-  DotStages stages{out.func, part, rk, kBlocks > 0, m, n, k};
+  DotStages stages{out.func, part, halves, rk, kBlocks > 0, m, n, k};
   if (state.manualSchedules)
     scheduleDot(stages, sched, state.target);
   state.kernelOutputs.push_back(out);

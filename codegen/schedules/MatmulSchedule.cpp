@@ -83,6 +83,8 @@ void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
   d.part.compute_at(d.out, xt).vectorize(lane).unroll(x).unroll(y);
   if (d.hasBlocks)
     d.part.update().reorder(lane, x, y, d.r.x).vectorize(lane).unroll(x).unroll(y);
+  for (Func &h : d.halves)
+    h.compute_at(d.out, xt).vectorize(lane).unroll(x).unroll(y);
 }
 
 } // namespace ssm::codegen

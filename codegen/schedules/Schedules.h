@@ -65,9 +65,11 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Halide::Tar
 
 /// The stages of a dot-form matmul (C = A B^T, both read along K): out(x,
 /// y) sums the vw partial sums part(lane, x, y) (update over `kBlocks`
-/// blocks of K when K >= vw).
+/// blocks of K when K >= vw), folded in halves by `halves` (vw/2, vw/4, ..
+/// 2 lanes) before the last two are added.
 struct DotStages {
   Halide::Func out, part;
+  std::vector<Halide::Func> halves;
   Halide::RDom r; // the K blocks (defined when hasBlocks)
   bool hasBlocks = false;
   int m = 0, n = 0, k = 0;
