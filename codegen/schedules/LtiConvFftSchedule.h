@@ -6,8 +6,9 @@
 
 namespace ssm::codegen {
 
-/// One task per (b, h) (parallel when `s.parallel`): every FFT step, the
-/// product and the inverse steps are computed inside it, so a channel's
+/// One task per (b, h) (parallel when `s.parallel`): every other FFT step
+/// (the rest inlined into the next), the product and the inverse steps are
+/// computed inside it, so a channel's
 /// transforms (8 n bytes per step) stay in that core's cache hierarchy;
 /// each step vectorised by `s.vectorWidth` along its butterfly index (along
 /// jhigh for the first steps, whose jlow extent is below the vector width);

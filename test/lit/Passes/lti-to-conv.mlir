@@ -12,7 +12,8 @@
 // BADALG: unknown algorithm 'winograd' (expected auto, direct, fft or scan)
 // BADTARGET: unknown target 'sparc-64-linux'
 
-// A short sequence: the kernel plus the direct sum costs less than the scan.
+// A short sequence in a batch of 32: one kernel for the batch plus the direct
+// sum costs less than 32 scans.
 // AUTO-LABEL: func.func @s4_short
 // AUTO: %[[E:.*]] = math.exp %arg5
 // AUTO: %[[L:.*]] = math.log1p %[[E]]
@@ -23,15 +24,15 @@
 // AUTO-NOT: ssm.selective_scan
 // FFT-LABEL: func.func @s4_short
 // FFT: ssm.lti_conv fft
-func.func @s4_short(%u: tensor<1x8x16xf32>, %unused: tensor<1x8x16xf32>, %A: tensor<8x4xf32>,
+func.func @s4_short(%u: tensor<32x8x16xf32>, %unused: tensor<32x8x16xf32>, %A: tensor<8x4xf32>,
                     %B: tensor<8x4xf32>, %C: tensor<8x4xf32>, %dt0: tensor<8xf32>, %D: tensor<8xf32>)
-    -> tensor<1x8x16xf32> {
-  %e = tensor.empty() : tensor<1x8x16xf32>
-  %dt = linalg.broadcast ins(%dt0 : tensor<8xf32>) outs(%e : tensor<1x8x16xf32>) dimensions = [0, 2]
+    -> tensor<32x8x16xf32> {
+  %e = tensor.empty() : tensor<32x8x16xf32>
+  %dt = linalg.broadcast ins(%dt0 : tensor<8xf32>) outs(%e : tensor<32x8x16xf32>) dimensions = [0, 2]
   %y, %h = ssm.selective_scan channel_major %u, %dt, %A, %B, %C D(%D) {delta_softplus}
-      : (tensor<1x8x16xf32>, tensor<1x8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>,
-         tensor<8xf32>) -> (tensor<1x8x16xf32>, tensor<1x8x4xf32>)
-  return %y : tensor<1x8x16xf32>
+      : (tensor<32x8x16xf32>, tensor<32x8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>,
+         tensor<8xf32>) -> (tensor<32x8x16xf32>, tensor<32x8x4xf32>)
+  return %y : tensor<32x8x16xf32>
 }
 
 // A long sequence with a small state: the scan is cheapest and stays,
