@@ -103,9 +103,12 @@ LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
   RDom rn(0, nModes, "n");
   Expr ld = cast<double>(l);
   Expr phi = ld * coef(rn, h)[1];
-  Expr q = round(phi * f64(0.63661977236758134308));
+  // q = nearest integer to phi / (pi/2) by floor(x + 1/2) (vector floor; f64
+  // round is a per-lane libm call on x86), its quadrant from the low bits of
+  // an int32: exact while |phi| < 2^31 pi/2 (l below 6.8e8 at arg pi).
+  Expr q = floor(phi * f64(0.63661977236758134308) + f64(0.5));
   Expr r = phi - q * f64(1.57079632679489661923);
-  Expr quad = cast<int>(q - f64(4.0) * floor(q * f64(0.25)));
+  Expr quad = cast<int>(q) & 3;
   Expr rf = cast<float>(r);
   Expr z = rf * rf;
   Expr sinP = rf + rf * z * (-1.6666654611e-1f + z * (8.3321608736e-3f + z * -1.9515295891e-4f));
