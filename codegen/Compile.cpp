@@ -113,6 +113,10 @@ bool isValidTarget(const std::string &target) {
   return Halide::Target::validate_target_string(target);
 }
 
+std::string resolveTarget(const std::string &target) {
+  return toHalideTarget(target).to_string();
+}
+
 LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std::string &error) {
   if (!isValidTarget(options.target)) {
     error = "unknown target '" + options.target + "'";

@@ -32,6 +32,11 @@ constexpr const char *kAutoschedulers = "adams2019, li2018, mullapudi2016";
 /// ("host" included).
 bool isValidTarget(const std::string &target);
 
+/// The full Halide target string `target` names, as manifests record it:
+/// "host" (and "host-<features>") resolved to this machine's features.
+/// `target` must be valid (isValidTarget).
+std::string resolveTarget(const std::string &target);
+
 /// Compiles every public func.func of `module` for `options.target` into
 /// `options.outDir`:
 ///   <lib>.a        static library (kernels + Halide runtime)

@@ -8,7 +8,9 @@
 // a field left out takes the default that the op's schedule function
 // documents; a field written on an op it does not apply to is a verifier
 // error (SSMDialect::verifyOperationAttribute), so every field an op accepts
-// changes its generated code. These tables are the tuner's search space.
+// changes its generated code. These tables are the tuner's search space; their
+// machine-readable form is ssm::scheduleFields (dialect/ScheduleSpace.h), which
+// the verifiers and ssm-tune read (`ssm-tune --print-space` prints it).
 #ifndef SSM_ATTRS_TD
 #define SSM_ATTRS_TD
 
@@ -31,7 +33,9 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     function (`codegen/schedules/<Op>Schedule.cpp`) to the Halide stages its
     kernel builder defines (`codegen/kernels/<Op>Kernel.cpp`). Compare
     IREE's `lowering_config`. Each field is one coordinate of the tuning
-    search space:
+    search space (`ssm-tune --print-space` prints the same table from
+    `ssm::scheduleFields` in `dialect/ScheduleSpace.h`, which the verifier
+    and the tuner read):
 
     | field | meaning | legal values | default |
     |---|---|---|---|

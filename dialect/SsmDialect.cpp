@@ -2,6 +2,7 @@
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOps.h"
 #include "dialect/ScheduleDefaults.h"
+#include "dialect/ScheduleSpace.h"
 
 using namespace mlir;
 
@@ -16,18 +17,22 @@ using namespace mlir;
 
 namespace {
 
-LogicalResult verifyVectorWidth(function_ref<InFlightDiagnostic()> emitError,
-                                std::optional<int64_t> vw) {
-  if (vw && !llvm::is_contained({1, 2, 4, 8, 16, 32}, *vw))
-    return emitError() << "vector_width must be one of 1, 2, 4, 8, 16, 32, got " << *vw;
-  return success();
-}
-
-LogicalResult verifyRange(function_ref<InFlightDiagnostic()> emitError, const char *field,
-                          std::optional<int64_t> v, int64_t lo, int64_t hi) {
-  if (v && (*v < lo || *v > hi))
-    return emitError() << field << " must be in " << lo << ".." << hi << ", got " << *v;
-  return success();
+// The legal values come from the search-space table (dialect/ScheduleSpace.h),
+// which the tuner reads too.
+LogicalResult verifyField(function_ref<InFlightDiagnostic()> emitError, ssm::ScheduleFamily family,
+                          const char *name, std::optional<int64_t> v, bool dot = false) {
+  const ssm::ScheduleField *f = ssm::findScheduleField(family, name);
+  if (!v || !f || ssm::isLegalValue(*f, *v, dot))
+    return success();
+  if (dot && f->dotHi)
+    return emitError() << name << " must be in " << f->lo << ".." << f->dotHi << ", got " << *v;
+  if (!f->values.empty()) {
+    InFlightDiagnostic d = emitError();
+    d << name << " must be one of ";
+    llvm::interleave(f->values, [&](int64_t x) { d << x; }, [&] { d << ", "; });
+    return d << ", got " << *v;
+  }
+  return emitError() << name << " must be in " << f->lo << ".." << f->hi << ", got " << *v;
 }
 
 /// A multiple of the vector width (explicit or `defaultVw`), or 1.
@@ -45,8 +50,9 @@ LogicalResult ssm::ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitE
                                         std::optional<int64_t> vectorWidth,
                                         std::optional<int64_t> channelTile,
                                         std::optional<bool>, std::optional<bool>) {
-  if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
-      failed(verifyRange(emitError, "channel_tile", channelTile, 1, 65536)) ||
+  constexpr auto F = ScheduleFamily::Ssm;
+  if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
+      failed(verifyField(emitError, F, "channel_tile", channelTile)) ||
       failed(verifyMultiple(emitError, "channel_tile", channelTile, vectorWidth)))
     return failure();
   return success();
@@ -59,13 +65,14 @@ LogicalResult ssm::MatmulScheduleAttr::verify(
     std::optional<int64_t> rowTiles, std::optional<int64_t> colTiles, std::optional<bool> packB,
     std::optional<bool>) {
   const bool dot = algorithm == MatmulAlgorithm::dot;
-  if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
-      failed(verifyRange(emitError, "tile_rows", tileRows, 1, 16)) ||
-      failed(verifyRange(emitError, "tile_cols", tileCols, 1, dot ? 64 : 4096)) ||
+  constexpr auto F = ScheduleFamily::Matmul;
+  if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
+      failed(verifyField(emitError, F, "tile_rows", tileRows)) ||
+      failed(verifyField(emitError, F, "tile_cols", tileCols, dot)) ||
       (!dot && failed(verifyMultiple(emitError, "tile_cols", tileCols, vectorWidth))) ||
-      failed(verifyRange(emitError, "tile_k", tileK, 0, 65536)) ||
-      failed(verifyRange(emitError, "row_tiles", rowTiles, 1, 1024)) ||
-      failed(verifyRange(emitError, "col_tiles", colTiles, 1, 4096)))
+      failed(verifyField(emitError, F, "tile_k", tileK)) ||
+      failed(verifyField(emitError, F, "row_tiles", rowTiles)) ||
+      failed(verifyField(emitError, F, "col_tiles", colTiles)))
     return failure();
   if (dot) {
     const char *tiledOnly = tileK ? "tile_k" : packB ? "pack_b" : nullptr;
@@ -82,8 +89,9 @@ LogicalResult ssm::StageScheduleAttr::verify(function_ref<InFlightDiagnostic()> 
                                              std::optional<int64_t> vectorWidth,
                                              std::optional<bool> parallel,
                                              std::optional<int64_t> taskElements) {
-  if (failed(verifyVectorWidth(emitError, vectorWidth)) ||
-      failed(verifyRange(emitError, "task_elements", taskElements, 1, int64_t(1) << 30)))
+  constexpr auto F = ScheduleFamily::Stage;
+  if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
+      failed(verifyField(emitError, F, "task_elements", taskElements)))
     return failure();
   if (compute == ComputeLevel::inline_ && (vectorWidth || parallel || taskElements))
     return emitError() << "an inlined stage (compute = inline) takes no other field: it has "

@@ -8,6 +8,8 @@ packages=(
   libhalide14-0-dev                                        # Halide 14 (MIT), code generation
   libgtest-dev libbenchmark-dev                            # tests and benchmarks (BSD, Apache-2.0)
   nlohmann-json3-dev                                       # case.json and manifests (MIT)
+  libsqlite3-dev                                           # the tuning database of ssm-tune (public domain)
+  python3-matplotlib                                       # ssm-tune --report chart (PSF-based licence)
   pkgconf                                                  # the installed-package test builds with pkg-config (ISC)
   libdlpack-dev                                            # DLPack tensors in the runtime's C API (Apache-2.0)
   clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)

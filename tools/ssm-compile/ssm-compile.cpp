@@ -4,6 +4,7 @@
 #include "passes/InitAll.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "tuner/ApplyTuning.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -21,7 +22,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <csignal>
+#include <thread>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -32,10 +35,10 @@ namespace {
 constexpr int kOk = 0, kFailed = 1, kCannotRun = 2;
 
 cl::OptionCategory category("ssm-compile options");
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::Required,
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::init(""),
                                cl::cat(category));
 cl::opt<std::string> outputDir("o", cl::desc("Output directory (created; refused if not empty)"),
-                               cl::value_desc("dir"), cl::Required, cl::cat(category));
+                               cl::value_desc("dir"), cl::init(""), cl::cat(category));
 cl::opt<std::string> target("target",
                             cl::desc("Halide target: host (default), x86-64-linux-avx2, "
                                      "x86-64-linux-avx512_skylake, arm-64-linux, ..."),
@@ -64,6 +67,20 @@ cl::opt<std::string> autoschedule(
     cl::desc("Schedule every pipeline with Halide 14's autoscheduler instead of the IR's "
              "schedules: adams2019, li2018 or mullapudi2016 (time chunking still applies)"),
     cl::init(""), cl::cat(category));
+
+cl::opt<std::string> tuningDb(
+    "tuning-db",
+    cl::desc("Schedule each op without a schedule from the best record of this ssm-tune "
+             "database for the exact target and versions; ops without one keep the heuristic "
+             "(both are reported on stderr)"),
+    cl::value_desc("file.db"), cl::init(""), cl::cat(category));
+// ssm-run passes the database's size and modification times, so that its
+// compile-cache key changes when the database does; not read here.
+cl::opt<std::string> tuningDbStamp("tuning-db-stamp", cl::Hidden, cl::init(""), cl::cat(category));
+cl::opt<bool> printTarget("print-target",
+                          cl::desc("Print the full Halide target string --target names "
+                                   "(\"host\" resolved to this machine) and exit"),
+                          cl::init(false), cl::cat(category));
 
 int cannotRun(const Twine &msg) {
   errs() << "ssm-compile: error: " << msg << "\n";
@@ -131,6 +148,15 @@ int main(int argc, char **argv) {
     return cannotRun("unknown target '" + target +
                      "' (expected a Halide target such as host, x86-64-linux-avx2, "
                      "x86-64-linux-avx512_skylake, arm-64-linux)");
+  if (printTarget) {
+    outs() << ssm::codegen::resolveTarget(target) << "\n";
+    return kOk;
+  }
+  if (inputFile.empty() || outputDir.empty())
+    return cannotRun("give an input file and -o <dir> (see --help)");
+  if (!tuningDb.empty() && (!autoschedule.empty() || !passPipeline.empty()))
+    return cannotRun("--tuning-db schedules the ops itself: it does not combine with " +
+                     Twine(autoschedule.empty() ? "--pass-pipeline" : "--autoschedule"));
   if (libName.empty() || !(isalpha(static_cast<unsigned char>(libName[0])) || libName[0] == '_') ||
       !llvm::all_of(libName, [](char c) { return isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
     return cannotRun("--name '" + libName + "' is not a C identifier (letters, digits, _)");
@@ -160,6 +186,28 @@ int main(int argc, char **argv) {
   if (!module) {
     errs() << "ssm-compile: error: '" << inputFile << "' is not valid IR (see above)\n";
     return kFailed;
+  }
+
+  // Tuned schedules first: ssm-assign-schedules keeps the schedules present.
+  std::string tuningNote;
+  if (!tuningDb.empty()) {
+    std::string dbError;
+    auto db = ssm::tune::TuningDb::open(tuningDb, ssm::tune::TuningDb::Mode::ReadOnly, dbError);
+    if (!db)
+      return cannotRun(dbError);
+    ssm::tune::TuningContext tc;
+    tc.target = ssm::codegen::resolveTarget(target);
+    tc.cpuModel = ssm::tune::hostCpuModel();
+    tc.threads = std::max(1u, std::thread::hardware_concurrency());
+    tc.ssmVersion = ssm::tune::ssmVersion();
+    tc.halideVersion = ssm::tune::halideVersion();
+    ssm::tune::ApplySummary summary;
+    if (!ssm::tune::applyTuning(*module, *db, tc, summary, dbError))
+      return cannotRun("cannot read the tuning database '" + tuningDb + "': " + dbError);
+    tuningNote = summary.describe(tc);
+    // ssm-run (which passes --parent-pid) prints the copy kept with the library.
+    if (parentPid == 0)
+      errs() << "ssm-compile: note: " << tuningNote << "\n";
   }
 
   // The decisions codegen follows, as passes over the IR: the named CPU
@@ -203,6 +251,14 @@ int main(int argc, char **argv) {
       errs() << "ssm-compile: error: " << error << "\n";
     // An op or type codegen does not support: the input could not be compiled.
     return kCannotRun;
+  }
+  // What the database gave, kept with the library (ssm-run shows it on
+  // compile-cache hits too).
+  if (!tuningNote.empty()) {
+    std::error_code ec;
+    raw_fd_ostream note(work + "/tuning-db.txt", ec);
+    if (!ec)
+      note << tuningNote << "\n";
   }
   if (!publish(work, outputDir, error)) {
     sys::fs::remove_directories(work);

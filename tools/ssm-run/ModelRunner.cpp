@@ -14,6 +14,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -207,9 +208,13 @@ private:
     std::string text;
     if (!buildModelMLIR(model.spec().text, len, text, error, rows))
       return false;
-    std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code);
+    std::string dir =
+        compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
     if (dir.empty())
       return false;
+    if (!opts.compileArgs.empty())
+      if (auto note = llvm::MemoryBuffer::getFile(dir + "/tuning-db.txt"))
+        llvm::errs() << "ssm-run: note: " << (*note)->getBuffer();
     return check(model.addModule(dir), error, code);
   }
   static bool check(const rt::Status &s, std::string &error, int &code) {

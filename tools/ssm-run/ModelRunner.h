@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -25,6 +26,7 @@ struct ModelRunOptions {
   unsigned repeat = 0;      // --repeat: time N more prompt runs (see runModel)
   bool force = false;
   const char *argv0 = nullptr;
+  std::vector<std::string> compileArgs; // passed to ssm-compile (--tuning-db)
 };
 
 /// Runs the model as CONTRACTS.md describes `ssm-run <model-dir>`; returns

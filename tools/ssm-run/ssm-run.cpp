@@ -20,6 +20,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -59,6 +60,12 @@ cl::opt<std::string> autoschedule(
     cl::desc("Graphs on the cpu engine: schedule with Halide's autoscheduler (adams2019, li2018, "
              "mullapudi2016) instead of the IR's schedules (passed to ssm-compile)"),
     cl::init(""), cl::cat(category));
+cl::opt<std::string> tuningDb(
+    "tuning-db",
+    cl::desc("cpu engine: schedule the ops from the best records of this ssm-tune database for "
+             "the exact target and versions (passed to ssm-compile; ops without one keep the "
+             "heuristic, and both are reported)"),
+    cl::value_desc("file.db"), cl::init(""), cl::cat(category));
 // libLLVM already registers a global "threads" option, so --threads is taken
 // off argv before cl parsing (see main) rather than declared here.
 unsigned threads = 0;
@@ -138,6 +145,32 @@ mlir::func::FuncOp pickFunction(mlir::ModuleOp module, std::string &error) {
 
 const char *gArgv0 = nullptr;
 
+/// ssm-compile's arguments for --tuning-db: the absolute path, and the
+/// sizes and modification times of the file and its WAL, which make the
+/// compile-cache key change whenever the database does.
+std::vector<std::string> tuningDbArgs() {
+  if (tuningDb.empty())
+    return {};
+  SmallString<256> abs(tuningDb);
+  sys::fs::make_absolute(abs);
+  std::string stamp;
+  for (std::string f : {std::string(abs), std::string(abs) + "-wal"}) {
+    sys::fs::file_status st;
+    if (!sys::fs::status(f, st) && sys::fs::exists(st))
+      stamp += std::to_string(st.getSize()) + ":" +
+               std::to_string(st.getLastModificationTime().time_since_epoch().count()) + ";";
+  }
+  return {"--tuning-db", std::string(abs), "--tuning-db-stamp=" + stamp};
+}
+
+/// What the tuning database gave this compiled module (ssm-compile wrote it).
+void printTuningNote(const std::string &dir) {
+  if (tuningDb.empty())
+    return;
+  if (auto note = MemoryBuffer::getFile(dir + "/tuning-db.txt"))
+    errs() << "ssm-run: note: " << (*note)->getBuffer();
+}
+
 double median(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
@@ -175,13 +208,14 @@ struct EngineError {
 bool runCompiled(const std::string &mlirText, const std::string &fnName,
                  const std::vector<ssm::ref::Array> &args, std::vector<ssm::ref::Array> &results,
                  double *medianMs, EngineError &err) {
-  std::vector<std::string> compileArgs;
+  std::vector<std::string> compileArgs = tuningDbArgs();
   if (!autoschedule.empty())
     compileArgs = {"--autoschedule", autoschedule};
   std::string dir =
       ssm::compileWithCache(mlirText, target, gArgv0, err.message, err.exitCode, compileArgs);
   if (dir.empty())
     return false;
+  printTuningNote(dir);
   auto module = ssm::rt::CompiledModule::load(dir, err.message);
   if (!module)
     return false;
@@ -256,6 +290,12 @@ unsigned reportedThreads() {
 }
 
 int checkEngine() {
+  if (!tuningDb.empty() && engine != "cpu")
+    return cannotRun("--tuning-db applies to the cpu engine (--engine cpu)");
+  if (!tuningDb.empty() && !autoschedule.empty())
+    return cannotRun("--tuning-db and --autoschedule both choose the schedules: give one");
+  if (!tuningDb.empty() && !sys::fs::is_regular_file(tuningDb))
+    return cannotRun("no tuning database '" + tuningDb + "' (ssm-tune --db writes one)");
   if (engine == "reference")
     return kOk;
   if (engine == "cpu")
@@ -589,6 +629,11 @@ int main(int argc, char **argv) {
     o.repeat = repeat;
     o.force = force;
     o.argv0 = gArgv0;
+    if (!tuningDb.empty()) {
+      if (int rc = checkEngine())
+        return rc;
+      o.compileArgs = tuningDbArgs();
+    }
     return ssm::runModel(o, ctx);
   }
   if (llvm::sys::fs::is_directory(inputFile))

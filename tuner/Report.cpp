@@ -1,0 +1,123 @@
+// The tuning report (see Report.h).
+#include "tuner/Report.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+
+namespace ssm::tune {
+
+std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb &db,
+                                   const TuningContext &ctx, std::string &error) {
+  std::vector<ReportRow> rows;
+  for (const Kernel &k : kernels) {
+    ReportRow row;
+    row.key = k.key;
+    row.opName = k.opName;
+    row.summary = k.summary;
+    row.occurrences = k.ops.size();
+    std::vector<Record> recs = db.records(k.key, ctx, error);
+    if (!error.empty())
+      return rows;
+    for (auto it = recs.rbegin(); it != recs.rend(); ++it)
+      if (it->kind == "heuristic" && it->status == "ok") {
+        row.runId = it->runId;
+        break;
+      }
+    for (const Record &r : recs) {
+      if (r.runId != row.runId || row.runId.empty())
+        continue;
+      if (r.kind == "tuned")
+        ++row.candidates, row.wrong += r.status == "wrong";
+      if (r.status != "ok")
+        continue;
+      row.threads = r.context.threads;
+      if (r.kind == "heuristic")
+        row.heuristic = r.medianMs;
+      if ((r.kind == "heuristic" || r.kind == "tuned") && (!row.tuned || r.medianMs < row.tuned)) {
+        row.tuned = r.medianMs;
+        row.tunedSchedule = r.schedule;
+      }
+      if (r.kind == "adams2019")
+        row.adams2019 = r.medianMs;
+      if (r.kind == "li2018")
+        row.li2018 = r.medianMs;
+      if (r.kind == "mullapudi2016")
+        row.mullapudi2016 = r.medianMs;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+namespace {
+std::string ms(double v) { return v ? llvm::formatv("{0:f3}", v).str() : "-"; }
+std::string ratio(double a, double b) { return a && b ? llvm::formatv("{0:f2}x", a / b).str() : "-"; }
+double bestAuto(const ReportRow &r) {
+  double b = 0;
+  for (double v : {r.adams2019, r.li2018, r.mullapudi2016})
+    if (v && (!b || v < b))
+      b = v;
+  return b;
+}
+} // namespace
+
+void printReport(const std::vector<ReportRow> &rows, const TuningContext &ctx,
+                 llvm::raw_ostream &os) {
+  os << "target " << ctx.target << "\ncpu " << ctx.cpuModel << ", " << ctx.ssmVersion
+     << ", Halide " << ctx.halideVersion << "\n";
+  os << llvm::formatv("{0,-4} {1,-26} {2,4} {3,8} {4,10} {5,10} {6,10} {7,10} {8,10} {9,12} {10,14}\n",
+                      "#", "op", "ops", "threads", "heuristic", "tuned", "adams2019", "li2018",
+                      "mullapudi", "heur/tuned", "bestauto/tuned");
+  double heurTotal = 0, tunedTotal = 0;
+  bool complete = true;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ReportRow &r = rows[i];
+    os << llvm::formatv("{0,-4} {1,-26} {2,4} {3,8} {4,10} {5,10} {6,10} {7,10} {8,10} {9,12} {10,14}\n",
+                        i + 1, r.opName, r.occurrences, r.threads ? std::to_string(r.threads) : "-",
+                        ms(r.heuristic), ms(r.tuned), ms(r.adams2019), ms(r.li2018),
+                        ms(r.mullapudi2016), ratio(r.heuristic, r.tuned),
+                        ratio(bestAuto(r), r.tuned));
+    if (r.heuristic && r.tuned) {
+      heurTotal += r.occurrences * r.heuristic;
+      tunedTotal += r.occurrences * r.tuned;
+    } else {
+      complete = false;
+    }
+  }
+  os << "times in ms (median of repeats, each row from one run); kernels:\n";
+  for (size_t i = 0; i < rows.size(); ++i)
+    os << "  " << i + 1 << "  " << rows[i].key << "  " << rows[i].summary
+       << (rows[i].runId.empty() ? "  (not measured for this target)" : "") << "\n"
+       << (rows[i].tunedSchedule.empty() ? "" : "     tuned: " + rows[i].tunedSchedule + "\n");
+  if (tunedTotal)
+    os << llvm::formatv("tunable kernels of the graph, weighted by occurrences: heuristic {0:f3} "
+                        "ms, tuned {1:f3} ms ({2:f2}x){3}\n",
+                        heurTotal, tunedTotal, heurTotal / tunedTotal,
+                        complete ? "" : " (kernels not measured left out)");
+}
+
+std::string reportJson(const std::vector<ReportRow> &rows, const TuningContext &ctx) {
+  llvm::json::Array kernels;
+  for (const ReportRow &r : rows) {
+    llvm::json::Object o{{"key", r.key},          {"op", r.opName},
+                         {"shapes", r.summary},   {"occurrences", r.occurrences},
+                         {"threads", r.threads},  {"run_id", r.runId},
+                         {"heuristic", r.heuristic}, {"tuned", r.tuned},
+                         {"adams2019", r.adams2019}, {"li2018", r.li2018},
+                         {"mullapudi2016", r.mullapudi2016}};
+    kernels.push_back(std::move(o));
+  }
+  llvm::json::Object root{{"target", ctx.target},
+                          {"cpu_model", ctx.cpuModel},
+                          {"ssm_version", ctx.ssmVersion},
+                          {"halide_version", ctx.halideVersion},
+                          {"kernels", std::move(kernels)}};
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::json::Value(std::move(root));
+  return os.str();
+}
+
+} // namespace ssm::tune
