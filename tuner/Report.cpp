@@ -5,6 +5,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ssm::tune {
 
@@ -25,6 +26,12 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
         row.runId = it->runId;
         break;
       }
+    // The final rounds of the run, when it has them: the median of each kind.
+    std::map<std::string, std::vector<double>> finals;
+    for (const Record &r : recs)
+      if (r.runId == row.runId && !row.runId.empty() && r.status == "ok" &&
+          llvm::StringRef(r.kind).starts_with("final-"))
+        finals[r.kind.substr(6)].push_back(r.medianMs);
     for (const Record &r : recs) {
       if (r.runId != row.runId || row.runId.empty())
         continue;
@@ -36,6 +43,7 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
       if (r.kind == "heuristic")
         row.heuristic = r.medianMs;
       if ((r.kind == "heuristic" || r.kind == "tuned") && (!row.tuned || r.medianMs < row.tuned)) {
+        // (replaced by the final rounds' median below when the run has them)
         row.tuned = r.medianMs;
         row.tunedSchedule = r.schedule;
       }
@@ -45,6 +53,23 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
         row.li2018 = r.medianMs;
       if (r.kind == "mullapudi2016")
         row.mullapudi2016 = r.medianMs;
+    }
+    if (!finals.empty()) {
+      auto median = [&](const char *kind) {
+        std::vector<double> v = finals[kind];
+        if (v.empty())
+          return 0.0;
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+      };
+      row.rounds = finals["heuristic"].size();
+      row.heuristic = median("heuristic");
+      row.tuned = finals.count("tuned") ? median("tuned") : row.heuristic;
+      if (!finals.count("tuned"))
+        row.tunedSchedule.clear(); // the heuristic was the best
+      row.adams2019 = median("adams2019");
+      row.li2018 = median("li2018");
+      row.mullapudi2016 = median("mullapudi2016");
     }
     rows.push_back(std::move(row));
   }
@@ -68,14 +93,15 @@ void printReport(const std::vector<ReportRow> &rows, const TuningContext &ctx,
   os << "target " << ctx.target << "\ncpu " << ctx.cpuModel << ", " << ctx.ssmVersion
      << ", Halide " << ctx.halideVersion << "\n";
   os << llvm::formatv("{0,-4} {1,-26} {2,4} {3,8} {4,10} {5,10} {6,10} {7,10} {8,10} {9,12} {10,14}\n",
-                      "#", "op", "ops", "threads", "heuristic", "tuned", "adams2019", "li2018",
+                      "#", "op", "ops", "thr/rnd", "heuristic", "tuned", "adams2019", "li2018",
                       "mullapudi", "heur/tuned", "bestauto/tuned");
   double heurTotal = 0, tunedTotal = 0;
   bool complete = true;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ReportRow &r = rows[i];
     os << llvm::formatv("{0,-4} {1,-26} {2,4} {3,8} {4,10} {5,10} {6,10} {7,10} {8,10} {9,12} {10,14}\n",
-                        i + 1, r.opName, r.occurrences, r.threads ? std::to_string(r.threads) : "-",
+                        i + 1, r.opName, r.occurrences,
+                        (r.threads ? std::to_string(r.threads) : "-") + "/" + std::to_string(r.rounds),
                         ms(r.heuristic), ms(r.tuned), ms(r.adams2019), ms(r.li2018),
                         ms(r.mullapudi2016), ratio(r.heuristic, r.tuned),
                         ratio(bestAuto(r), r.tuned));
@@ -86,7 +112,8 @@ void printReport(const std::vector<ReportRow> &rows, const TuningContext &ctx,
       complete = false;
     }
   }
-  os << "times in ms (median of repeats, each row from one run); kernels:\n";
+  os << "times in ms, each row from one run: the median over its final rounds (rounds "
+        "column) of the median of repeats; kernels:\n";
   for (size_t i = 0; i < rows.size(); ++i)
     os << "  " << i + 1 << "  " << rows[i].key << "  " << rows[i].summary
        << (rows[i].runId.empty() ? "  (not measured for this target)" : "") << "\n"
@@ -103,7 +130,7 @@ std::string reportJson(const std::vector<ReportRow> &rows, const TuningContext &
   for (const ReportRow &r : rows) {
     llvm::json::Object o{{"key", r.key},          {"op", r.opName},
                          {"shapes", r.summary},   {"occurrences", r.occurrences},
-                         {"threads", r.threads},  {"run_id", r.runId},
+                         {"threads", r.threads},  {"run_id", r.runId}, {"rounds", r.rounds},
                          {"heuristic", r.heuristic}, {"tuned", r.tuned},
                          {"adams2019", r.adams2019}, {"li2018", r.li2018},
                          {"mullapudi2016", r.mullapudi2016}};

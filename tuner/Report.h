@@ -22,6 +22,9 @@ struct ReportRow {
   double heuristic = 0, tuned = 0, adams2019 = 0, li2018 = 0, mullapudi2016 = 0;
   std::string tunedSchedule;
   unsigned candidates = 0, wrong = 0;
+  /// Final rounds the times are medians over (0: the search's single
+  /// measurements).
+  unsigned rounds = 0;
 };
 
 /// One row per kernel of the graph, each from the latest run in `db` that

@@ -10,6 +10,7 @@
 #include "tuner/Search.h"
 #include "tuner/SearchSpace.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Parser/Parser.h"
@@ -80,6 +81,8 @@ struct KernelRun {
   std::optional<Point> bestPoint;
   std::string heuristicText;
   std::string prefix; // "[i/n] op: "
+  Attribute heuristic, best; // the heuristic's schedule; the fastest correct one so far
+  std::vector<std::string> baselinesOk; // autoschedulers that compiled and agreed
 };
 
 class Loop {
@@ -90,6 +93,9 @@ public:
   /// The inputs, the reference, the heuristic and the baselines.
   bool prepare(const Kernel &k, size_t index, size_t total, KernelRun &r, KernelOutcome &out,
                std::string &error);
+  /// One final round: the heuristic, the best schedule and the baselines
+  /// again, back to back (kinds "final-<kind>").
+  bool finalRound(const Kernel &k, KernelRun &r, unsigned round, std::string &error);
   /// The search until `kernelDeadline`.
   bool search(const Kernel &k, KernelRun &r, KernelOutcome &out,
               Clock::time_point kernelDeadline, std::string &error);
@@ -135,6 +141,7 @@ void Loop::note(KernelRun &r, KernelOutcome &out, const std::string &text, const
   else if (!out.bestMs || m.medianMs < out.bestMs) {
     out.bestMs = m.medianMs;
     out.bestSchedule = text;
+    r.best = parseAttribute(text, &ctx);
     if (p)
       r.bestPoint = p;
   }
@@ -310,6 +317,7 @@ bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
     return true;
   }
   r.space = std::make_unique<SearchSpace>(r.op);
+  r.heuristic = heuristic;
   std::optional<Point> heuristicPoint = r.space->pointOf(heuristic);
   {
     llvm::raw_string_ostream os(r.heuristicText);
@@ -347,6 +355,8 @@ bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
         return false;
       if (gInterrupted)
         return true;
+      if (b.status == "ok")
+        r.baselinesOk.push_back(as);
       if (o.verbose)
         llvm::errs() << r.prefix << as << ": "
                      << (b.status == "ok" ? msText(b.medianMs) : b.status + ": " + b.message)
@@ -430,6 +440,27 @@ bool Loop::search(const Kernel &k, KernelRun &r, KernelOutcome &out,
   return true;
 }
 
+bool Loop::finalRound(const Kernel &k, KernelRun &r, unsigned round, std::string &error) {
+  progressPrefix = r.prefix;
+  status(llvm::formatv("final round {0}: heuristic, best, autoschedulers ...", round).str(), false);
+  std::vector<std::pair<std::string, Attribute>> todo = {{"heuristic", r.heuristic}};
+  if (r.best && r.best != r.heuristic)
+    todo.push_back({"tuned", r.best});
+  for (const std::string &as : r.baselinesOk)
+    todo.push_back({as, Attribute()});
+  std::string line;
+  for (auto &[kind, attr] : todo) {
+    Measurement m;
+    if (!measureAndRecord(k, r, "final-" + kind, attr, attr ? "" : kind, m, error))
+      return false;
+    if (gInterrupted)
+      return true;
+    line += (line.empty() ? "" : ", ") + kind + " " + (m.status == "ok" ? msText(m.medianMs) : m.status);
+  }
+  status(llvm::formatv("final round {0}: ", round).str() + line, o.verbose);
+  return true;
+}
+
 } // namespace
 
 bool tuneKernels(const std::vector<Kernel> &kernels, MLIRContext &ctx, TuningDb &db,
@@ -445,14 +476,32 @@ bool tuneKernels(const std::vector<Kernel> &kernels, MLIRContext &ctx, TuningDb 
   for (size_t i = 0; i < kernels.size() && !gInterrupted; ++i)
     if (!loop.prepare(kernels[i], i, kernels.size(), runs[i], outcomes[i], error))
       return false;
+  // The search ends early enough for the final rounds (a fifth of the
+  // budget, or what the rounds took so far).
   size_t left = llvm::count_if(runs, [](const KernelRun &r) { return r.ready; });
+  auto searchEnd = options.finalRounds
+                       ? deadline - std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(options.budgetSeconds / 5))
+                       : deadline;
   for (size_t i = 0; i < kernels.size() && !gInterrupted; ++i) {
     if (!runs[i].ready)
       continue;
     auto now = Clock::now();
-    auto kernelDeadline = now + (deadline - now) / static_cast<long>(left--);
+    auto kernelDeadline = now + (searchEnd - now) / static_cast<long>(left--);
     if (!loop.search(kernels[i], runs[i], outcomes[i], kernelDeadline, error))
       return false;
+  }
+  // Final rounds: every kernel's heuristic, best and baselines measured again
+  // back to back, round after round, so that on a busy machine the ratios
+  // the report shows compare times taken moments apart (the report uses the
+  // median of each kind over these rounds). At least one round, more while
+  // the budget lasts.
+  for (unsigned round = 1; round <= options.finalRounds && !gInterrupted; ++round) {
+    if (round > 1 && Clock::now() >= deadline)
+      break;
+    for (size_t i = 0; i < kernels.size() && !gInterrupted; ++i)
+      if (runs[i].ready && !loop.finalRound(kernels[i], runs[i], round, error))
+        return false;
   }
   return true;
 }

@@ -32,6 +32,9 @@ struct TuneOptions {
   unsigned maxCandidates = 0; // search candidates per kernel (0: budget only)
   double timedMsPerCandidate = 300; // timed runs per candidate: about this long, 7..500 runs
   unsigned timeoutSeconds = 300;    // per child
+  /// Rounds of the final measurements (heuristic, best, autoschedulers back
+  /// to back per kernel) after the search; 0: none.
+  unsigned finalRounds = 3;
   bool progressBar = false; // redraw one status line (a terminal)
   bool verbose = false;     // one line per candidate
   std::string runId;

@@ -82,7 +82,7 @@ def main():
         for i in range(2):
             db = tmp / f"seed{i}.db"
             p = tune(MATMUL, "--db", db, "--budget", "5m", "--seed", 5, "--max-candidates", 3,
-                     "--no-baselines")
+                     "--no-baselines", "--final-rounds", 0)
             check(p.returncode == 0, f"seeded run {i} exits 0 ({p.returncode}: {p.stderr[-400:]})")
             seqs.append([r[1] for r in rows(db, "kind = 'tuned'")])
         bad = rows(tmp / "seed0.db", "kind IN ('tuned', 'heuristic') AND status != 'ok'")
@@ -91,7 +91,7 @@ def main():
               f"the same seed explores the same candidates in the same order: {seqs}")
         other = tmp / "seed-other.db"
         tune(MATMUL, "--db", other, "--budget", "5m", "--seed", 6, "--max-candidates", 3,
-             "--no-baselines")
+             "--no-baselines", "--final-rounds", 0)
         check([r[1] for r in rows(other, "kind = 'tuned'")] != seqs[0],
               "another seed explores other candidates")
 
@@ -142,7 +142,8 @@ def main():
         check(p.returncode == 0 and "linalg.matmul_transpose_b" in p.stdout
               and (tmp / "killed.png").stat().st_size > 1000,
               f"the killed run's database reports (and charts): {p.stdout[-300:]} {p.stderr[-300:]}")
-        p = tune(MATMUL, "--db", db, "--budget", "5m", "--max-candidates", 1, "--no-baselines")
+        p = tune(MATMUL, "--db", db, "--budget", "5m", "--max-candidates", 1, "--no-baselines",
+             "--final-rounds", 0)
         check(p.returncode == 0 and count(db) > n, f"tuning resumes on it: {p.stderr[-300:]}")
 
         # 4. Ctrl-C keeps what was measured.
@@ -157,7 +158,7 @@ def main():
         # 5. Two tuners, one database.
         db = tmp / "shared.db"
         procs = [start([MATMUL, "--db", db, "--budget", "5m", "--seed", s, "--max-candidates", 2,
-                        "--no-baselines"], tmp) for s in (1, 2)]
+                        "--no-baselines", "--final-rounds", 0], tmp) for s in (1, 2)]
         codes = [p.wait(timeout=600) for p in procs]
         runs = {r[3] for r in rows(db)}
         check(codes == [0, 0] and len(runs) == 2,

@@ -86,6 +86,12 @@ cl::opt<unsigned> maxCandidates("max-candidates",
                                 cl::desc("At most N search candidates per kernel (default: the "
                                          "budget decides)"),
                                 cl::init(0), cl::cat(category));
+cl::opt<unsigned> finalRounds(
+    "final-rounds",
+    cl::desc("After the search, measure each kernel's heuristic, best schedule and "
+             "autoschedulers back to back this many times (default 3; the report shows their "
+             "medians); a fifth of the budget is kept for them"),
+    cl::init(3), cl::cat(category));
 cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance against the reference (default 1e-3)"),
                      cl::init(1e-3), cl::cat(category));
 cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance against the reference (default 1e-4)"),
@@ -374,6 +380,7 @@ int main(int argc, char **argv) {
     o.atol = atolOpt;
     o.baselines = !noBaselines;
     o.maxCandidates = maxCandidates;
+    o.finalRounds = finalRounds;
     o.progressBar = ::isatty(2) && !verbose;
     o.verbose = verbose;
     o.runId = formatv("{0}-{1}", std::time(nullptr), ::getpid()).str();
