@@ -69,7 +69,7 @@ Measurement measure(const MeasureSetup &setup, const std::string &mlirPath, unsi
   Measurement m;
   std::string stdoutText = readFile(out), stderrText = readFile(err);
   if (failedToExec) {
-    m.status = "failed";
+    m.status = "cannot-run";
     m.message = "cannot run " + setup.ssmRun + ": " + execError;
     return m;
   }

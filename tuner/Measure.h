@@ -27,7 +27,8 @@ struct MeasureSetup {
 
 struct Measurement {
   /// "ok", "wrong" (results disagree with the reference), "failed" (did not
-  /// compile, or crashed), "timeout".
+  /// compile, or crashed), "timeout"; "cannot-run" when ssm-run could not
+  /// be started (the tuner stops: nothing was measured).
   std::string status;
   double medianMs = 0;
   unsigned threads = 0;

@@ -104,9 +104,11 @@ private:
   bool setUp(const Kernel &k, KernelRun &r, KernelOutcome &out);
   /// Measures `schedule` (empty: the autoscheduler `autoschedule`) and
   /// records it; false only when the database write fails.
+  /// With `screenAboveMs` > 0, one timed call first: a candidate slower
+  /// than that is recorded from it (repeats 1) without the full timing.
   bool measureAndRecord(const Kernel &k, KernelRun &r, const std::string &kind,
                         Attribute schedule, const std::string &autoschedule,
-                        Measurement &m, std::string &error);
+                        Measurement &m, std::string &error, double screenAboveMs = 0);
   /// Counts a measured candidate into `out` and redraws the status line.
   void note(KernelRun &r, KernelOutcome &out, const std::string &text, const Measurement &m,
             const std::optional<Point> &p);
@@ -231,7 +233,7 @@ bool Loop::setUp(const Kernel &k, KernelRun &r, KernelOutcome &out) {
 
 bool Loop::measureAndRecord(const Kernel &k, KernelRun &r, const std::string &kind,
                             Attribute schedule, const std::string &autoschedule,
-                            Measurement &m, std::string &error) {
+                            Measurement &m, std::string &error, double screenAboveMs) {
   if (schedule)
     r.op->setAttr(kScheduleAttrName, schedule);
   else
@@ -247,9 +249,22 @@ bool Loop::measureAndRecord(const Kernel &k, KernelRun &r, const std::string &ki
     }
     r.module->print(os);
   }
-  m = measure(r.setup, path, r.repeats, autoschedule);
+  unsigned repeats = r.repeats;
+  m = measure(r.setup, path, screenAboveMs > 0 ? 1 : repeats, autoschedule);
+  if (screenAboveMs > 0 && !gInterrupted) {
+    if (m.status == "ok" && m.medianMs > screenAboveMs)
+      repeats = 1; // far slower than the best: not worth the full timing
+    else if (m.status == "ok") // the compiled candidate is cached: time it fully
+      m = measure(r.setup, path, repeats, autoschedule);
+    else
+      repeats = 1;
+  }
   if (gInterrupted)
     return true; // the child was interrupted too: nothing to record
+  if (m.status == "cannot-run") {
+    error = m.message + " (nothing more is measured)";
+    return false;
+  }
   Record rec;
   rec.kernelKey = k.key;
   rec.op = k.opName;
@@ -260,14 +275,18 @@ bool Loop::measureAndRecord(const Kernel &k, KernelRun &r, const std::string &ki
   }
   rec.status = m.status;
   rec.medianMs = m.medianMs;
-  rec.repeats = r.repeats;
+  rec.repeats = repeats;
   rec.message = m.message;
   rec.seed = o.seed;
   rec.runId = o.runId;
   rec.context = o.context;
   if (m.status == "ok" && m.threads)
     rec.context.threads = m.threads;
-  return db.insert(rec, error);
+  if (!db.insert(rec, error)) {
+    error = "cannot write the tuning database: " + error;
+    return false;
+  }
+  return true;
 }
 
 bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
@@ -292,8 +311,10 @@ bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
   r.setup.rtol = o.rtol;
   r.setup.atol = o.atol;
   r.setup.timeoutSeconds = o.timeoutSeconds;
-  if (!db.addKernel(k.key, k.opName, k.ir, error))
+  if (!db.addKernel(k.key, k.opName, k.ir, error)) {
+    error = "cannot write the tuning database: " + error;
     return false;
+  }
   if (!setUp(k, r, out)) {
     status("not tuned: " + out.skipped, true);
     return true;
@@ -420,7 +441,10 @@ bool Loop::search(const Kernel &k, KernelRun &r, KernelOutcome &out,
     rejected = 0;
     ++searched;
     Measurement c;
-    if (!measureAndRecord(k, r, "tuned", a, "", c, error))
+    // Candidates over 3x the best so far are screened out after one call
+    // (on a kernel of seconds a full timing of a bad candidate costs more
+    // than several good ones).
+    if (!measureAndRecord(k, r, "tuned", a, "", c, error, out.bestMs ? 3 * out.bestMs : 0))
       return false;
     if (gInterrupted)
       break;

@@ -281,7 +281,8 @@ int main(int argc, char **argv) {
           "  ssm-tune <graph.mlir | model-dir> --db tuning.db --report [--chart report.png]\n\n"
           "Every candidate is compiled, checked against the reference interpreter and timed "
           "by a child ssm-run; each measurement is one row of the database, which "
-          "ssm-compile --tuning-db and ssm-run --tuning-db apply. Exit 0 when done, 2 when it "
+          "ssm-compile --tuning-db and ssm-run --tuning-db apply. --threads N: the threads "
+          "candidates run with (default: every core; recorded with each row). Exit 0 when done, 2 when it "
           "cannot run, 130 when interrupted (Ctrl-C keeps every finished measurement).\n",
           &errs()))
     return kCannotRun;
@@ -408,7 +409,7 @@ int main(int argc, char **argv) {
     else
       sys::fs::remove_directories(o.workDir);
     if (!ok)
-      return cannotRun("cannot write the tuning database '" + dbPath + "': " + error);
+      return cannotRun(error);
     if (ssm::tune::gInterrupted) {
       errs() << "ssm-tune: interrupted; every finished measurement is in '" << dbPath << "'\n";
       return kInterrupted;
