@@ -41,7 +41,7 @@ public:
   const std::vector<Dim> &dims() const { return dims_; }
   ScheduleFamily family() const { return family_; }
   /// The attribute text of `p` (fields `p` does not use left out, e.g. the
-  /// tiled-only fields of a matvec matmul).
+  /// fields of the other #ssm.matmul algorithm).
   std::string render(const Point &p) const;
   /// The point of schedule `attr` (a #ssm.schedule/#ssm.matmul), adding its
   /// values to the dimensions where they are missing; nullopt when a field
