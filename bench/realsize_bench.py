@@ -18,7 +18,11 @@ and ours alternate --rounds times; each figure is the median of the per-round me
 Peers are optional and built locally for the measurement only (never vendored):
   --llama-bench PATH   llama.cpp's llama-bench (cmake -DGGML_NATIVE=ON; -t N threads)
   --rwkv-lib PATH      rwkv.cpp's librwkv.so (driven by bench/rwkv_cpp_peer.c, ours)
-  torch                bench/torch_models.py (eager, float32), unless --no-torch
+  torch                bench/torch_models.py (eager, float32), unless --no-torch; timed
+                       in a child process of its own, so that torch's and OpenBLAS's
+                       spinning worker threads never share the machine with another
+                       engine (they slowed llama.cpp and rwkv.cpp 1.3-2.8x when torch
+                       lived in this process)
 
 Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m] [--threads 2] [--rounds 3]
           [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR] [--no-torch]
@@ -123,6 +127,48 @@ def rwkv_ms(args, model, tokens_i32, form):
     return median_ms(out, "rwkv_cpp_peer")
 
 
+def torch_worker(args):
+    """--torch-worker: time the torch model in this (child) process and exit, so that
+    torch's and OpenBLAS's worker threads never linger beside the other engines."""
+    import numpy as np
+    import torch
+    sys.path.insert(0, HERE)
+    import torch_models as tm
+    torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(True)
+    try:
+        import ctypes
+        lib = ctypes.CDLL("libblas.so.3")
+        if hasattr(lib, "openblas_set_num_threads"):
+            lib.openblas_set_num_threads(args.threads)
+    except OSError:
+        pass
+    ckpt, npy, mode = args.torch_worker
+    tmod = tm.load_model(ckpt)
+    tt = torch.from_numpy(np.load(npy).astype(np.int64))
+    ms = []
+    with torch.inference_mode():
+        for r in range(args.repeat + 1):
+            st = tmod.initial_state()
+            t0 = time.perf_counter()
+            if mode == "sequence":
+                tmod.forward_sequence(tt, st)
+            else:
+                for tok in tt:
+                    _, st = tmod.forward_step(tok, st)
+            if r:
+                ms.append((time.perf_counter() - t0) * 1e3)
+    print(f"median_ms={statistics.median(ms):.4f}")
+
+
+def torch_ms(args, model, npy, mode):
+    env = dict(os.environ)
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    out = run([sys.executable, os.path.abspath(__file__), "--threads", str(args.threads), "--repeat",
+               str(args.repeat), "--torch-worker", model.ckpt, npy, mode], env=env)
+    return median_ms(out, "torch worker")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="mamba130m,rwkv4-169m")
@@ -141,21 +187,16 @@ def main():
     ap.add_argument("--work", default=os.path.join(os.path.expanduser("~"), ".cache", "ssm-opt-bench"))
     ap.add_argument("--ssm-run", default=os.path.join(ROOT, "build", "bin", "ssm-run"))
     ap.add_argument("--ssm-import", default=os.path.join(ROOT, "build", "bin", "ssm-import"))
+    ap.add_argument("--torch-worker", nargs=3, metavar=("CKPT", "TOKENS", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.torch_worker:
+        return torch_worker(args)
     os.makedirs(args.work, exist_ok=True)
     import numpy as np
 
     if args.rwkv_lib:
         args.rwkv_peer = os.path.join(args.work, "rwkv_cpp_peer")
         run(["cc", "-O2", os.path.join(HERE, "rwkv_cpp_peer.c"), "-o", args.rwkv_peer, "-ldl"])
-    tm = torch = None
-    if args.torch:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        sys.path.insert(0, HERE)
-        import torch  # noqa: F811
-        import torch_models as tm  # noqa: F811
-        torch.set_num_threads(args.threads)
-        torch.set_flush_denormal(True)
 
     forms = [f for f in args.forms.split(",") if f]
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; threads {args.threads} on every side; "
@@ -166,10 +207,6 @@ def main():
     for name in [m for m in args.models.split(",") if m]:
         model = Model(name, args)
         model.prepare()
-        tmod = None
-        if tm is not None:
-            tmod = (tm.load_model(model.ckpt) if name != "mamba130m" else
-                    tm.load_model(model.ckpt))
         for form in forms:
             n = args.prefill if form == "prefill" else args.decode
             toks = rng.integers(0, model.vocab, size=n).astype(np.int32)
@@ -186,21 +223,8 @@ def main():
                     p.append(llama_ms(args, model, form))
                 elif model.peer_name() == "rwkv.cpp":
                     p.append(rwkv_ms(args, model, raw, form))
-                if tmod is not None:
-                    tt = torch.from_numpy(toks.astype(np.int64))
-                    with torch.inference_mode():
-                        ms = []
-                        for r in range(args.repeat + 1):
-                            st = tmod.initial_state()
-                            t0 = time.perf_counter()
-                            if mode == "sequence":
-                                tmod.forward_sequence(tt, st)
-                            else:
-                                for tok in tt:
-                                    _, st = tmod.forward_step(tok, st)
-                            if r:
-                                ms.append((time.perf_counter() - t0) * 1e3)
-                        t.append(statistics.median(ms))
+                if args.torch:
+                    t.append(torch_ms(args, model, npy, mode))
             rows.append(dict(model=name, form=form, n=n, peer=model.peer_name(),
                              ours=statistics.median(o), peer_ms=statistics.median(p) if p else None,
                              torch=statistics.median(t) if t else None, rounds=(o, p, t)))

@@ -350,7 +350,7 @@ class RwkvModel:
 # --------------------------------------------------------------------------- Mamba-1
 
 class MambaModel:
-    """Mamba-1 in the Hugging Face layout. State per layer: conv window and SSM state."""
+    """Mamba-1 in the Hugging Face (transformers or mamba_ssm) layout. State per layer: conv window and SSM state."""
 
     def __init__(self, safetensors_path, config_path):
         with open(config_path) as f:
@@ -366,7 +366,8 @@ class MambaModel:
             self.dt_rank = -(-self.d_model // 16)
         self.eps = cfg.get("layer_norm_epsilon", 1e-5)
         self.n_vocab = cfg["vocab_size"]
-        self.emb = t["backbone.embedding.weight"]
+        # transformers names it embeddings, mamba_ssm embedding
+        self.emb = t["backbone.embeddings.weight" if "backbone.embeddings.weight" in t else "backbone.embedding.weight"]
         self.norm_f = t["backbone.norm_f.weight"]
         self.head = t.get("lm_head.weight", self.emb)
         self.layers = []
