@@ -226,9 +226,11 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     for (Type t : ft.getInputs())
       if (auto rt = dyn_cast<RankedTensorType>(t);
           !rt || !rt.hasStaticShape() ||
-          !(rt.getElementType().isF32() || rt.getElementType().isInteger(32)))
-        return func.emitError() << "arguments must be statically shaped f32 or i32 tensors for "
-                                   "compiled engines, got "
+          !(rt.getElementType().isF32() || rt.getElementType().isInteger(32) ||
+            rt.getElementType().isF16() || rt.getElementType().isBF16() ||
+            rt.getElementType().isInteger(8)))
+        return func.emitError() << "arguments must be statically shaped f32, f16, bf16, i8 or "
+                                   "i32 tensors for compiled engines, got "
                                 << t;
     for (Type t : ft.getResults())
       if (auto rt = dyn_cast<RankedTensorType>(t);

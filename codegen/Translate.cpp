@@ -27,6 +27,23 @@ std::string cIdentifier(llvm::StringRef s) {
   return out;
 }
 
+/// The Halide type an argument of element type `elem` is passed in, if
+/// compiled engines take it: f32 and i32, and the weight storage types f16,
+/// bf16 and i8 (passes/WeightStorage.h).
+std::optional<Halide::Type> argumentStorageType(Type elem) {
+  if (elem.isF32())
+    return Halide::Float(32);
+  if (elem.isInteger(32))
+    return Halide::Int(32);
+  if (elem.isF16())
+    return Halide::Float(16);
+  if (elem.isBF16())
+    return Halide::BFloat(16);
+  if (elem.isInteger(8))
+    return Halide::Int(8);
+  return std::nullopt;
+}
+
 } // namespace
 
 TensorSignature tensorSignature(RankedTensorType type, DictionaryAttr attrs,
@@ -45,9 +62,20 @@ TensorSignature tensorSignature(RankedTensorType type, DictionaryAttr attrs,
     name = sig.param.empty() ? fallback : sig.param;
   sig.name = cIdentifier(name);
   sig.shape.assign(type.getShape().begin(), type.getShape().end());
-  if (type.getElementType().isInteger(32))
-    sig.dtype = "int32";
+  sig.dtype = storageDtype(type.getElementType());
   return sig;
+}
+
+std::string storageDtype(Type elem) {
+  if (elem.isInteger(32))
+    return "int32";
+  if (elem.isInteger(8))
+    return "int8";
+  if (elem.isF16())
+    return "float16";
+  if (elem.isBF16())
+    return "bfloat16";
+  return "float32";
 }
 
 std::optional<TimeChunking> planTimeChunking(func::FuncOp func) {
@@ -162,20 +190,28 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       BlockArgument arg = entry.getArgument(i);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type || !type.hasStaticShape() ||
-          !(type.getElementType().isF32() || type.getElementType().isInteger(32)))
+      std::optional<Halide::Type> storage =
+          type ? argumentStorageType(type.getElementType()) : std::nullopt;
+      if (!type || !type.hasStaticShape() || !storage)
         return func.emitError() << "argument " << i
-                                << " must be a statically shaped f32 or i32 tensor for compiled "
-                                   "engines, got "
+                                << " must be a statically shaped f32, f16, bf16, i8 or i32 "
+                                   "tensor for compiled engines, got "
                                 << arg.getType();
-      bool isInt = type.getElementType().isInteger(32);
       TensorSignature sig =
           tensorSignature(type, func.getArgAttrDict(i), "arg" + std::to_string(i));
-      Halide::ImageParam ip(isInt ? Halide::Int(32) : Halide::Float(32), type.getRank(), sig.name);
+      Halide::ImageParam ip(*storage, type.getRank(), sig.name);
       int timeAxis = out.chunking ? out.chunking->argTimeAxis[i] : -1;
       constrain([&](int d) { return ip.dim(d); }, sig.shape, timeAxis);
-      TensorFunc t{Halide::Func(ip),
-                   shapeOf(type, timeAxis, [&](int d) { return ip.dim(d).extent(); })};
+      // 16-bit floats are stored as such and computed in f32: every reader
+      // sees an inline f32 view that converts at each load.
+      Halide::Func f(ip);
+      if (storage->is_float() && storage->bits() == 16) {
+        Halide::Func widened(state.uniqueName(sig.name + "_f32"));
+        std::vector<Halide::Var> vs(type.getRank());
+        widened(vs) = Halide::cast(Halide::Float(32), ip(vs));
+        f = widened;
+      }
+      TensorFunc t{f, shapeOf(type, timeAxis, [&](int d) { return ip.dim(d).extent(); })};
       state.set(arg, t);
       out.arguments.push_back(ip);
       out.inputs.push_back(sig);

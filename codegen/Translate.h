@@ -51,9 +51,12 @@ struct TranslatedFunction {
 /// The signature of a function argument or result of tensor `type` with
 /// attributes `attrs`: named by its ssm.name, else its ssm.param, else
 /// `fallback` (made a C identifier); ssm.param and ssm.state recorded;
-/// dtype int32 for i32 elements, float32 otherwise.
+/// dtype as storageDtype names it.
 TensorSignature tensorSignature(mlir::RankedTensorType type, mlir::DictionaryAttr attrs,
                                 const std::string &fallback);
+/// The manifest's dtype of an element type: "int32", "int8", "float16",
+/// "bfloat16", else "float32".
+std::string storageDtype(mlir::Type elem);
 
 /// The time-chunking plan of `func`, if ssm-chunk-time set `ssm.time_chunk`
 /// on it (a single ssm.selective_scan whose sequence is longer than that).

@@ -108,6 +108,8 @@ llvm::ArrayRef<llvm::StringRef> ssm::scheduleFieldsOf(llvm::StringRef opName) {
     return all;
   if (opName == "ssm.affine_scan" || opName == "ssm.causal_conv1d")
     return tiled;
+  if (opName == "ssm.dequantize")
+    return {}; // a view of a weight, read inside its users' loops: no loop nest of its own
   if (opName.starts_with("ssm."))
     return flat;
   return {};

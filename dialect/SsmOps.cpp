@@ -423,3 +423,32 @@ LogicalResult Wkv7Op::verify() {
     return failure();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// dequantize
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  Operation *op = getOperation();
+  Type elem = cast<RankedTensorType>(getInput().getType()).getElementType();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (elem.isInteger(8)) {
+    if (!getScale())
+      return emitOpError() << "an i8 'input' needs a 'scale' operand (one per block of "
+                           << getBlockSize() << " along the last dim)";
+    if (in.empty())
+      return emitOpError() << "an i8 'input' must have rank 1 or more, got a rank-0 tensor";
+    if (getBlockSize() < 1)
+      return emitOpError() << "'block_size' must be positive, got " << getBlockSize();
+    SmallVector<int64_t> want(in.begin(), in.end());
+    if (!ShapedType::isDynamic(want.back()))
+      want.back() = (want.back() + getBlockSize() - 1) / getBlockSize();
+    if (failed(checkShape(op, "scale", getScale(), want,
+                          "the shape of 'input' with its last dim in blocks of block_size")))
+      return failure();
+  } else if (getScale()) {
+    return emitOpError() << "'scale' applies to an i8 'input' only; a " << elem
+                         << " 'input' is widened without one";
+  }
+  return checkResultShape(op, "result", getResult(), in, "the shape of 'input'");
+}

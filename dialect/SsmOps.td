@@ -440,3 +440,42 @@ def SSM_Wkv7Op : SSM_Op<"wkv7", [Pure]> {
 }
 
 #endif // SSM_OPS_TD
+
+def SSM_WeightTensor : RankedTensorOf<[F16, BF16, F32, I8]>;
+def SSM_ScaleTensor : RankedTensorOf<[F16, BF16, F32]>;
+
+def SSM_DequantizeOp : SSM_Op<"dequantize", [Pure]> {
+  let summary = "a weight stored in 16 bits or as int8 with per-block scales, read as f32";
+  let description = [{
+    The f32 values of a weight kept in a narrower storage type: the weights
+    file holds the narrow form, the function takes it as its argument, and
+    every op that reads the result reads the narrow form directly (codegen
+    never materialises the f32 tensor; it converts each element where it is
+    loaded, inside the matmul's or the kernel's loop).
+
+    * f16 or bf16 `input`, no `scale`: each element widened to f32 (exact).
+    * i8 `input` q of shape (..., K) with `scale` s of shape
+      (..., ceil(K / block_size)) in f16, bf16 or f32: weight-only
+      quantisation by blocks along the last (reduction) dim, as ggml's Q8_0
+      (block_size 32, f16 scales; llama.cpp, ggml-quants.c):
+
+          w[..., k] = f32(q[..., k]) * f32(s[..., k / block_size])
+
+    The result has `input`'s shape in f32. `ssm-import --weights` writes
+    weights in these forms; the graph's weight arguments carry the storage
+    type and one `ssm.dequantize` each (passes/WeightStorage.h).
+
+    ```mlir
+    %w = ssm.dequantize %w16 : (tensor<768x1536xf16>) -> tensor<768x1536xf32>
+    %v = ssm.dequantize %q, %s {block_size = 32}
+        : (tensor<768x1536xi8>, tensor<768x48xf16>) -> tensor<768x1536xf32>
+    ```
+  }];
+  let arguments = (ins SSM_WeightTensor:$input, Optional<SSM_ScaleTensor>:$scale,
+                       DefaultValuedAttr<I64Attr, "32">:$block_size);
+  let results = (outs SSM_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $scale^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}

@@ -4,6 +4,7 @@
 #include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
 #include "import/Safetensors.h"
+#include "import/WeightStore.h"
 
 #include <filesystem>
 #include <fstream>
@@ -74,7 +75,7 @@ json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &sou
 
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
                  const std::string &outDir, bool force, int64_t seqLen, std::string &error,
-                 LogitsRows rows) {
+                 LogitsRows rows, WeightsMode weightsMode, StFile *stored) {
   json rawConfig;
   if (!readJsonFile(configPath, rawConfig, error))
     return false;
@@ -179,7 +180,7 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       return false;
     }
     sourceDtypes.insert(stDTypeName(t->dtype));
-    out.tensors.push_back(makeF32Tensor(p.name, p.shape, values));
+    storeWeight(out, p.name, p.shape, values, t->dtype, weightsMode);
   }
   std::string dtypes;
   for (const std::string &d : sourceDtypes)
@@ -192,8 +193,12 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   if (!prepareOutputDir(outDir, force, error))
     return false;
   fs::path dir(outDir);
+  out.metadata["weight_storage"] = weightsModeName(weightsMode);
   if (!writeSafetensors((dir / "weights.safetensors").string(), out, error))
     return false;
+  if (stored)
+    for (const StTensor &t : out.tensors)
+      stored->tensors.push_back(StTensor{t.name, t.dtype, t.shape, {}});
   if (!writeTextFile(dir / "model.mlir", mlir, error))
     return false;
   model["source_dtypes"] = dtypes;

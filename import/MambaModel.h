@@ -35,6 +35,7 @@
 #define SSM_IMPORT_MAMBAMODEL_H
 
 #include "import/ModelBuilder.h"
+#include "import/WeightStore.h"
 
 #include <nlohmann/json.hpp>
 
@@ -150,12 +151,16 @@ nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
 /// so (isMamba2Config; import/Mamba2Model.h; model.json's architecture
 /// "mamba2"). `outDir` is created; an existing
 /// non-empty one is refused unless `force`. Every tensor the graph needs must
-/// be present with its exact shape (F32, F16, BF16 or F64; written as F32).
-/// On failure returns false with `error` naming the file, field or tensor.
-/// model.mlir's @forward_sequence returns the logits of `rows`.
+/// be present with its exact shape (F32, F16, BF16 or F64; written as
+/// `weights` says, import/WeightStore.h). On failure returns false with
+/// `error` naming the file, field or tensor. model.mlir's @forward_sequence
+/// returns the logits of `rows`; its weight arguments are f32 (the caller
+/// types them as stored: passes/WeightStorage.h). `stored`, if given, gets
+/// the names, dtypes and shapes of the tensors written (no data).
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
                  const std::string &outDir, bool force, int64_t seqLen, std::string &error,
-                 LogitsRows rows = LogitsRows::Last);
+                 LogitsRows rows = LogitsRows::Last, WeightsMode weights = WeightsMode::Source,
+                 StFile *stored = nullptr);
 
 } // namespace ssm::importer
 

@@ -111,6 +111,8 @@ struct SsmAssignSchedulesPass
       bool isMatmul = isScheduledMatmul(op.getName().getStringRef());
       if (!isSsm && !isMatmul && !takesStageSchedule(&op))
         continue;
+      if (isSsm && scheduleFieldsOf(op.getName().getStringRef()).empty())
+        continue; // ssm.dequantize: read inside its users' loops, nothing to schedule
       if (info->gpu) {
         op.emitError() << "ssm-assign-schedules: no GPU schedule for '" << op.getName()
                        << "' on target '" << target

@@ -15,6 +15,7 @@
 #include "reference/kernels/SsdScan.h"
 #include "reference/kernels/Wkv4.h"
 #include "reference/kernels/Wkv7.h"
+#include "reference/kernels/Dequantize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -849,6 +850,22 @@ private:
       a.b = &get(env, o.getB());
       a.initialState = getOpt(env, o.getInitialState());
       err = r::wkv7(a, out0, out1);
+    } else if (auto o = dyn_cast<ssm::DequantizeOp>(op)) {
+      auto storageOf = [](Value v) {
+        Type t = cast<RankedTensorType>(v.getType()).getElementType();
+        return t.isF16() ? r::WeightStorage::F16
+               : t.isBF16() ? r::WeightStorage::BF16
+               : t.isInteger(8) ? r::WeightStorage::I8
+                                : r::WeightStorage::F32;
+      };
+      r::DequantizeArgs a;
+      a.input = &get(env, o.getInput());
+      a.storage = storageOf(o.getInput());
+      a.scale = getOpt(env, o.getScale());
+      if (o.getScale())
+        a.scaleStorage = storageOf(o.getScale());
+      a.blockSize = o.getBlockSize();
+      err = r::dequantize(a, out0);
     } else {
       return opError(op, "unsupported ssm op in the reference interpreter");
     }

@@ -102,17 +102,39 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
       e->argumentState.back() = s;
     } else if (!a.param.empty()) {
       auto it = weightViews_.find(a.param);
+      if (it != weightViews_.end() && it->second.dtype != a.dtype)
+        return {Code::Mismatch, where + " takes '" + a.param + "' as " + a.dtype +
+                                    " but another function takes it as " + it->second.dtype};
       if (it == weightViews_.end()) {
         Status st;
-        const WeightFile::Tensor *t = weights_->get(a.param, st);
-        if (!t)
-          return {st.code() == Code::NotFound ? Code::Mismatch : st.code(), st.message()};
         HostTensor h;
-        h.shape = t->shape;
-        h.view = t->data;
+        h.dtype = a.dtype;
+        if (a.dtype == "float32") {
+          const WeightFile::Tensor *t = weights_->get(a.param, st);
+          if (!t)
+            return {st.code() == Code::NotFound ? Code::Mismatch : st.code(), st.message()};
+          h.shape = t->shape;
+          h.view = t->data;
+        } else {
+          // A weight the kernels read in its storage type (passes/WeightStorage.h).
+          const char *want = a.dtype == "float16"    ? "F16"
+                             : a.dtype == "bfloat16" ? "BF16"
+                             : a.dtype == "int8"     ? "I8"
+                                                     : nullptr;
+          const WeightFile::Tensor *t = want ? weights_->getStored(a.param, st) : nullptr;
+          if (!t)
+            return {st.code() == Code::NotFound || !want ? Code::Mismatch : st.code(),
+                    want ? st.message() : where + ": weight '" + a.param + "' has dtype " + a.dtype};
+          if (t->dtype != want)
+            return {Code::Mismatch, weights_->path() + ": '" + a.param + "' is " + t->dtype +
+                                        " but the compiled model reads it as " + want +
+                                        " (import and compile from the same weights)"};
+          h.shape = t->shape;
+          h.rawView = t->stored;
+        }
         it = weightViews_.emplace(a.param, std::move(h)).first;
       }
-      if (it->second.shape != a.shape || a.dtype != "float32")
+      if (it->second.shape != a.shape)
         return {Code::Mismatch, weights_->path() + ": '" + a.param + "' has shape " +
                                     shapeString(it->second.shape) + " but the model expects " +
                                     shapeString(a.shape)};

@@ -226,9 +226,11 @@ bool readTensors(const nlohmann::json &j, const char *key, std::vector<TensorInf
       info.shape.push_back(d.get<int64_t>());
     }
     info.dtype = t.value("dtype", "float32");
-    if (info.dtype != "float32" && info.dtype != "int32") {
+    if (info.dtype != "float32" && info.dtype != "int32" &&
+        !((info.dtype == "float16" || info.dtype == "bfloat16" || info.dtype == "int8") &&
+          std::string(key) == "arguments")) {
       error = where + ": '" + info.name + "' has dtype " + info.dtype +
-              "; float32 and int32 are supported";
+              "; float32 and int32 are supported (and float16, bfloat16, int8 for arguments)";
       return false;
     }
     out.push_back(std::move(info));
@@ -423,6 +425,12 @@ Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
   std::vector<int> extents(t.shape.rbegin(), t.shape.rend());
   if (t.dtype == "int32")
     return Halide::Runtime::Buffer<int32_t>(const_cast<int32_t *>(t.ints.data()), extents);
+  if (t.dtype == "float16" || t.dtype == "bfloat16" || t.dtype == "int8") {
+    halide_type_t type = t.dtype == "float16"    ? halide_type_t(halide_type_float, 16)
+                         : t.dtype == "bfloat16" ? halide_type_t(halide_type_bfloat, 16)
+                                                 : halide_type_t(halide_type_int, 8);
+    return Halide::Runtime::Buffer<void>(type, const_cast<void *>(t.rawView), extents);
+  }
   return Halide::Runtime::Buffer<float>(const_cast<float *>(t.view ? t.view : t.data.data()),
                                         extents);
 }

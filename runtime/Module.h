@@ -38,13 +38,16 @@ template <typename T> struct AlignedAllocator {
 /// `dtype` is "int32" (token ids), int32 values in `ints`. A float32 input may
 /// instead be a read-only `view` of memory owned elsewhere (memory-mapped
 /// weights, runtime/Weights.h): bind() then passes that pointer, and `data`
-/// stays empty.
+/// stays empty. A weight kept in its storage type ("float16", "bfloat16",
+/// "int8": passes/WeightStorage.h) is only ever a read-only `rawView` of its
+/// little-endian elements.
 struct HostTensor {
   std::vector<int64_t> shape;
   std::vector<float, AlignedAllocator<float>> data;
   std::string dtype = "float32";
   std::vector<int32_t, AlignedAllocator<int32_t>> ints;
   const float *view = nullptr;
+  const void *rawView = nullptr;
 };
 
 struct TensorInfo {

@@ -183,8 +183,11 @@ const WeightFile::Tensor *WeightFile::get(const std::string &name, Status &statu
     return &t;
   }
   if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16" && t.dtype != "F64") {
+    std::string hint = t.dtype == "I8" ? " (an I8 weight is read with its F16 scales '" + name +
+                                             "_scale', one per block of 32; is that tensor missing?)"
+                                       : "";
     status = {Code::Unsupported, path_ + ": tensor '" + name + "' has dtype " + t.dtype +
-                                     "; weights must be F32, F16, BF16 or F64"};
+                                     "; weights must be F32, F16, BF16 or F64" + hint};
     return nullptr;
   }
   t.converted.resize(static_cast<size_t>(t.numel));
@@ -210,6 +213,30 @@ const WeightFile::Tensor *WeightFile::get(const std::string &name, Status &statu
   }
   t.data = t.converted.data();
   converted_ += t.converted.size() * sizeof(float);
+  return &t;
+}
+
+const WeightFile::Tensor *WeightFile::getStored(const std::string &name, Status &status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) {
+    status = {Code::NotFound, path_ + " has no tensor '" + name + "'"};
+    return nullptr;
+  }
+  Tensor &t = it->second;
+  if (t.stored)
+    return &t;
+  const unsigned char *src = base_ + t.offset;
+  size_t elem = dtypeSize(t.dtype);
+  if (elem && reinterpret_cast<uintptr_t>(src) % elem == 0) {
+    t.stored = src;
+    mapped_ += t.bytes;
+  } else {
+    t.storedCopy.resize((t.bytes + 7) / 8);
+    std::memcpy(t.storedCopy.data(), src, t.bytes);
+    t.stored = t.storedCopy.data();
+    converted_ += t.bytes;
+  }
   return &t;
 }
 

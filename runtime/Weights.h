@@ -4,10 +4,12 @@
 // tensor's dtype, shape and data_offsets, then the data) is mmap'd once. F32
 // tensors are used where they lie, with no copy (their pages are shared with
 // the page cache and counted once however many streams run); F16, BF16 and
-// F64 tensors are converted to f32 the first time a kernel needs them. Every
-// offset is checked against the file size when it is opened, so a truncated
-// or malformed file is refused with a message naming the tensor. Integer
-// tensors are listed but cannot be bound (the kernels take f32 weights).
+// F64 tensors are converted to f32 the first time a kernel needs them, unless
+// the kernel takes them as stored (getStored: 16-bit and int8 weights, used
+// in place like F32). Every offset is checked against the file size when it
+// is opened, so a truncated or malformed file is refused with a message
+// naming the tensor. Integer tensors cannot be bound as f32 (an I8 weight
+// is bound as stored, with its scales).
 //
 // import/Safetensors.h reads whole files into memory for the importers; this
 // reader exists because the runtime must not copy the weights.
@@ -36,6 +38,10 @@ public:
     /// The f32 values once bound: into the mapping (F32) or `converted`.
     const float *data = nullptr;
     std::vector<float> converted;
+    /// The elements as stored (getStored): into the mapping, or a copy
+    /// when the file's offset is not a multiple of the element size.
+    const void *stored = nullptr;
+    std::vector<uint64_t> storedCopy;
   };
 
   ~WeightFile();
@@ -48,6 +54,10 @@ public:
   /// `status` set: no such tensor (NotFound), an integer dtype (Unsupported).
   /// Thread-safe.
   const Tensor *get(const std::string &name, Status &status);
+  /// The elements of `name` as the file stores them, no conversion (F16,
+  /// BF16 and I8 weights are bound this way, passes/WeightStorage.h), or
+  /// null with `status` set (NotFound). Thread-safe.
+  const Tensor *getStored(const std::string &name, Status &status);
   /// The tensor's header entry (nothing converted), or null.
   const Tensor *info(const std::string &name) const;
   const std::string &path() const { return path_; }

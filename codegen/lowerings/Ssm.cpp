@@ -174,6 +174,28 @@ LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
   return finishKernel(o, state, buildWkv7(in), scheduleWkv7);
 }
 
+/// ssm.dequantize: a view, not a stage. The readers of the result (a
+/// matmul's loads of its weight, a gather, a kernel) convert each element
+/// where they load it, so the f32 tensor is never stored. A 16-bit argument
+/// is already an f32 view of its 16-bit buffer (codegen/Translate.cpp).
+LogicalResult lowerDequantize(Operation *o, LoweringState &state) {
+  auto op = cast<DequantizeOp>(o);
+  const TensorFunc &in = state.get(op.getInput());
+  if (!op.getScale()) {
+    state.set(op.getResult(), in);
+    return success();
+  }
+  const TensorFunc &scale = state.get(op.getScale());
+  std::vector<Halide::Var> vs(in.rank());
+  std::vector<Halide::Expr> sIdx(vs.begin(), vs.end());
+  sIdx[0] = vs[0] / static_cast<int>(op.getBlockSize()); // Halide dim 0: the last MLIR dim
+  Halide::Func view(state.uniqueName("dequantize"));
+  view(vs) = Halide::cast(Halide::Float(32), in.func(vs)) *
+             Halide::cast(Halide::Float(32), scale.func(sIdx));
+  state.set(op.getResult(), TensorFunc{view, in.shape});
+  return success();
+}
+
 } // namespace
 
 void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
@@ -187,6 +209,7 @@ void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
   table["ssm.ssd_scan"] = lowerSsdScan;
   table["ssm.wkv4"] = lowerWkv4;
   table["ssm.wkv7"] = lowerWkv7;
+  table["ssm.dequantize"] = lowerDequantize;
 }
 
 } // namespace ssm::codegen

@@ -445,9 +445,10 @@ protected:
     std::ofstream(root / "config.json") << cfg.dump();
   }
 
-  bool run(std::string &error, bool force = false, int64_t seqLen = 16) {
+  bool run(std::string &error, bool force = false, int64_t seqLen = 16,
+           WeightsMode weights = WeightsMode::Source) {
     return importMamba((root / "model.safetensors").string(), (root / "config.json").string(),
-                       (root / "out").string(), force, seqLen, error);
+                       (root / "out").string(), force, seqLen, error, LogitsRows::Last, weights);
   }
 
   static std::string slurp(const fs::path &p) {
@@ -461,7 +462,7 @@ protected:
 };
 
 TEST_F(MambaImport, WritesGraphWeightsAndModelJson) {
-  // Half-precision source tensors are widened to F32.
+  // Half-precision source tensors are widened to F32 with --weights f32.
   writeCheckpoint(smallConfig(), [](StFile &f) {
     for (StTensor &t : f.tensors)
       if (t.name == "backbone.layers.0.mixer.D") {
@@ -474,7 +475,7 @@ TEST_F(MambaImport, WritesGraphWeightsAndModelJson) {
     f.tensors.push_back(makeF32Tensor("lm_head.weight", {11, 8}, std::vector<float>(88, 1.0f)));
   });
   std::string error;
-  ASSERT_TRUE(run(error, false, 7)) << error;
+  ASSERT_TRUE(run(error, false, 7, WeightsMode::F32)) << error;
 
   StFile in, out;
   ASSERT_TRUE(readSafetensors((root / "model.safetensors").string(), in, error)) << error;
@@ -563,9 +564,22 @@ TEST_F(MambaImport, HalfPrecisionCheckpointsAreWidenedExactly) {
   for (StDType dtype : {StDType::F16, StDType::BF16}) {
     writeCheckpoint(tinyConfig(), nullptr, MambaLayout::Transformers, dtype);
     std::string error;
+    // By default (--weights source) every tensor is written as it was read.
     ASSERT_TRUE(run(error, /*force=*/true)) << error;
-    StFile in;
+    StFile in, kept;
     ASSERT_TRUE(readSafetensors((root / "model.safetensors").string(), in, error));
+    ASSERT_TRUE(readSafetensors((root / "out" / "weights.safetensors").string(), kept, error));
+    ASSERT_EQ(kept.tensors.size(), in.tensors.size());
+    for (const StTensor &t : in.tensors) {
+      const std::string name =
+          t.name == "backbone.embeddings.weight" ? "backbone.embedding.weight" : t.name;
+      const StTensor *k = kept.find(name);
+      ASSERT_NE(k, nullptr) << name;
+      EXPECT_EQ(k->dtype, dtype) << name;
+      EXPECT_EQ(k->bytes, t.bytes) << name;
+    }
+    // --weights f32 widens them.
+    ASSERT_TRUE(run(error, /*force=*/true, 16, WeightsMode::F32)) << error;
     auto out = floatsOf(root / "out" / "weights.safetensors");
     ASSERT_EQ(out.size(), in.tensors.size());
     for (const StTensor &t : in.tensors) {

@@ -1,10 +1,11 @@
 // ssm-import: model files -> a model directory (model.mlir, weights.safetensors, model.json).
 //
-//   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits]
+//   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits] [--weights W]
 //   ssm-import mamba <model.safetensors> [--config config.json] -o <dir> [--force] [--seq-len N]
-//              [--all-logits]
+//              [--all-logits] [--weights W]
 //
-// model.mlir is exactly buildModelMLIR(model.json, N, rows) (import/ModelBuilder.h);
+// model.mlir is buildModelMLIR(model.json, N, rows) (import/ModelBuilder.h) with its
+// weight arguments typed as weights.safetensors stores them (passes/WeightStorage.h);
 // it is parsed and verified before anything is written. Exit codes
 // (CONTRACTS.md): 0 written; 1 the generated graph did not verify (a bug
 // here, reported with the diagnostics); 2 could not run (bad arguments,
@@ -14,7 +15,9 @@
 #include "import/RwkvFile.h"
 #include "import/RwkvModel.h"
 #include "import/Safetensors.h"
+#include "import/WeightStore.h"
 #include "passes/InitAll.h"
+#include "passes/WeightStorage.h"
 
 #include "import/MambaModel.h"
 
@@ -45,8 +48,9 @@ const char *kUsage =
     "\n"
     "usage:\n"
     "  ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits]\n"
+    "                  [--weights source|f32|f16|bf16|q8]\n"
     "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
-    "                   [--all-logits]\n"
+    "                   [--all-logits] [--weights source|f32|f16|bf16|q8]\n"
     "\n"
     "Formats:\n"
     "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2, 6, 7)\n"
@@ -59,8 +63,8 @@ const char *kUsage =
     "\n"
     "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, returning\n"
     "the last position's logits, and @forward_step for one token),\n"
-    "<dir>/weights.safetensors (every parameter as F32) and <dir>/model.json\n"
-    "(architecture, config, states, parameters).\n"
+    "<dir>/weights.safetensors (the parameters, stored as --weights says) and\n"
+    "<dir>/model.json (architecture, config, states, parameters).\n"
     "\n"
     "Options:\n"
     "  -o, --output <dir>  the model directory (created; an existing non-empty one\n"
@@ -70,7 +74,13 @@ const char *kUsage =
     "                      runner regenerates the graph for any length\n"
     "  --all-logits        @forward_sequence in model.mlir returns every position's\n"
     "                      logits (L, vocab) instead of the last one's (1, vocab)\n"
-    "  --config <file>     config.json (mamba; default: config.json beside the model)\n"
+    "  --config <file>     config.json (mamba; default: config.json beside the model)\n"    "  --weights W         how weights are stored and read by the kernels (computed\n"
+    "                      in f32 either way): source (default) keeps 16-bit tensors of\n"
+    "                      the model file in 16 bits and the rest in f32; f32 widens\n"
+    "                      every tensor; f16 / bf16 store the matrices (rank-2 *.weight:\n"
+    "                      projections, embedding, head) in that type; q8 stores the\n"
+    "                      matrices whose last dim is a multiple of 32 as int8 with one\n"
+    "                      f16 scale per block of 32 (ggml's Q8_0), the rest in f32\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
@@ -78,6 +88,29 @@ const char *kUsage =
 
 /// The output folder as the user named it (the importers write a staging copy).
 std::string gOutputName;
+/// --weights.
+WeightsMode gWeights = WeightsMode::Source;
+
+/// " (--weights q8)" in the summary line, when not the default.
+std::string weightsNote() {
+  return gWeights == WeightsMode::Source ? "" : std::string(" (--weights ") + weightsModeName(gWeights) + ")";
+}
+
+/// Types the weight arguments of `text` as `weights` stores them.
+bool storeGraph(std::string &text, const StFile &weights, std::string &error) {
+  mlir::DialectRegistry registry;
+  ssm::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  auto dtypeOf = [&](const std::string &name) -> std::optional<std::string> {
+    if (const StTensor *t = weights.find(name))
+      return std::string(stDTypeName(t->dtype));
+    return std::nullopt;
+  };
+  return ssm::applyWeightStorage(
+      text, context, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); },
+      error);
+}
 
 int cannotRun(const std::string &msg) {
   std::cerr << "ssm-import: error: " << msg << "\n";
@@ -115,23 +148,27 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
   if (!analyseRwkv(file, config, error))
     return cannotRun(input + ": " + error);
 
+  // Every tensor of the file, stored as --weights says, row-major
+  // (PyTorch) shape, file order.
+  StFile weights;
+  for (const RwkvTensor &t : file.tensors)
+    storeWeight(weights, t.name, t.shape(), t.data, t.type == 1 ? StDType::F16 : StDType::F32,
+                gWeights);
+
   std::string json = rwkvModelJson(config, input);
   std::string mlir;
   if (!buildModelMLIR(json, seqLen, mlir, error, rows))
     return cannotRun(input + ": " + error);
-  if (!verifyModule(mlir, (fs::path(gOutputName) / "model.mlir").string(), error)) {
+  if (!storeGraph(mlir, weights, error) ||
+      !verifyModule(mlir, (fs::path(gOutputName) / "model.mlir").string(), error)) {
     std::cerr << "ssm-import: error: " << error;
     return 1;
   }
-
-  // Every tensor of the file, F32, row-major (PyTorch) shape, file order.
-  StFile weights;
-  for (const RwkvTensor &t : file.tensors)
-    weights.tensors.push_back(makeF32Tensor(t.name, t.shape(), t.data));
   weights.metadata["format"] = "pt";
   weights.metadata["source"] = fs::path(input).filename().string();
   weights.metadata["architecture"] = config.architecture;
   weights.metadata["source_dtype"] = config.dataType;
+  weights.metadata["weight_storage"] = weightsModeName(gWeights);
 
   if (!prepareOutputDir(outDir, force, error))
     return cannotRun(error);
@@ -144,8 +181,9 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
             << config.nLayer;
   if (config.isV5())
     std::cout << ", " << config.heads << " heads x " << config.headSize;
-  std::cout << ", " << config.dataType << " -> F32, " << weights.tensors.size()
-            << " tensors, seq-len " << seqLen << "\n";
+  std::cout << ", " << config.dataType << " -> " << storedDtypeSummary(weights) << ", "
+            << weights.tensors.size() << " tensors" << weightsNote() << ", seq-len " << seqLen
+            << "\n";
   return 0;
 }
 
@@ -162,17 +200,21 @@ int importMambaModel(const std::string &input, const std::string &configPath,
     configFile = beside.string();
   }
   std::string error;
-  if (!importMamba(input, configFile, outDir, force, seqLen, error, rows))
+  StFile stored; // the tensors written, without their data
+  if (!importMamba(input, configFile, outDir, force, seqLen, error, rows, gWeights, &stored))
     return cannotRun(error);
-  // Check what was written, as for RWKV.
+  // Type the weights as stored, then check what was written, as for RWKV.
   std::string written = (fs::path(outDir) / "model.mlir").string();
   std::vector<char> text;
   if (!readWholeFile(written, "an MLIR file", text, error))
     return cannotRun(error);
-  if (!verifyModule(std::string(text.begin(), text.end()), written, error)) {
+  std::string mlir(text.begin(), text.end());
+  if (!storeGraph(mlir, stored, error) || !verifyModule(mlir, written, error)) {
     std::cerr << "ssm-import: error: " << error;
     return 1;
   }
+  if (!writeTextFile(written, mlir, error))
+    return cannotRun(error);
   // What was read, from the model.json just written.
   std::vector<char> modelJson;
   std::string summary = "mamba1";
@@ -181,7 +223,8 @@ int importMambaModel(const std::string &input, const std::string &configPath,
     if (j.is_object())
       summary = j.value("architecture", std::string("mamba1")) + ", " +
                 j.value("source_layout", std::string("?")) + " layout, " +
-                j.value("source_dtypes", std::string("?")) + " -> F32";
+                j.value("source_dtypes", std::string("?")) + " -> " + storedDtypeSummary(stored) +
+                weightsNote();
   }
   std::cout << "ssm-import: " << input << " -> " << gOutputName << ": " << summary << ", seq-len "
             << seqLen << "\n";
@@ -222,6 +265,14 @@ int main(int argc, char **argv) {
         return cannotRun(a + " needs a file");
     } else if (a.rfind("--config=", 0) == 0) {
       configPath = a.substr(9);
+    } else if (a == "--weights" || a == "-weights" || a.rfind("--weights=", 0) == 0) {
+      std::string v;
+      if (a.find('=') != std::string::npos)
+        v = a.substr(a.find('=') + 1);
+      else if (!value(a, v))
+        return cannotRun("--weights needs one of source, f32, f16, bf16, q8");
+      if (!parseWeightsMode(v, gWeights))
+        return cannotRun("--weights takes source, f32, f16, bf16 or q8, got '" + v + "'");
     } else if (a == "--seq-len" || a == "-seq-len" || a.rfind("--seq-len=", 0) == 0) {
       std::string v;
       if (a.find('=') != std::string::npos)

@@ -4,6 +4,7 @@
 #include "frontend/SafeParse.h"
 
 #include "import/ModelBuilder.h"
+#include "passes/WeightStorage.h"
 #include "reference/Interpreter.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
@@ -26,6 +27,27 @@
 #include <thread>
 
 namespace ssm {
+namespace {
+
+/// The graph of `specText` for `len` tokens, its weight arguments typed as
+/// `weights` stores them (passes/WeightStorage.h: f16, bf16 and q8 weights
+/// are read in their storage type, never widened in memory).
+bool buildStoredGraph(const std::string &specText, int64_t len, LogitsRows rows,
+                      const rt::WeightFile &weights, mlir::MLIRContext &ctx, std::string &text,
+                      std::string &error) {
+  if (!buildModelMLIR(specText, len, text, error, rows))
+    return false;
+  auto dtypeOf = [&](const std::string &name) -> std::optional<std::string> {
+    if (const rt::WeightFile::Tensor *t = weights.info(name))
+      return t->dtype;
+    return std::nullopt;
+  };
+  return ssm::applyWeightStorage(
+      text, ctx, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); }, error);
+}
+
+} // namespace
+
 namespace {
 
 constexpr int kOk = 0, kFailed = 1, kCannotRun = 2;
@@ -103,7 +125,10 @@ private:
         args.emplace_back(shape, std::vector<double>(s.begin(), s.end()));
       } else if (!param.empty()) {
         rt::Status st;
-        const rt::WeightFile::Tensor *w = weights.get(param, st);
+        // An i8 argument (a q8 weight, passes/WeightStorage.h) as stored;
+        // every other weight as f32 values (16-bit ones widen exactly).
+        const bool q8 = type.getElementType().isInteger(8);
+        const rt::WeightFile::Tensor *w = q8 ? weights.getStored(param, st) : weights.get(param, st);
         if (!w) {
           error = st.message();
           return false;
@@ -113,7 +138,16 @@ private:
                   " but the model expects " + ref::shapeToString(shape);
           return false;
         }
-        args.emplace_back(shape, std::vector<double>(w->data, w->data + w->numel));
+        if (q8) {
+          if (w->dtype != "I8") {
+            error = weights.path() + ": '" + param + "' is " + w->dtype + ", the model reads I8";
+            return false;
+          }
+          const int8_t *q = static_cast<const int8_t *>(w->stored);
+          args.emplace_back(shape, std::vector<double>(q, q + w->numel));
+        } else {
+          args.emplace_back(shape, std::vector<double>(w->data, w->data + w->numel));
+        }
       } else if (str("ssm.name") == "tokens") {
         args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
       } else {
@@ -144,7 +178,7 @@ private:
     if (it != modules.end())
       return it->second->get();
     std::string text;
-    if (!buildModelMLIR(spec.text, len, text, error, rows))
+    if (!buildStoredGraph(spec.text, len, rows, weights, ctx, text, error))
       return nullptr;
     llvm::SourceMgr sm;
     mlir::SourceMgrDiagnosticHandler diag(sm, &ctx);
@@ -173,8 +207,9 @@ private:
 /// time it runs in sequence mode.
 class CompiledEngine : public Engine {
 public:
-  CompiledEngine(const ModelRunOptions &o, rt::Model &model, LogitsRows rows)
-      : opts(o), model(model), stream(model), rows(rows) {}
+  CompiledEngine(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
+                 mlir::MLIRContext &ctx)
+      : opts(o), model(model), stream(model), rows(rows), ctx(ctx) {}
 
   void reset() override { stream.reset(); }
   bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
@@ -206,7 +241,7 @@ private:
   bool compile(int64_t len, std::string &error, int &code) {
     code = kCannotRun;
     std::string text;
-    if (!buildModelMLIR(model.spec().text, len, text, error, rows))
+    if (!buildStoredGraph(model.spec().text, len, rows, model.weights(), ctx, text, error))
       return false;
     std::string dir =
         compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
@@ -229,6 +264,7 @@ private:
   rt::Model &model;
   rt::Stream stream;
   LogitsRows rows;
+  mlir::MLIRContext &ctx;
 };
 
 bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
@@ -337,7 +373,7 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
                    << (lengths.empty() ? "none" : lengths)
                    << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
     }
-    engine = std::make_unique<CompiledEngine>(o, *model, rows);
+    engine = std::make_unique<CompiledEngine>(o, *model, rows, ctx);
   }
 
   std::vector<float> allLogits, logits;

@@ -32,10 +32,10 @@
 // RUN: %{make} %t/h --layout mamba_ssm --dtype f16
 // RUN: %{make} %t/h32 --layout mamba_ssm --round f16
 // RUN: ssm-import mamba %t/bf/model.safetensors -o %t/mbf | FileCheck %s --check-prefix=BF
-// BF: transformers layout, BF16 -> F32
+// BF: transformers layout, BF16 -> BF16
 // RUN: ssm-import mamba %t/bf32/model.safetensors -o %t/mbf32
 // RUN: ssm-import mamba %t/h/model.safetensors -o %t/mh | FileCheck %s --check-prefix=H
-// H: mamba_ssm layout, F16 -> F32
+// H: mamba_ssm layout, F16 -> F16
 // RUN: ssm-import mamba %t/h32/model.safetensors -o %t/mh32
 // RUN: ssm-run %t/mbf --prompt 'half precision' --all-logits-out %t/bf.npy
 // RUN: ssm-run %t/mbf32 --prompt 'half precision' --all-logits-out %t/bf32.npy

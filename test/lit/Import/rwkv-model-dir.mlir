@@ -58,16 +58,17 @@
 // JSON5: "name": "blocks.11.att_state",
 
 // RUN: python3 %S/Inputs/st_header.py %t/m4/weights.safetensors | FileCheck %s --check-prefix=ST4
-// ST4: emb.weight F32 [256, 128]
+// ST4: emb.weight F16 [256, 128]
 // ST4: blocks.0.att.time_decay F32 [128]
-// ST4: blocks.0.ffn.key.weight F32 [256, 128]
-// ST4: blocks.0.ffn.value.weight F32 [128, 256]
-// ST4: head.weight F32 [256, 128]
+// ST4: blocks.0.ffn.key.weight F16 [256, 128]
+// ST4: blocks.0.ffn.value.weight F16 [128, 256]
+// ST4: head.weight F16 [256, 128]
 // ST4: meta architecture rwkv4
 // ST4: meta format pt
 // ST4: meta source tiny-rwkv-4v0-660K-FP16.bin
 // ST4: meta source_dtype FP16
-// ST4: data_bytes=2646016 ok
+// ST4: meta weight_storage source
+// ST4: data_bytes=1335296 ok
 // RUN: python3 %S/Inputs/st_header.py %t/m5/weights.safetensors | FileCheck %s --check-prefix=ST5
 // ST5: blocks.0.att.time_decay F32 [8, 8, 1]
 // ST5: blocks.0.att.time_faaaa F32 [8, 8, 1]
@@ -75,7 +76,7 @@
 
 // RUN: ssm-opt %t/m4/model.mlir | FileCheck %s --check-prefix=MLIR4
 // MLIR4: func.func @forward_sequence(%arg0: tensor<5xi32> {ssm.name = "tokens"}, %arg1: tensor<128xf32> {ssm.state = "blocks.0.ffn_xx"}, %arg2: tensor<128xf32> {ssm.state = "blocks.0.att_xx"}, %arg3: tensor<128xf32> {ssm.state = "blocks.0.aa"}
-// MLIR4-SAME: %arg21: tensor<256x128xf32> {ssm.param = "emb.weight"}
+// MLIR4-SAME: %arg21: tensor<256x128xf16> {ssm.param = "emb.weight"}
 // MLIR4-SAME: -> (tensor<1x256xf32> {ssm.name = "logits"}, tensor<128xf32> {ssm.state = "blocks.0.ffn_xx"}
 // Only the last position goes through ln_out and the head.
 // MLIR4: tensor.extract_slice {{.*}}[4, 0] [1, 128] [1, 1] : tensor<5x128xf32> to tensor<1x128xf32>

@@ -12,12 +12,12 @@
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/4fp32 --seq-len 3 | FileCheck %s --check-prefix=IMP4
 // IMP4: rwkv4, n_vocab 256, n_embed 128, n_layer 4, FP32 -> F32, 78 tensors, seq-len
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP16.bin -o %t/4fp16 | FileCheck %s --check-prefix=IMP4H
-// IMP4H: rwkv4, n_vocab 256, n_embed 128, n_layer 4, FP16 -> F32, 78 tensors, seq-len 16
+// IMP4H: rwkv4, n_vocab 256, n_embed 128, n_layer 4, FP16 -> F16 x30 + F32 x48, 78 tensors, seq-len 16
 // RUN: ssm-import rwkv %shared/models/rwkv/reseeded-rwkv-4v0-seed1-FP32.bin -o %t/4re | FileCheck %s --check-prefix=IMP4
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-5v2-730K-FP32.bin -o %t/52fp32 | FileCheck %s --check-prefix=IMP52
 // IMP52: rwkv5.2, n_vocab 256, n_embed 64, n_layer 12, 8 heads x 8, FP32 -> F32, 270 tensors
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-5v2-730K-FP16.bin -o %t/52fp16 | FileCheck %s --check-prefix=IMP52H
-// IMP52H: rwkv5.2, n_vocab 256, n_embed 64, n_layer 12, 8 heads x 8, FP16 -> F32, 270 tensors
+// IMP52H: rwkv5.2, n_vocab 256, n_embed 64, n_layer 12, 8 heads x 8, FP16 -> F16 x98 + F32 x172, 270 tensors
 // RUN: python3 %S/Inputs/make_rwkv51.py %shared/models/rwkv/tiny-rwkv-5v2-730K-FP32.bin %t/synth51.bin
 // RUN: ssm-import rwkv %t/synth51.bin -o %t/51 | FileCheck %s --check-prefix=IMP51
 // IMP51: rwkv5.1, n_vocab 256, n_embed 64, n_layer 12, 8 heads x 8, FP32 -> F32, 246 tensors

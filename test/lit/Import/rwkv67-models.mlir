@@ -23,9 +23,9 @@
 // RUN: python3 %S/Inputs/rwkv_fp16.py %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin %t/6h.bin
 // RUN: python3 %S/Inputs/rwkv_fp16.py %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin %t/7h.bin
 // RUN: ssm-import rwkv %t/6h.bin -o %t/6h --seq-len 3 | FileCheck %s --check-prefix=IMP6H
-// IMP6H: rwkv6, n_vocab 256, n_embed 64, n_layer 2, 2 heads x 32, FP16 -> F32, 62 tensors
+// IMP6H: rwkv6, n_vocab 256, n_embed 64, n_layer 2, 2 heads x 32, FP16 -> F16 x18 + F32 x44, 62 tensors
 // RUN: ssm-import rwkv %t/7h.bin -o %t/7h --seq-len 3 | FileCheck %s --check-prefix=IMP7H
-// IMP7H: rwkv7, n_vocab 256, n_embed 64, n_layer 12, 1 heads x 64, FP16 -> F32, 339 tensors
+// IMP7H: rwkv7, n_vocab 256, n_embed 64, n_layer 12, 1 heads x 64, FP16 -> F16 x263 + F32 x76, 339 tensors
 
 // RUN: ssm-run %t/6 --prompt '"in' --mode sequence --logits-out %t/6-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/6-seq.npy %shared/models/rwkv/expected-logits-6v0-170K.bin 1e-4 | FileCheck %s
