@@ -15,11 +15,12 @@ packages=(
   clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)
 )
 
-# --bench adds the peers of bench/run.py and bench/model_bench.py (PyTorch eager),
+# --bench adds the peers of bench/run.py, model_bench.py and realsize_bench.py (PyTorch eager,
+# and libopenblas-dev for the sgemm peer of bench/matmul_bench.py),
 # with OpenBLAS: Debian's torch calls the system BLAS, and the reference libblas3
 # it otherwise gets runs its matmuls several times slower.
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(python3-torch libopenblas0-pthread)
+  packages+=(python3-torch libopenblas0-pthread libopenblas-dev python3-numpy)
 fi
 
 missing=()

@@ -11,6 +11,7 @@
 // attribute picks the algorithm and the tile shapes.
 #include "codegen/Lowering.h"
 #include "codegen/schedules/Schedules.h"
+#include "dialect/SsmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -59,7 +60,24 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   Halide::Func part(state.uniqueName("mm_dot"));
   part(lane, x, y) = 0.0f;
   Halide::RDom rk;
-  if (kBlocks > 0) {
+  // A q8 weight (ssm.dequantize of int8 blocks with one scale per block,
+  // passes/WeightStorage.h): the scale is constant over a block, so each
+  // block's int8 products are summed first and scaled once, and the scale
+  // is one broadcast load per block instead of a per-lane index.
+  auto deq = op->getOperand(1).getDefiningOp<DequantizeOp>();
+  const int block = deq && deq.getScale() ? static_cast<int>(deq.getBlockSize()) : 0;
+  const bool q8Blocks = block > 0 && block % vw == 0 && k % block == 0 && kBlocks > 0;
+  if (q8Blocks) {
+    const TensorFunc &q = state.get(deq.getInput()), &scale = state.get(deq.getScale());
+    rk = Halide::RDom(0, k / block, state.uniqueName("qb"));
+    Expr inner;
+    for (int j = 0; j < block / vw; ++j) {
+      Expr kk = rk * block + j * vw + lane;
+      Expr term = aRows(kk, y) * Halide::cast(Halide::Float(32), at(q, {x, kk}));
+      inner = inner.defined() ? inner + term : term;
+    }
+    part(lane, x, y) += inner * Halide::cast(Halide::Float(32), at(scale, {x, Expr(rk)}));
+  } else if (kBlocks > 0) {
     rk = Halide::RDom(0, kBlocks, state.uniqueName("kb"));
     Expr kk = rk * vw + lane;
     part(lane, x, y) += aRows(kk, y) * at(b, {x, kk});
