@@ -33,13 +33,14 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run import median_ms  # noqa: E402  (bench/run.py: runs a command, reads its median_ms=)
 ROOT = os.path.dirname(HERE)
 SYNTH = os.path.join(HERE, "synth_checkpoint.py")
 
@@ -50,13 +51,6 @@ def run(cmd, timeout=3600, env=None):
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stderr.strip()[-2000:]}")
     return p.stdout
-
-
-def median_ms(out, who):
-    m = re.search(r"median_ms=([0-9.eE+-]+)", out)
-    if not m:
-        raise RuntimeError(f"{who} printed no median_ms: {out[-500:]!r}")
-    return float(m.group(1))
 
 
 def cpu_model():
@@ -107,9 +101,8 @@ class Model:
 
 
 def ours_ms(args, model, tokens, mode):
-    out = run([args.ssm_run, model.ours_dir, "--engine", "cpu", "--threads", str(args.threads),
-               "--tokens", tokens, "--mode", mode, "--repeat", str(args.repeat)])
-    return median_ms(out, "ssm-run")
+    return median_ms([args.ssm_run, model.ours_dir, "--engine", "cpu", "--threads", str(args.threads),
+                      "--tokens", tokens, "--mode", mode, "--repeat", str(args.repeat)])
 
 
 def llama_ms(args, model, form):
@@ -122,9 +115,8 @@ def llama_ms(args, model, form):
 
 
 def rwkv_ms(args, model, tokens_i32, form):
-    out = run([args.rwkv_peer, args.rwkv_lib, model.ckpt, tokens_i32, str(args.threads),
-               form, str(args.repeat), str(args.rwkv_chunk)])
-    return median_ms(out, "rwkv_cpp_peer")
+    return median_ms([args.rwkv_peer, args.rwkv_lib, model.ckpt, tokens_i32, str(args.threads),
+                      form, str(args.repeat), str(args.rwkv_chunk)])
 
 
 def torch_worker(args):
@@ -164,9 +156,8 @@ def torch_worker(args):
 def torch_ms(args, model, npy, mode):
     env = dict(os.environ)
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    out = run([sys.executable, os.path.abspath(__file__), "--threads", str(args.threads), "--repeat",
-               str(args.repeat), "--torch-worker", model.ckpt, npy, mode], env=env)
-    return median_ms(out, "torch worker")
+    return median_ms([sys.executable, os.path.abspath(__file__), "--threads", str(args.threads), "--repeat",
+                      str(args.repeat), "--torch-worker", model.ckpt, npy, mode], env)
 
 
 def main():
