@@ -13,9 +13,12 @@ namespace ssm::codegen {
 /// (n >= 2L, so the circular convolution has no wrap-around in [0, L)),
 /// transformed, multiplied pointwise, transformed back. Both real signals
 /// share one complex FFT, X = DFT(u + i K): U[k] = (X[k] + conj X[n-k]) / 2,
-/// K^[k] = (X[k] - conj X[n-k]) / 2i; the product's inverse is read from a
-/// forward DFT of its conjugate, y = Re DFT(conj(U K^)) / n. So each channel
-/// costs two complex FFTs of length n: O(L log L), against O(L^2) direct.
+/// K^[k] = (X[k] - conj X[n-k]) / 2i. The product P = U K^ is the spectrum
+/// of a real signal, so the inverse is one complex DFT of length n/2 (the
+/// standard real-FFT packing z[m] = y[2m] + i y[2m+1]; Press et al.,
+/// Numerical Recipes, 3rd ed., section 12.3), read from a forward DFT of
+/// the conjugate. So each channel costs a complex FFT of length n and one
+/// of length n/2: O(L log L), against O(L^2) direct.
 ///
 /// The length L (u's time extent) must be static. Taps of K at k >= L are
 /// unused, missing taps are 0.
@@ -34,11 +37,12 @@ namespace ssm::codegen {
 struct LtiConvFftKernel {
   KernelResult result;
   FftStages forward; // DFT of u + i K over (jlow, which, jhigh, h, b)
-  Halide::Func prod; // (jlow, which, h, b): conj(U K^)[which n/2 + jlow] / n
-  FftStages inverse; // DFT of prod; its last stage is read by y
+  Halide::Func prod; // (jlow, which, h, b): 4 conj(U K^)[which n/2 + jlow] (inlined)
+  Halide::Func halfSpectrum; // (k, h, b), k < n/2: conj of DFT_{n/2}(y[2m] + i y[2m+1]) 2/n
+  FftStages inverse; // DFT of halfSpectrum (length n/2); its last stage is read by y
   Halide::Func y;    // (t, h, b)
   Halide::Var t, h, b;
-  int n = 0;
+  int n = 0; // the forward transform length, 2^ceil(log2 2L), at least 4
 };
 LtiConvFftKernel buildLtiConvFft(const LtiConvKernelInputs &in);
 

@@ -46,12 +46,14 @@ void scheduleLtiConvFft(LtiConvFftKernel &k, const CpuSchedule &s, const Target 
     k.y.parallel(tile);
   k.y.vectorize(k.t, vw, TailStrategy::GuardWithIf);
   scheduleSteps(k.forward, k.y, tile, vw, /*inlineLast=*/false);
-  Var jl = k.prod.args()[0], w = k.prod.args()[1];
+  Var kv = k.halfSpectrum.args()[0];
   const int half = k.n / 2;
-  k.prod.bound(jl, 0, half).bound(w, 0, 2).compute_at(k.y, tile).unroll(w);
+  k.halfSpectrum.bound(kv, 0, half).compute_at(k.y, tile);
   if (half >= vw)
-    k.prod.vectorize(jl, vw);
-  scheduleSteps(k.inverse, k.y, tile, vw, /*inlineLast=*/true);
+    k.halfSpectrum.vectorize(kv, vw);
+  // The last inverse step is computed too: y reads it at t / 2 (two outputs
+  // per complex value), so inlining it would compute each butterfly twice.
+  scheduleSteps(k.inverse, k.y, tile, vw, /*inlineLast=*/false);
 }
 
 } // namespace ssm::codegen

@@ -12,8 +12,8 @@ namespace ssm::codegen {
 /// transforms (8 n bytes per step) stay in that core's cache hierarchy;
 /// each step vectorised by `s.vectorWidth` along its butterfly index (along
 /// jhigh for the first steps, whose jlow extent is below the vector width);
-/// the last inverse step is inlined into y; the twiddle tables are computed
-/// once per call at root.
+/// the half-length spectrum of the real inverse is computed with the
+/// product inlined; the twiddle tables are computed once per call at root.
 void scheduleLtiConvFft(LtiConvFftKernel &k, const CpuSchedule &s, const Halide::Target &t);
 
 } // namespace ssm::codegen
