@@ -58,10 +58,10 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
   return s;
 }
 
-int64_t defaultChannelTile(int64_t channels, int64_t vw) {
+int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {
   if (channels <= vw)
     return vw;
-  int64_t tile = channels / 32;
+  int64_t tile = channels / std::max<int64_t>(1, tasks);
   tile = std::max<int64_t>(vw, std::min<int64_t>(256, tile));
   return (tile / vw) * vw;
 }

@@ -59,10 +59,15 @@ constexpr int64_t kParallelStageElements = 1 << 14;
 /// The least elements of one parallel task of a stage.
 constexpr int64_t kStageTaskElements = 1 << 13;
 
-/// Channels per parallel task of an ssm op with `channels` channels: at
-/// least two tasks per core on up to 16 cores when the op is wide enough, a
-/// multiple of the vector width, at most 256.
-int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth);
+/// Channels per parallel task of an ssm op with `channels` channels:
+/// channels / `tasks` (default 32: at least two tasks per core on up to 16
+/// cores when the op is wide enough), a multiple of the vector width, at most
+/// 256 (a tile's state stays in L1/L2).
+int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth, int64_t tasks = 32);
+/// Tasks of one decode step (ssm.selective_update): its whole work is a few
+/// microseconds, so each task must be worth more than handing it out (at 1536
+/// channels x 16 states, 8 tasks ran in 7-8 us against 12-14 us with 32 on 2 threads).
+constexpr int64_t kDecodeStepTasks = 8;
 
 /// True for ops that codegen lowers to a Halide stage of their own and that
 /// take a #ssm.stage: not ssm ops, not matmuls, not constants, empty

@@ -50,8 +50,10 @@ ScheduleAttr ssmSchedule(Operation *op, const TargetInfo &info) {
   MLIRContext *ctx = op->getContext();
   int64_t vw = info.vectorWidth;
   std::optional<int64_t> tile;
-  if (has("channel_tile"))
-    tile = channels ? defaultChannelTile(channels, vw) : 64 / vw * vw;
+  if (has("channel_tile")) {
+    int64_t tasks = isa<SelectiveUpdateOp>(op) ? kDecodeStepTasks : 32;
+    tile = channels ? defaultChannelTile(channels, vw, tasks) : 64 / vw * vw;
+  }
   std::optional<bool> unroll;
   if (has("unroll_state"))
     unroll = n == 0 || n <= 32;

@@ -25,6 +25,19 @@ func.func @long_scan(%u: tensor<1x1536x1536xf32>, %dt: tensor<1x1536x1536xf32>, 
   return %y, %h : tensor<1x1536x1536xf32>, tensor<1x1536x16xf32>
 }
 
+// A decode step: 8 channel tiles (its few microseconds of work are not worth
+// 32 tasks), where a scan of as many channels gets 32.
+// CHECK-LABEL: func.func @decode_step
+// AVX2: ssm.selective_update {{.*}}ssm.schedule = #ssm.schedule<vector_width = 8, channel_tile = 192, parallel = true, unroll_state = true>
+// AVX512: ssm.selective_update {{.*}}ssm.schedule = #ssm.schedule<vector_width = 16, channel_tile = 192, parallel = true, unroll_state = true>
+func.func @decode_step(%s: tensor<1x1536x16xf32>, %x: tensor<1x1536xf32>, %dt: tensor<1x1536xf32>, %A: tensor<1536x16xf32>,
+                       %B: tensor<1x16xf32>, %C: tensor<1x16xf32>) -> (tensor<1x1536xf32>, tensor<1x1536x16xf32>) {
+  %y, %s2 = ssm.selective_update %s, %x, %dt, %A, %B, %C
+      : (tensor<1x1536x16xf32>, tensor<1x1536xf32>, tensor<1x1536xf32>, tensor<1536x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
+      -> (tensor<1x1536xf32>, tensor<1x1536x16xf32>)
+  return %y, %s2 : tensor<1x1536xf32>, tensor<1x1536x16xf32>
+}
+
 // A short scan is not chunked.
 // CHECK-LABEL: func.func @short_scan
 // CHECK-NOT: ssm.time_chunk
