@@ -12,10 +12,11 @@
 # libclang-rt-19-dev (scripts/install-deps.sh installs them). SSM_FUZZ_SEED
 # fixes libFuzzer's seed (CI: 1, so a smoke run is repeatable).
 # SSM_FUZZ_TIMEOUT (default 20) is the seconds one input may take before it
-# counts as a finding (raise it on a loaded machine). SSM_FUZZ_CPU=1 counts SECONDS as CPU time used by the harness instead of wall
-# time (for shared machines, where a wall-clock run may get a fraction of a
-# core): the harness is stopped with SIGINT once its user+system time reaches
-# SECONDS, and the summary line gives both times.
+# counts as a finding (raise it on a loaded machine). SSM_FUZZ_CPU=1 counts
+# SECONDS as CPU time used by the harness instead of wall time (for shared
+# machines, where a wall-clock run may get a fraction of a core): the harness
+# is stopped with SIGINT once its user+system time reaches SECONDS, and the
+# summary line gives both times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
