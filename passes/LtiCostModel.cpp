@@ -7,20 +7,28 @@ namespace ssm {
 
 namespace {
 
-// Nanoseconds per operation on one AVX-512 core (16 lanes), measured with
-// bench/lti_bench.py on the development machine; see LtiCostModel.h.
-// H 256, 2 threads: the fused scan 2.4 ms (L 1024) and 99.5 ms (L 16384) at
-// N 16; ssm.lti_kernel (real A, N 16) 23.6 ms at L 1024, 924 ms at L 16384
-// (its f64 phase per term dominates); the direct sum 12.3 ms (L 1024),
-// 212 ms (L 4096); the FFT convolution 185 ms (L 16384) and about 1170 ms
-// (L 65536), the machine otherwise idle.
-constexpr double kScanPerStateStep = 1.3;
-constexpr double kAffinePerElement = 0.5;
-constexpr double kKernelPerTerm = 20.0;
-constexpr double kMacPerTerm = 0.19;
-constexpr double kFftPerButterflyInCache = 2.9;
-constexpr double kFftPerButterflyOutOfCache = 4.1;
-constexpr double kL2Bytes = 1 << 20;
+// Nanoseconds per operation on one AVX-512 core (16 lanes): twice the
+// 2-thread times of `bench/lti_bench.py --threads 2 --rounds 3 --repeat 3`
+// (H 256, batch 1, N 16, run under chrt on the development machine,
+// 2026-12-01) divided by the operation counts below:
+// * the fused scan: 1.39 ms (L 1024), 22.0 ms (L 16384), 86.4 ms (L 65536)
+//   -> 0.64 to 0.66 per (channel, state, step);
+// * ssm.lti_kernel (real A, N 16): the layer's fft form minus the conv alone,
+//   4.5 ms (L 1024), 67 ms (L 16384), 258 ms (L 65536) -> 1.9 to 2.1 per term;
+// * the direct sum: 2.04 ms (L 1024), 563 ms (L 16384), 8721 ms (L 65536)
+//   -> 0.030 to 0.033 per multiply-add;
+// * the FFT convolution (a complex transform of length n and one of n / 2):
+//   1.75 ms (L 1024), 53.6 ms (L 16384), 263 ms (L 65536) -> 0.61, 0.85 and
+//   0.92 per unit of n log2 n; a channel's transform above the L2 cache
+//   (not measured here: 8 n bytes = 1 MB at L 65536 still fits) is assumed
+//   1.4x slower, the ratio an earlier radix-2 build showed.
+constexpr double kScanPerStateStep = 0.65;
+constexpr double kAffinePerElement = 0.5; // not re-measured
+constexpr double kKernelPerTerm = 2.0;
+constexpr double kMacPerTerm = 0.032;
+constexpr double kFftPerButterflyInCache = 0.9;
+constexpr double kFftPerButterflyOutOfCache = 1.25;
+constexpr double kL2Bytes = 2 << 20;
 
 int64_t fftLength(int64_t length) {
   int64_t n = 2;

@@ -27,10 +27,10 @@ enum class LtiForm { Direct, Fft, Scan };
 /// * direct: ssm.lti_kernel (c_kernel per channel x state x step) plus
 ///   c_mac per multiply-add of the causal sum, batch x channels x
 ///   L (L + 1) / 2;
-/// * fft: ssm.lti_kernel plus c_fft per unit of n log2 n (the two complex
-///   transforms of length n = 2^ceil(log2 2L) per (batch, channel), n log2 n
-///   butterflies in all), with a higher c_fft once a channel's transform
-///   (8 n bytes) leaves the L2 cache.
+/// * fft: ssm.lti_kernel plus c_fft per unit of n log2 n (per (batch,
+///   channel) a complex transform of length n = 2^ceil(log2 2L) and a real
+///   inverse of half that length), with a higher c_fft once a channel's
+///   transform (8 n bytes) leaves the L2 cache.
 ///
 /// The constants were measured on the development machine (AVX-512, 16
 /// f32 lanes; LtiCostModel.cpp lists the runs) and scale with 16 / vector
