@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
 
@@ -64,9 +65,11 @@ Measurement measure(const MeasureSetup &setup, const std::string &mlirPath, unsi
                                                 llvm::StringRef(err)};
   std::string execError;
   bool failedToExec = false;
+  auto t0 = std::chrono::steady_clock::now();
   int rc = llvm::sys::ExecuteAndWait(setup.ssmRun, argRefs, env, redirects,
                                      setup.timeoutSeconds, 0, &execError, &failedToExec);
   Measurement m;
+  m.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string stdoutText = readFile(out), stderrText = readFile(err);
   if (failedToExec) {
     m.status = "cannot-run";

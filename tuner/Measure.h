@@ -33,6 +33,7 @@ struct Measurement {
   double medianMs = 0;
   unsigned threads = 0;
   std::string message; // the reason for a status other than ok (last lines of stderr)
+  double wallSeconds = 0; // the child's whole run: compile (on a cache miss), warm-up, repeats
 };
 
 /// Measures `mlirPath` (one function); `autoschedule` non-empty schedules it

@@ -37,8 +37,11 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
         continue;
       if (r.kind == "tuned")
         ++row.candidates, row.wrong += r.status == "wrong";
-      if (r.status != "ok")
+      if (r.status != "ok") {
+        if (r.kind == "adams2019" || r.kind == "li2018" || r.kind == "mullapudi2016")
+          row.autoStatus[r.kind] = r.status;
         continue;
+      }
       row.threads = r.context.threads;
       if (r.kind == "heuristic")
         row.heuristic = r.medianMs;
@@ -78,6 +81,11 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
 
 namespace {
 std::string ms(double v) { return v ? llvm::formatv("{0:f3}", v).str() : "-"; }
+/// An autoscheduler's time, or why it has none.
+std::string autoMs(const ReportRow &r, const char *kind, double v) {
+  auto it = r.autoStatus.find(kind);
+  return v || it == r.autoStatus.end() ? ms(v) : it->second;
+}
 std::string ratio(double a, double b) { return a && b ? llvm::formatv("{0:f2}x", a / b).str() : "-"; }
 double bestAuto(const ReportRow &r) {
   double b = 0;
@@ -102,8 +110,9 @@ void printReport(const std::vector<ReportRow> &rows, const TuningContext &ctx,
     os << llvm::formatv("{0,-4} {1,-26} {2,4} {3,8} {4,10} {5,10} {6,10} {7,10} {8,10} {9,12} {10,14}\n",
                         i + 1, r.opName, r.occurrences,
                         (r.threads ? std::to_string(r.threads) : "-") + "/" + std::to_string(r.rounds),
-                        ms(r.heuristic), ms(r.tuned), ms(r.adams2019), ms(r.li2018),
-                        ms(r.mullapudi2016), ratio(r.heuristic, r.tuned),
+                        ms(r.heuristic), ms(r.tuned), autoMs(r, "adams2019", r.adams2019),
+                        autoMs(r, "li2018", r.li2018),
+                        autoMs(r, "mullapudi2016", r.mullapudi2016), ratio(r.heuristic, r.tuned),
                         ratio(bestAuto(r), r.tuned));
     if (r.heuristic && r.tuned) {
       heurTotal += r.occurrences * r.heuristic;
@@ -134,6 +143,8 @@ std::string reportJson(const std::vector<ReportRow> &rows, const TuningContext &
                          {"heuristic", r.heuristic}, {"tuned", r.tuned},
                          {"adams2019", r.adams2019}, {"li2018", r.li2018},
                          {"mullapudi2016", r.mullapudi2016}};
+    for (const auto &[kind, status] : r.autoStatus)
+      o[kind + "_status"] = status;
     kernels.push_back(std::move(o));
   }
   llvm::json::Object root{{"target", ctx.target},

@@ -7,6 +7,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct ReportRow {
   /// heuristic, tuned (the fastest correct candidate of the run, the
   /// heuristic included), adams2019, li2018, mullapudi2016.
   double heuristic = 0, tuned = 0, adams2019 = 0, li2018 = 0, mullapudi2016 = 0;
+  /// Why an autoscheduler has no time: its status in the run ("wrong",
+  /// "failed", "timeout"), by kind; absent when it was not measured.
+  std::map<std::string, std::string> autoStatus;
   std::string tunedSchedule;
   unsigned candidates = 0, wrong = 0;
   /// Final rounds the times are medians over (0: the search's single

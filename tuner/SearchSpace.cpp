@@ -56,7 +56,12 @@ std::map<std::string, std::string> fieldsOfText(llvm::StringRef text) {
 
 } // namespace
 
-SearchSpace::SearchSpace(Operation *op) : op_(op), family_(*scheduleFamilyOf(op)) {
+SearchSpace::SearchSpace(Operation *op, std::optional<TargetInfo> target)
+    : op_(op), family_(*scheduleFamilyOf(op)) {
+  if (target && !target->gpu) {
+    nativeLanes_ = std::max<int64_t>(1, target->vectorWidth);
+    registers_ = target->wideRegisterFile ? 32 : 16;
+  }
   llvm::StringRef name = op->getName().getStringRef();
   int64_t extent = 1; // the widest operand dim: channels of an ssm op
   for (Value v : op->getOperands())
@@ -70,8 +75,13 @@ SearchSpace::SearchSpace(Operation *op) : op_(op), family_(*scheduleFamilyOf(op)
     n = dimOf(op->getResult(0), 1);
     k = dimOf(op->getOperand(0), transA ? 0 : 1);
   }
+  const bool gpuTarget = target && target->gpu;
   for (const ScheduleField &f : scheduleFields(family_)) {
     if (family_ == ScheduleFamily::Ssm && !llvm::is_contained(scheduleFieldsOf(name), f.name))
+      continue;
+    // GPU fields (gpu_threads, gpu_tile, ...) are no coordinates of a CPU
+    // kernel: never proposed for a CPU target (nor without a target).
+    if (f.name.starts_with("gpu") && !gpuTarget)
       continue;
     Dim d{&f, {}};
     if (f.kind == FieldKind::Bool) {
@@ -112,6 +122,29 @@ double SearchSpace::size() const {
   for (const Dim &d : dims_)
     s *= static_cast<double>(d.values.size());
   return s;
+}
+
+int64_t SearchSpace::accumulatorVectors(const Point &p) const {
+  if (family_ != ScheduleFamily::Matmul)
+    return 0;
+  int64_t vw = 1, rows = 1, cols = 1;
+  bool dot = false;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    llvm::StringRef name = dims_[i].field->name;
+    int64_t v = dims_[i].values[p[i]];
+    if (name == "vector_width")
+      vw = v;
+    else if (name == "tile_rows")
+      rows = v;
+    else if (name == "tile_cols")
+      cols = v; // tiled: a multiplier of vector_width (see render)
+    else if (name == "algorithm")
+      dot = dims_[i].field->enumValues[v] == "dot";
+  }
+  int64_t perVector = nativeLanes_ ? (vw + nativeLanes_ - 1) / nativeLanes_ : 1;
+  // Tiled: `cols` vectors of vector_width per row (render multiplies by it);
+  // dot: `cols` weight rows, one partial-sum vector each.
+  return rows * cols * perVector;
 }
 
 std::string SearchSpace::render(const Point &p) const {

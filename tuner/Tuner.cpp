@@ -4,6 +4,7 @@
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOps.h"
 #include "passes/Pipelines.h"
+#include "passes/TargetInfo.h"
 #include "reference/Interpreter.h"
 #include "runtime/Npy.h"
 #include "tuner/Measure.h"
@@ -16,6 +17,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -74,6 +76,7 @@ struct KernelRun {
   std::string dir;
   MeasureSetup setup;
   unsigned repeats = 10;
+  unsigned searchTimeout = 0; // seconds per search candidate (0: TuneOptions::timeoutSeconds)
   unsigned serial = 0; // candidate files
   bool ready = false;  // set up and measured: the search may run
   std::unique_ptr<SearchSpace> space;
@@ -337,7 +340,7 @@ bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
     status("not tuned: " + out.skipped, true);
     return true;
   }
-  r.space = std::make_unique<SearchSpace>(r.op);
+  r.space = std::make_unique<SearchSpace>(r.op, parseTarget(o.target));
   r.heuristic = heuristic;
   std::optional<Point> heuristicPoint = r.space->pointOf(heuristic);
   {
@@ -358,6 +361,14 @@ bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
         std::clamp(o.timedMsPerCandidate / m.medianMs, 7.0, 500.0));
   else
     r.repeats = 7;
+  if (m.status == "ok")
+    r.searchTimeout = static_cast<unsigned>(std::min<double>(
+        o.timeoutSeconds, std::ceil(o.searchTimeoutFactor * m.wallSeconds) + 30));
+  if (o.verbose)
+    llvm::errs() << r.prefix
+                 << llvm::formatv("heuristic's first run {0:f1} s: search candidates time out "
+                                  "after {1} s\n",
+                                  m.wallSeconds, r.searchTimeout ? r.searchTimeout : o.timeoutSeconds);
   if (!measureAndRecord(k, r, "heuristic", heuristic, "", m, error))
     return false;
   if (gInterrupted)
@@ -395,6 +406,9 @@ bool Loop::search(const Kernel &k, KernelRun &r, KernelOutcome &out,
                   Clock::time_point kernelDeadline, std::string &error) {
   progressPrefix = r.prefix;
   SearchSpace &space = *r.space;
+  if (r.searchTimeout)
+    r.setup.timeoutSeconds = r.searchTimeout;
+  auto restoreTimeout = llvm::make_scope_exit([&] { r.setup.timeoutSeconds = o.timeoutSeconds; });
   std::vector<size_t> sizes;
   std::vector<bool> ordered;
   for (const Dim &d : space.dims()) {
@@ -422,7 +436,10 @@ bool Loop::search(const Kernel &k, KernelRun &r, KernelOutcome &out,
     } else {
       Point q = search.next(r.bestPoint);
       std::string text = space.render(q);
-      if (!r.seen.insert(text).second || !(a = space.legal(text))) {
+      // Register tiles beyond the register file: legal, but they spill and
+      // cost minutes of compile (see SearchSpace.h); skipped unmeasured.
+      if (!r.seen.insert(text).second || !space.fitsRegisters(q) ||
+          !(a = space.legal(text))) {
         if (++rejected > 2000)
           break; // the space is exhausted (or nearly)
         continue;

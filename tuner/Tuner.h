@@ -31,7 +31,12 @@ struct TuneOptions {
   bool baselines = true;   // measure the three autoschedulers
   unsigned maxCandidates = 0; // search candidates per kernel (0: budget only)
   double timedMsPerCandidate = 300; // timed runs per candidate: about this long, 7..500 runs
-  unsigned timeoutSeconds = 300;    // per child
+  unsigned timeoutSeconds = 300;    // per child (the heuristic, the autoschedulers)
+  /// Search candidates get at most this many times the heuristic's first
+  /// run (its compile, warm-up and calls) plus 30 s, within timeoutSeconds:
+  /// a candidate that compiles 5x slower than the heuristic is not worth
+  /// waiting for.
+  double searchTimeoutFactor = 5;
   /// Rounds of the final measurements (heuristic, best, autoschedulers back
   /// to back per kernel) after the search; 0: none.
   unsigned finalRounds = 3;

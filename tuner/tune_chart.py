@@ -43,6 +43,14 @@ def main():
         for b, y in zip(bars, ys):
             ax.annotate(f"{y:.2f}", (b.get_x() + b.get_width() / 2, y), ha="center", va="bottom",
                         fontsize=6, rotation=90)
+        # No time: say why (an autoscheduler whose results were wrong, or that
+        # failed or timed out) where its bar would be.
+        for j, k in enumerate(rows):
+            status = k.get(f"{kind}_status")
+            if not k.get(kind) and status:
+                ax.annotate(status, (j + (i - (len(KINDS) - 1) / 2) * width, 1.0), ha="center",
+                            va="bottom", fontsize=6, rotation=90, color=color)
+    ax.set_xlim(-0.5, len(rows) - 0.5)  # room for the status of a kind without a bar
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([f"{k['op'].replace('linalg.', '').replace('ssm.', '')}\n{k['shapes'][:40]}\n"
                         f"tuned {k['tuned']:.3f} ms" for k in rows], fontsize=6)
@@ -53,7 +61,10 @@ def main():
     title = "\n".join(textwrap.wrap(f"ssm-tune: {report['target']}", 100))
     ax.set_title(f"{title}\n{report['cpu_model']}, threads {threads}, "
                  f"{report['ssm_version']}, Halide {report['halide_version']}", fontsize=7)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    # Legend from the kinds (a kind without any bar still gets its colour).
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=c, label=l) for _, l, c in KINDS], fontsize=7,
+              loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=120)
     return 0

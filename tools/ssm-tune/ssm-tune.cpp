@@ -451,6 +451,7 @@ int main(int argc, char **argv) {
       return cannotRun("python3 is not on PATH: the chart is not written");
     }
     std::string msg;
+    outs().flush(); // the table before the child's and our stderr lines
     int rc = sys::ExecuteAndWait(*python, {*python, script, std::string(json), chart},
                                  std::nullopt, {}, 120, 0, &msg);
     sys::fs::remove(json);
