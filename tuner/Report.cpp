@@ -70,6 +70,14 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
       row.tuned = finals.count("tuned") ? median("tuned") : row.heuristic;
       if (!finals.count("tuned"))
         row.tunedSchedule.clear(); // the heuristic was the best
+      if (row.tuned > row.heuristic) {
+        // The search's best was lucky: slower than the heuristic in the
+        // final rounds, so the heuristic is what gets applied
+        // (TuningDb::best); the row shows that.
+        row.tuned = row.heuristic;
+        row.tunedSchedule.clear();
+        row.heuristicKept = true;
+      }
       row.adams2019 = median("adams2019");
       row.li2018 = median("li2018");
       row.mullapudi2016 = median("mullapudi2016");
@@ -126,7 +134,10 @@ void printReport(const std::vector<ReportRow> &rows, const TuningContext &ctx,
   for (size_t i = 0; i < rows.size(); ++i)
     os << "  " << i + 1 << "  " << rows[i].key << "  " << rows[i].summary
        << (rows[i].runId.empty() ? "  (not measured for this target)" : "") << "\n"
-       << (rows[i].tunedSchedule.empty() ? "" : "     tuned: " + rows[i].tunedSchedule + "\n");
+       << (rows[i].tunedSchedule.empty() ? "" : "     tuned: " + rows[i].tunedSchedule + "\n")
+       << (rows[i].heuristicKept ? "     the search's best was slower than the heuristic in the "
+                                   "final rounds: the heuristic is applied\n"
+                                 : "");
   if (tunedTotal)
     os << llvm::formatv("tunable kernels of the graph, weighted by occurrences: heuristic {0:f3} "
                         "ms, tuned {1:f3} ms ({2:f2}x){3}\n",

@@ -29,6 +29,9 @@ struct ReportRow {
   /// Final rounds the times are medians over (0: the search's single
   /// measurements).
   unsigned rounds = 0;
+  /// The search's best was slower than the heuristic in the final rounds:
+  /// the heuristic is applied and `tuned` is its time.
+  bool heuristicKept = false;
 };
 
 /// One row per kernel of the graph, each from the latest run in `db` that

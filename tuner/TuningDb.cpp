@@ -1,6 +1,8 @@
 // The tuning database on SQLite (see TuningDb.h).
 #include "tuner/TuningDb.h"
 
+#include <algorithm>
+
 #include <sqlite3.h>
 
 #include <fstream>
@@ -253,6 +255,46 @@ bool TuningDb::insert(const Record &r, std::string &error) {
 
 std::optional<Record> TuningDb::best(const std::string &key, const TuningContext &ctx,
                                      std::string &error) {
+  // The latest run with final rounds for this kernel decides.
+  {
+    std::vector<Record> recs = records(key, ctx, error);
+    if (!error.empty())
+      return std::nullopt;
+    auto preferred = [&](const Record &r) {
+      return r.context.cpuModel == ctx.cpuModel && r.context.threads == ctx.threads;
+    };
+    const Record *last = nullptr; // the latest final-heuristic, preferred context first
+    for (const Record &r : recs)
+      if (r.kind == "final-heuristic" && r.status == "ok" && !r.schedule.empty() &&
+          (!last || preferred(r) || !preferred(*last)))
+        last = &r;
+    if (last) {
+      std::vector<const Record *> heur, tuned;
+      for (const Record &r : recs)
+        if (r.runId == last->runId && r.status == "ok" && !r.schedule.empty() &&
+            r.context.cpuModel == last->context.cpuModel &&
+            r.context.threads == last->context.threads) {
+          if (r.kind == "final-heuristic")
+            heur.push_back(&r);
+          else if (r.kind == "final-tuned")
+            tuned.push_back(&r);
+        }
+      auto median = [](std::vector<const Record *> v) {
+        std::sort(v.begin(), v.end(),
+                  [](const Record *a, const Record *b) { return a->medianMs < b->medianMs; });
+        size_t n = v.size();
+        return n % 2 ? v[n / 2]->medianMs : 0.5 * (v[n / 2 - 1]->medianMs + v[n / 2]->medianMs);
+      };
+      double h = median(heur);
+      Record out = *heur.front();
+      out.medianMs = h;
+      if (!tuned.empty() && median(tuned) <= h) {
+        out = *tuned.front();
+        out.medianMs = median(tuned);
+      }
+      return out;
+    }
+  }
   std::string sql = std::string("SELECT ") + kColumns +
                     " FROM candidates WHERE kernel_key = ? AND target = ? AND ssm_version = ? "
                     "AND halide_version = ? AND status = 'ok' AND kind IN ('heuristic', 'tuned') "

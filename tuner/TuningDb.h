@@ -73,9 +73,15 @@ public:
                  std::string &error);
   /// Appends one row (one committed transaction).
   bool insert(const Record &r, std::string &error);
-  /// The fastest "ok" record of kind heuristic or tuned for `key` whose
-  /// target and versions equal `ctx`'s; among those, records measured on the
-  /// same CPU model and thread count win over others.
+  /// The schedule to apply for `key`, from records whose target and versions
+  /// equal `ctx`'s (those measured on the same CPU model and thread count win
+  /// over others). When a run has final rounds for `key` (kinds
+  /// final-heuristic, final-tuned), the latest such run decides: its tuned
+  /// schedule when the median of its final-tuned times is no slower than the
+  /// median of its final-heuristic times, else the heuristic (medianMs: that
+  /// median). Otherwise the fastest "ok" record of kind heuristic or tuned
+  /// (one search measurement can be lucky on a busy machine; the final
+  /// rounds, taken back to back, are not chosen by their own noise).
   std::optional<Record> best(const std::string &key, const TuningContext &ctx, std::string &error);
   /// Every record for `key` (all keys when empty) matching `ctx`'s target
   /// and versions, oldest first.

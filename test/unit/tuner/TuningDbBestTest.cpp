@@ -1,0 +1,118 @@
+// Which record the tuning database applies (TuningDb::best): the final
+// rounds' medians decide over a single lucky search measurement.
+#include "tuner/TuningDb.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using ssm::tune::Record;
+using ssm::tune::TuningContext;
+using ssm::tune::TuningDb;
+
+TuningContext context() {
+  TuningContext c;
+  c.target = "x86-64-linux-avx2";
+  c.cpuModel = "test cpu";
+  c.threads = 2;
+  c.ssmVersion = "ssm-opt test";
+  c.halideVersion = "14.0.0";
+  return c;
+}
+
+const char *kHeur = "#ssm.matmul<algorithm = dot, vector_width = 8, tile_rows = 4, tile_cols = 2>";
+const char *kTuned = "#ssm.matmul<algorithm = dot, vector_width = 8, tile_rows = 3, tile_cols = 2>";
+
+struct TuningDbBest : ::testing::Test {
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("ssm-tune-best", "db", path));
+    llvm::sys::fs::remove(path); // open creates it
+    std::string error;
+    db = TuningDb::open(std::string(path), TuningDb::Mode::ReadWrite, error);
+    ASSERT_TRUE(db) << error;
+    ASSERT_TRUE(db->addKernel("k", "linalg.matmul_transpose_b", "ir", error)) << error;
+  }
+  void TearDown() override {
+    db.reset();
+    for (const char *suffix : {"", "-wal", "-shm"})
+      llvm::sys::fs::remove(std::string(path) + suffix);
+  }
+  void add(const std::string &run, const std::string &kind, const char *schedule, double ms) {
+    Record r;
+    r.kernelKey = "k";
+    r.op = "linalg.matmul_transpose_b";
+    r.kind = kind;
+    r.schedule = schedule;
+    r.status = "ok";
+    r.medianMs = ms;
+    r.repeats = 7;
+    r.runId = run;
+    r.context = context();
+    std::string error;
+    ASSERT_TRUE(db->insert(r, error)) << error;
+  }
+  std::optional<Record> best() {
+    std::string error;
+    auto b = db->best("k", context(), error);
+    EXPECT_TRUE(error.empty()) << error;
+    return b;
+  }
+  llvm::SmallString<128> path;
+  std::unique_ptr<TuningDb> db;
+};
+
+TEST_F(TuningDbBest, FastestRecordWithoutFinalRounds) {
+  add("r1", "heuristic", kHeur, 10.0);
+  add("r1", "tuned", kTuned, 9.0);
+  auto b = best();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->schedule, kTuned);
+  EXPECT_DOUBLE_EQ(b->medianMs, 9.0);
+}
+
+TEST_F(TuningDbBest, LuckySearchMeasurementLosesToTheHeuristicInFinalRounds) {
+  add("r1", "heuristic", kHeur, 10.0);
+  add("r1", "tuned", kTuned, 9.0); // lucky
+  for (double ms : {10.0, 10.4, 9.8})
+    add("r1", "final-heuristic", kHeur, ms);
+  for (double ms : {10.9, 11.2, 10.1})
+    add("r1", "final-tuned", kTuned, ms);
+  auto b = best();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->schedule, kHeur);
+  EXPECT_DOUBLE_EQ(b->medianMs, 10.0); // the final-heuristic median
+}
+
+TEST_F(TuningDbBest, TunedWinsWhenItsFinalMedianIsNoSlower) {
+  add("r1", "heuristic", kHeur, 10.0);
+  add("r1", "tuned", kTuned, 9.0);
+  for (double ms : {10.0, 10.4, 9.8})
+    add("r1", "final-heuristic", kHeur, ms);
+  for (double ms : {9.1, 9.9, 9.3})
+    add("r1", "final-tuned", kTuned, ms);
+  auto b = best();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->schedule, kTuned);
+  EXPECT_DOUBLE_EQ(b->medianMs, 9.3);
+}
+
+TEST_F(TuningDbBest, TheLatestRunWithFinalRoundsDecides) {
+  for (double ms : {10.0, 10.0, 10.0})
+    add("r1", "final-heuristic", kHeur, ms);
+  for (double ms : {9.0, 9.0, 9.0})
+    add("r1", "final-tuned", kTuned, ms);
+  // A later run found the heuristic faster (its tuned is slower).
+  for (double ms : {8.0, 8.0})
+    add("r2", "final-heuristic", kHeur, ms);
+  for (double ms : {8.5, 8.6})
+    add("r2", "final-tuned", kTuned, ms);
+  auto b = best();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->schedule, kHeur);
+  EXPECT_DOUBLE_EQ(b->medianMs, 8.0);
+}
+
+} // namespace
