@@ -5,6 +5,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace ssm::tune {
@@ -88,7 +89,14 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
 }
 
 namespace {
-std::string ms(double v) { return v ? llvm::formatv("{0:f3}", v).str() : "-"; }
+/// Four significant digits: decode kernels take microseconds.
+std::string ms(double v) {
+  if (!v)
+    return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 1000 ? "%.1f" : "%.4g", v);
+  return buf;
+}
 /// An autoscheduler's time, or why it has none.
 std::string autoMs(const ReportRow &r, const char *kind, double v) {
   auto it = r.autoStatus.find(kind);
@@ -139,9 +147,9 @@ void printReport(const std::vector<ReportRow> &rows, const TuningContext &ctx,
                                    "final rounds: the heuristic is applied\n"
                                  : "");
   if (tunedTotal)
-    os << llvm::formatv("tunable kernels of the graph, weighted by occurrences: heuristic {0:f3} "
-                        "ms, tuned {1:f3} ms ({2:f2}x){3}\n",
-                        heurTotal, tunedTotal, heurTotal / tunedTotal,
+    os << llvm::formatv("tunable kernels of the graph, weighted by occurrences: heuristic {0} "
+                        "ms, tuned {1} ms ({2:f2}x){3}\n",
+                        ms(heurTotal), ms(tunedTotal), heurTotal / tunedTotal,
                         complete ? "" : " (kernels not measured left out)");
 }
 

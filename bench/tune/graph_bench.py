@@ -11,7 +11,7 @@ tokens, the prefill; step: forward_step per token, the decode), after one
 warm-up run per side (compilation or the compile cache, not timed).
 
 Usage: bench/tune/graph_bench.py --db tuning.db GRAPH.mlir|MODEL_DIR... [--threads 2] [--rounds 5]
-           [--repeat 10] [--tokens prompt.npy] [--mode sequence,step]
+           [--repeat 10] [--tokens prompt.npy] [--mode sequence,step] [--ssm-run PATH]
 Needs build/bin/ssm-run (and ssm-compile next to it).
 """
 import argparse
@@ -35,6 +35,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--tokens", help="model folders: the prompt (.npy of int32 token ids)")
     ap.add_argument("--mode", default="sequence,step", help="model folders: sequence, step or both")
+    ap.add_argument("--ssm-run", default=SSM_RUN, help="the ssm-run binary (ssm-compile next to it)")
     a = ap.parse_args()
     env = dict(os.environ)
     env.setdefault("SSM_CACHE_DIR", os.path.join(ROOT, "build", "compile-cache"))
@@ -47,11 +48,11 @@ def main():
                 ap.error(f"{g} is a model folder: give --tokens prompt.npy")
             for mode in [m for m in a.mode.split(",") if m]:
                 cases.append((f"{os.path.basename(os.path.normpath(g))} {mode}",
-                              [SSM_RUN, g, "--engine", "cpu", "--tokens", a.tokens, "--mode", mode,
+                              [a.ssm_run, g, "--engine", "cpu", "--tokens", a.tokens, "--mode", mode,
                                "--threads", str(a.threads), "--repeat", str(a.repeat)]))
         else:
             cases.append((os.path.basename(g),
-                          [SSM_RUN, g, "--engine", "cpu", "--seed", "1", "--threads", str(a.threads),
+                          [a.ssm_run, g, "--engine", "cpu", "--seed", "1", "--threads", str(a.threads),
                            "--repeat", str(a.repeat)]))
     for name, base in cases:
         # One warm-up per side: compilation (or the cache), not timed.
