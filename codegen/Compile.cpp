@@ -3,6 +3,7 @@
 
 #include "codegen/Segments.h"
 #include "codegen/Translate.h"
+#include "codegen/kernels/Widen.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -164,8 +165,12 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     std::string obj = join(options.outDir, tf->symbol + ".o");
     std::string hdr = join(options.outDir, tf->symbol + ".h");
     try {
-      tf->pipeline.compile_to_object(obj, tf->arguments, tf->symbol, kernelTarget);
-      tf->pipeline.compile_to_header(hdr, tf->arguments, tf->symbol, kernelTarget);
+      // One lowering for the object and its header; the module links the
+      // helpers its f16 loads call (codegen/kernels/Widen.h).
+      Halide::Module m = tf->pipeline.compile_to_module(tf->arguments, tf->symbol, kernelTarget);
+      if (std::optional<Halide::ExternalCode> widen = widenExternalCode(kernelTarget))
+        m.append(*widen);
+      m.compile({{Halide::OutputFileType::object, obj}, {Halide::OutputFileType::c_header, hdr}});
       if (options.emitStmt)
         tf->pipeline.compile_to_lowered_stmt(join(options.outDir, tf->symbol + ".stmt"),
                                              tf->arguments, Halide::StmtOutputFormat::Text,

@@ -2,6 +2,7 @@
 #include "codegen/Translate.h"
 
 #include "codegen/Lowering.h"
+#include "codegen/kernels/Widen.h"
 
 #include "dialect/SsmOps.h"
 
@@ -208,7 +209,7 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       if (storage->is_float() && storage->bits() == 16) {
         Halide::Func widened(state.uniqueName(sig.name + "_f32"));
         std::vector<Halide::Var> vs(type.getRank());
-        widened(vs) = Halide::cast(Halide::Float(32), ip(vs));
+        widened(vs) = widenToF32(ip(vs), state.target);
         f = widened;
       }
       TensorFunc t{f, shapeOf(type, timeAxis, [&](int d) { return ip.dim(d).extent(); })};
