@@ -4,7 +4,7 @@
 Models (synthetic weights written by bench/synth_checkpoint.py, nothing downloaded):
   mamba130m   Mamba-1 at mamba-130m shapes (d_model 768, 24 layers, vocab 50280,
               d_state 16, tied head), Hugging Face layout; llama.cpp reads the same
-              weights as GGUF (F32, or --weights f16|q8_0).
+              weights as GGUF (F32, F16 or Q8_0: the one matching --weights).
   rwkv4-169m  RWKV-4 at 169M shapes (768 x 12, vocab 50277), rwkv.cpp's format (FP32).
 Forms:
   prefill     --prefill tokens (512) from the initial state, logits of the last position
@@ -24,8 +24,14 @@ Peers are optional and built locally for the measurement only (never vendored):
                        engine (they slowed llama.cpp and rwkv.cpp 1.3-2.8x when torch
                        lived in this process)
 
+Weights (--weights, default f32): ours imports the checkpoint with `ssm-import --weights W`
+(f32, f16, bf16, or q8: int8 with an f16 scale per block of 32, as Q8_0) and llama.cpp
+reads the matching GGUF (f32 -> F32, f16 -> F16, q8 -> Q8_0; bf16 -> F16, the GGUFs
+synth_checkpoint.py writes having no BF16). rwkv.cpp always reads the FP32 file.
+
 Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m] [--threads 2] [--rounds 3]
-          [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR] [--no-torch]
+          [--weights f32|f16|bf16|q8] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
+          [--no-torch]
 The checkpoints (about 0.5-0.7 GB each) are kept in --work (default
 ~/.cache/ssm-opt-bench) and reused.
 """
@@ -43,6 +49,8 @@ sys.path.insert(0, HERE)
 from run import median_ms  # noqa: E402  (bench/run.py: runs a command, reads its median_ms=)
 ROOT = os.path.dirname(HERE)
 SYNTH = os.path.join(HERE, "synth_checkpoint.py")
+# --weights -> the GGUF type llama.cpp reads (synth_checkpoint.py writes no BF16 GGUF).
+GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "f16", "q8": "q8_0"}
 
 
 def run(cmd, timeout=3600, env=None):
@@ -71,18 +79,18 @@ class Model:
         if name == "mamba130m":
             self.ckpt = os.path.join(w, "mamba-130m")
             self.vocab = 50280
-            self.gguf = os.path.join(self.ckpt, f"model-{args.weights}.gguf")
+            self.gguf = os.path.join(self.ckpt, f"model-{GGUF_OF[args.weights]}.gguf")
         elif name == "rwkv4-169m":
             self.ckpt = os.path.join(w, "rwkv4-169m.bin")
             self.vocab = 50277
         else:
             raise SystemExit(f"realsize_bench: unknown model '{name}' (mamba130m, rwkv4-169m)")
-        self.ours_dir = os.path.join(w, f"ours-{name}")
+        self.ours_dir = os.path.join(w, f"ours-{name}" + ("" if args.weights == "f32" else f"-{args.weights}"))
 
     def prepare(self):
         a = self.args
         if self.name == "mamba130m":
-            types = sorted({"f32", a.weights})
+            types = sorted({"f32", GGUF_OF[a.weights]})
             missing = [t for t in types if not os.path.exists(os.path.join(self.ckpt, f"model-{t}.gguf"))]
             if not os.path.exists(os.path.join(self.ckpt, "model.safetensors")) or missing:
                 run([sys.executable, SYNTH, "mamba", self.ckpt, "--gguf", ",".join(types), "--force"])
@@ -92,7 +100,8 @@ class Model:
                 run([sys.executable, SYNTH, "rwkv4", self.ckpt])
             src = ["rwkv", self.ckpt]
         if not os.path.exists(os.path.join(self.ours_dir, "model.json")):
-            run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill)])
+            run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
+                                        "--weights", a.weights])
 
     def peer_name(self):
         if self.name == "mamba130m":
@@ -169,8 +178,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per round and side (after a warm-up)")
     ap.add_argument("--prefill", type=int, default=512)
     ap.add_argument("--decode", type=int, default=64)
-    ap.add_argument("--weights", default="f32", choices=["f32", "f16", "q8_0"],
-                    help="llama.cpp's GGUF weight type (ours: f32)")
+    ap.add_argument("--weights", default="f32", choices=["f32", "f16", "bf16", "q8", "q8_0"],
+                    help="weight storage: ours (ssm-import --weights) and llama.cpp's matching GGUF")
     ap.add_argument("--llama-bench", default=None)
     ap.add_argument("--rwkv-lib", default=None)
     ap.add_argument("--rwkv-chunk", type=int, default=16, help="rwkv_eval_sequence_in_chunks chunk")
@@ -180,6 +189,8 @@ def main():
     ap.add_argument("--ssm-import", default=os.path.join(ROOT, "build", "bin", "ssm-import"))
     ap.add_argument("--torch-worker", nargs=3, metavar=("CKPT", "TOKENS", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.weights == "q8_0":
+        args.weights = "q8"  # llama.cpp's name, accepted as before
     if args.torch_worker:
         return torch_worker(args)
     os.makedirs(args.work, exist_ok=True)
@@ -192,7 +203,7 @@ def main():
     forms = [f for f in args.forms.split(",") if f]
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; threads {args.threads} on every side; "
           f"rounds {args.rounds} x repeat {args.repeat}; prefill {args.prefill} tokens, decode "
-          f"{args.decode} tokens; llama.cpp weights {args.weights}", flush=True)
+          f"{args.decode} tokens; weights {args.weights} (llama.cpp {GGUF_OF[args.weights].upper()})", flush=True)
     rng = np.random.default_rng(0)
     rows = []
     for name in [m for m in args.models.split(",") if m]:
