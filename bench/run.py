@@ -8,7 +8,9 @@ the ratio torch / ours. The floor row estimates the compute bound of the scan:
 a kernel that does only the scan's exp work (sum_n exp(dt * A) per token and
 channel, no recurrence, nothing stored), compiled by the same compiler.
 
-Usage: bench/run.py [--threads 2] [--rounds 3] [--repeat 20] [--only NAME]
+Usage: bench/run.py [--threads 2] [--rounds 3] [--repeat 20] [--only NAME] [--engine cpu|cuda|opencl] [--target T] [--device cpu|cuda]
+  --engine cuda --device cuda: our GPU kernels against torch on the same GPU
+  (scripts/gpu-check.sh), with batch-8 scans added and no floor row.
 Needs build/bin/ssm-run (scripts/build.sh) and Debian's python3-torch.
 """
 import argparse
@@ -97,6 +99,12 @@ CASES = [
     ("ssd b1 h48 p64 n128 L512", ssd_mlir(1, 512, 48, 64, 128, 64), ["ssd", "--dstate", "128", "--length", "512", "--chunk", "64"]),
 ]
 
+# Added for GPU engines: the issue's batch-8 scans.
+GPU_CASES = [
+    ("scan time-major b8 d1536 n16 L512", scan_mlir(8, 1536, 16, 512, True), ["scan_time_major", "--length", "512", "--batch", "8"]),
+    ("scan time-major b8 d1536 n16 L2048", scan_mlir(8, 1536, 16, 2048, True), ["scan_time_major", "--length", "2048", "--batch", "8"]),
+]
+
 
 def median_ms(cmd, env=None):
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -113,27 +121,34 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--only", default="")
+    ap.add_argument("--engine", default="cpu")
+    ap.add_argument("--target", default="")
+    ap.add_argument("--device", default="cpu")
     a = ap.parse_args()
     env = dict(os.environ)
     env.setdefault("SSM_CACHE_DIR", os.path.join(ROOT, "build", "compile-cache"))
     tmp = tempfile.mkdtemp(prefix="ssm-bench-")
     print(f"threads={a.threads} rounds={a.rounds} repeat={a.repeat} (medians of per-round medians, ms)")
     print(f"{'case':42} {'ssm-opt':>10} {'torch':>10} {'torch/ours':>10}")
-    cases = [c for c in CASES if a.only in c[0]]
+    all_cases = CASES + (GPU_CASES if a.engine != "cpu" else [])
+    cases = [c for c in all_cases if a.only in c[0]]
     for name, mlir, peer in cases:
         path = os.path.join(tmp, re.sub(r"[^a-z0-9]+", "_", name) + ".mlir")
         with open(path, "w") as f:
             f.write(mlir)
-        ours_cmd = [SSM_RUN, path, "--seed", "0", "--engine", "cpu", "--threads", str(a.threads), "--repeat", str(a.repeat)]
+        ours_cmd = [SSM_RUN, path, "--seed", "0", "--engine", a.engine, "--threads", str(a.threads), "--repeat", str(a.repeat)]
+        if a.target:
+            ours_cmd += ["--target", a.target]
         peer_repeat = a.repeat if "decode" in name or "conv" in name else max(3, a.repeat // 5)
-        peer_cmd = ["/usr/bin/python3", PEER, *peer, "--threads", str(a.threads), "--repeat", str(peer_repeat)]
+        peer_cmd = [sys.executable, PEER, *peer, "--threads", str(a.threads), "--repeat", str(peer_repeat),
+                    "--device", a.device]
         ours, theirs = [], []
         for _ in range(a.rounds):
             ours.append(median_ms(ours_cmd, env))
             theirs.append(median_ms(peer_cmd, env))
         o, p = statistics.median(ours), statistics.median(theirs)
         print(f"{name:42} {o:10.4f} {p:10.4f} {p / o:10.1f}x", flush=True)
-        if name.startswith("scan time-major") and "L512" in name:
+        if a.engine == "cpu" and name.startswith("scan time-major") and "L512" in name:
             fpath = os.path.join(tmp, "exp_floor.mlir")
             with open(fpath, "w") as f:
                 f.write(exp_floor_mlir(1536, 16, 512))

@@ -7,7 +7,8 @@ Dao-AILab/causal-conv1d causal_conv1d_ref, mamba_ssm/modules/ssd_minimal.py),
 written here from their published math. Prints `median_ms=<x>` for one op on
 random data with the given shapes and thread count.
 
-Usage: torch_peer.py OP [--threads N] [--repeat N] [shape options]
+Usage: torch_peer.py OP [--threads N] [--repeat N] [--device cpu|cuda] [shape options]
+  --device cuda: the tensors on the GPU, each timed call synchronised.
   OP: scan_time_major | scan_channel_major | decode | conv1d | ssd
 """
 import argparse
@@ -105,9 +106,12 @@ def main():
     ap.add_argument("--heads", type=int, default=48)
     ap.add_argument("--head-dim", type=int, default=64)
     ap.add_argument("--chunk", type=int, default=64)
+    ap.add_argument("--device", default="cpu")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
+    torch.set_default_device(a.device)
+    sync = torch.cuda.synchronize if a.device.startswith("cuda") else (lambda: None)
     b, d, n, L = a.batch, a.dim, a.dstate, a.length
     r = lambda *s: torch.rand(*s) - 0.5
     A = -torch.exp(r(d, n))
@@ -131,10 +135,12 @@ def main():
         raise SystemExit(f"unknown op {a.op}")
     with torch.no_grad():
         fn()
+        sync()
         times = []
         for _ in range(a.repeat):
             t0 = time.perf_counter()
             fn()
+            sync()
             times.append((time.perf_counter() - t0) * 1e3)
     print(f"median_ms={statistics.median(times):.4f} threads={a.threads}")
 

@@ -29,9 +29,14 @@ std::string join(const std::string &dir, const std::string &file) {
 Halide::Target toHalideTarget(const std::string &s) {
   if (s == "host")
     return Halide::get_host_target();
-  if (s.rfind("host-", 0) == 0)
-    return Halide::Target(s); // Halide resolves "host-<features>" itself
-  return Halide::Target(s);
+  // Halide resolves "host-<features>" itself.
+  Halide::Target t(s);
+  // ssm.lti_kernel computes its modes in f64 (codegen/kernels/LtiKernel.cpp):
+  // OpenCL kernels may use doubles (cl_khr_fp64; PoCL and the GPU vendors'
+  // drivers have it).
+  if (t.has_feature(Halide::Target::OpenCL))
+    t = t.with_feature(Halide::Target::CLDoubles);
+  return t;
 }
 
 /// Links objects into a shared library with the system C++ driver.

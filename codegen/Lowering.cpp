@@ -37,6 +37,7 @@ CpuSchedule LoweringState::scheduleOf(Operation *op) const {
     s.channelTile = static_cast<int>(attr.getChannelTile().value_or(s.channelTile));
     s.parallel = attr.getParallel().value_or(s.parallel);
     s.unrollState = attr.getUnrollState().value_or(s.unrollState);
+    s.gpuThreads = static_cast<int>(attr.getGpuThreads().value_or(s.gpuThreads));
   }
   return s;
 }
@@ -60,6 +61,7 @@ MatmulSchedule LoweringState::matmulScheduleOf(Operation *op, int64_t m, int64_t
   s.colTiles = attr.getColTiles().value_or(s.colTiles);
   s.packB = attr.getPackB().value_or(s.packB);
   s.parallel = attr.getParallel().value_or(s.parallel);
+  s.gpuTile = static_cast<int>(attr.getGpuTile().value_or(s.gpuTile));
   return s;
 }
 
@@ -79,6 +81,7 @@ StageSchedule LoweringState::stageScheduleOf(Operation *op,
     s.vectorWidth = static_cast<int>(attr.getVectorWidth().value_or(s.vectorWidth));
     s.parallel = attr.getParallel().value_or(s.parallel);
     s.taskElements = attr.getTaskElements().value_or(s.taskElements);
+    s.gpuThreads = static_cast<int>(attr.getGpuThreads().value_or(s.gpuThreads));
   }
   return s;
 }

@@ -66,6 +66,18 @@ int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {
   return (tile / vw) * vw;
 }
 
+bool hasGpuSchedule(llvm::StringRef opName) {
+  // The ops with a GPU branch in codegen/schedules/gpu/ (keep in step with
+  // codegen/lowerings/Ssm.cpp's table); matmuls and stage ops have one too.
+  static const char *const ssmOps[] = {
+      "ssm.discretize",  "ssm.affine_scan",    "ssm.selective_scan", "ssm.selective_update",
+      "ssm.lti_kernel",  "ssm.lti_conv",       "ssm.causal_conv1d",  "ssm.ssd_scan",
+      "ssm.wkv4",        "ssm.wkv7"};
+  if (!opName.starts_with("ssm."))
+    return true;
+  return llvm::is_contained(ssmOps, opName);
+}
+
 bool takesStageSchedule(Operation *op) {
   llvm::StringRef n = op->getName().getStringRef();
   if (n.starts_with("ssm.") || isScheduledMatmul(n) || n == "arith.constant" ||

@@ -28,6 +28,7 @@ struct MatmulParams {
   int64_t vectorWidth = 8;
   int64_t tileRows = 4, tileCols = 24, tileK = 0, rowTiles = 4, colTiles = 1;
   bool packB = true, parallel = true;
+  int64_t gpuTile = 16; // GPU targets only: output tile side of a block (codegen/schedules/gpu/)
 };
 
 /// Whether C[M, N] = A[M, K] B[K, N] (B given as (N, K) when `transposeB`)
@@ -68,6 +69,21 @@ int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth, int64_t tasks 
 /// microseconds, so each task must be worth more than handing it out (at 1536
 /// channels x 16 states, 8 tasks ran in 7-8 us against 12-14 us with 32 on 2 threads).
 constexpr int64_t kDecodeStepTasks = 8;
+
+// ---- GPU targets (cuda, opencl): codegen/schedules/gpu/ -----------------
+
+/// Threads per block of an ssm op (#ssm.schedule gpu_threads): channel
+/// lanes per block; blocks cover the other channels and the batch.
+constexpr int64_t kGpuOpThreads = 128;
+/// Threads per block of a stage (#ssm.stage gpu_threads).
+constexpr int64_t kGpuStageThreads = 256;
+/// Output tile side of a matmul block (#ssm.matmul gpu_tile).
+constexpr int64_t kGpuMatmulTile = 16;
+
+/// True when codegen has a GPU schedule for op `opName` (an ssm op, a
+/// matmul or a stage op). ssm-assign-schedules refuses a GPU target for an
+/// op without one, naming it, rather than give it a CPU schedule.
+bool hasGpuSchedule(llvm::StringRef opName);
 
 /// True for ops that codegen lowers to a Halide stage of their own and that
 /// take a #ssm.stage: not ssm ops, not matmuls, not constants, empty

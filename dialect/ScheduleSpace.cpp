@@ -23,6 +23,11 @@ ScheduleField intField(llvm::StringRef name, int64_t lo, int64_t hi, llvm::Strin
   f.meaning = meaning;
   return f;
 }
+ScheduleField gpuField(llvm::StringRef name, int64_t lo, int64_t hi, llvm::StringRef meaning) {
+  ScheduleField f = intField(name, lo, hi, meaning);
+  f.gpuOnly = true;
+  return f;
+}
 ScheduleField vectorWidth() {
   ScheduleField f{"vector_width", FieldKind::Int};
   f.lo = 1;
@@ -70,6 +75,7 @@ llvm::ArrayRef<ScheduleField> scheduleFields(ScheduleFamily family) {
                /*multiple=*/true),
       boolField("parallel", "run the tiles on the thread pool"),
       boolField("unroll_state", "unroll the state dim N (keeps the state in registers)"),
+      gpuField("gpu_threads", 1, 1024, "GPU targets: threads per block along the channels"),
   };
   static const ScheduleField matmulFields[] = {
       enumField("algorithm", kMatmulAlgorithms,
@@ -90,12 +96,14 @@ llvm::ArrayRef<ScheduleField> scheduleFields(ScheduleFamily family) {
       intField("col_tiles", 1, 4096, "column tiles per parallel task", false, "dot"),
       boolField("pack_b", "k-major copy of B", "tiled"),
       boolField("parallel", "use the thread pool"),
+      gpuField("gpu_tile", 1, 32, "GPU targets: output tile side of a block"),
   };
   static const ScheduleField stageFields[] = {
       enumField("compute", kComputeLevels, "own loop nest (root) or fused into its consumer"),
       vectorWidth(),
       boolField("parallel", "split the outer dim into parallel tasks"),
       intField("task_elements", 1, int64_t(1) << 30, "least elements of one parallel task"),
+      gpuField("gpu_threads", 1, 1024, "GPU targets: threads per block over the elements"),
   };
   switch (family) {
   case ScheduleFamily::Ssm:

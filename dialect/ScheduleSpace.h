@@ -48,6 +48,10 @@ struct ScheduleField {
   /// #ssm.matmul: read by one algorithm only ("tiled" or "dot"; an error
   /// with the other); empty: by both.
   llvm::StringRef onlyAlgorithm;
+  /// Read by GPU targets only (cuda, opencl: codegen/schedules/gpu/); a CPU
+  /// target ignores it, so the tuner (which measures CPU schedules) does
+  /// not search it.
+  bool gpuOnly = false;
   /// One line for users (ssm-tune --print-space).
   llvm::StringRef meaning;
 };

@@ -25,9 +25,9 @@ class SSM_OptBool<string desc> : OptionalParameter<"std::optional<bool>", desc> 
 
 def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
   let mnemonic = "schedule";
-  let summary = "CPU schedule of one ssm op: vector width, channel tiles, threads, unrolling";
+  let summary = "Schedule of one ssm op: vector width, channel tiles, threads, unrolling; GPU threads";
   let description = [{
-    The schedule of one `ssm` op on a CPU target, attached as the
+    The schedule of one `ssm` op on a CPU or GPU target, attached as the
     discardable attribute `ssm.schedule` by `ssm-assign-schedules` (or
     written by hand, or by `ssm-tune`) and applied by the op's schedule
     function (`codegen/schedules/<Op>Schedule.cpp`) to the Halide stages its
@@ -43,25 +43,33 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `channel_tile` | channels (or heads x head dim) per parallel task | 1 .. 65536, a multiple of `vector_width` (or 1) | 64 |
     | `parallel` | run the tiles on the thread pool | true, false | true |
     | `unroll_state` | unroll the state dim N (keeps the state in registers) | true, false | true |
+    | `gpu_threads` | GPU targets: threads per block along the channels (or heads x head dim); blocks cover the rest of the channels and the batch | 1 .. 1024 | 128 |
 
     The fields each op accepts (any other is a verifier error):
 
-    | op | vector_width | channel_tile | parallel | unroll_state |
-    |---|---|---|---|---|
-    | `ssm.discretize` | yes | | yes | |
-    | `ssm.affine_scan` | yes | yes | yes | |
-    | `ssm.selective_scan` | yes | yes | yes | yes |
-    | `ssm.selective_update` | yes | yes | yes | yes |
-    | `ssm.lti_kernel` | yes | | yes | |
-    | `ssm.lti_conv` | yes | | yes | |
-    | `ssm.causal_conv1d` | yes | yes | yes | |
-    | `ssm.ssd_scan` | yes | | yes | |
-    | `ssm.wkv4` | yes | | yes | |
-    | `ssm.wkv7` | yes | | yes | |
+    | op | vector_width | channel_tile | parallel | unroll_state | gpu_threads |
+    |---|---|---|---|---|---|
+    | `ssm.discretize` | yes | | yes | | yes |
+    | `ssm.affine_scan` | yes | yes | yes | | yes |
+    | `ssm.selective_scan` | yes | yes | yes | yes | yes |
+    | `ssm.selective_update` | yes | yes | yes | yes | yes |
+    | `ssm.lti_kernel` | yes | | yes | | yes |
+    | `ssm.lti_conv` | yes | | yes | | yes |
+    | `ssm.causal_conv1d` | yes | yes | yes | | yes |
+    | `ssm.ssd_scan` | yes | | yes | | yes |
+    | `ssm.wkv4` | yes | | yes | | yes |
+    | `ssm.wkv7` | yes | | yes | | yes |
 
+    A GPU target (`cuda`, `opencl`)
+    reads only `gpu_threads` (`ssm-assign-schedules` writes only it there);
+    a CPU target ignores it, and `ssm-tune` (which measures CPU schedules)
+    does not search it. The GPU schedules
+    (`codegen/schedules/gpu/`) give one GPU thread per (batch, channel)
+    lane, which walks time serially as mamba_ssm's selective-scan kernel
+    does (the state in the kernel's scratch buffer, not yet in registers).
     Time chunking (the host loop over time chunks) is a property of the
     function, not of one op: `ssm-chunk-time` sets `ssm.time_chunk` on the
-    `func.func`. GPU targets get GPU schedules (a later attribute family).
+    `func.func`.
 
     ```mlir
     %y, %h = ssm.selective_scan time_major ... {ssm.schedule = #ssm.schedule<vector_width = 8, channel_tile = 64>}
@@ -71,7 +79,8 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     SSM_OptInt<"f32 lanes">:$vector_width,
     SSM_OptInt<"channels per task">:$channel_tile,
     SSM_OptBool<"parallel tiles">:$parallel,
-    SSM_OptBool<"unroll the state dim">:$unroll_state
+    SSM_OptBool<"unroll the state dim">:$unroll_state,
+    SSM_OptInt<"GPU threads per block">:$gpu_threads
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -86,7 +95,7 @@ def SSM_MatmulAlgorithm : I32EnumAttr<"MatmulAlgorithm",
 
 def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
   let mnemonic = "matmul";
-  let summary = "CPU schedule of a linalg matmul: register tile, cache blocks, packing, threads";
+  let summary = "Schedule of a linalg matmul: register tile, cache blocks, packing, threads; GPU tile";
   let description = [{
     The schedule of `linalg.matmul`, `linalg.matmul_transpose_a` and
     `linalg.matmul_transpose_b` (C[M, N] = A B, with the nn.Linear weight
@@ -129,6 +138,11 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     | `col_tiles` | column tiles per parallel task (dot) | 1 .. 4096 | weight rows of about 384 KB |
     | `pack_b` | k-major copy of B (tiled, `transpose_b`) | true, false | true |
     | `parallel` | use the thread pool | true, false | true from 64K multiply-adds |
+    | `gpu_tile` | GPU targets: the output tile of one block, `gpu_tile` x `gpu_tile` threads (fewer rows when M is smaller), one output element per thread, the reduction in a private accumulator | 1 .. 32 | 16 |
+
+    A GPU target reads only `algorithm` and `gpu_tile` (`ssm-assign-schedules`
+    writes `algorithm = tiled, gpu_tile = 16` there); a CPU target ignores
+    `gpu_tile`.
 
     The dot defaults shrink `row_tiles`, then `col_tiles`, until there are
     at least 8 parallel tasks. The verifier rejects a field that the chosen
@@ -144,7 +158,8 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     SSM_OptInt<"row tiles per task">:$row_tiles,
     SSM_OptInt<"column tiles per task (dot)">:$col_tiles,
     SSM_OptBool<"pack B k-major">:$pack_b,
-    SSM_OptBool<"use threads">:$parallel
+    SSM_OptBool<"use threads">:$parallel,
+    SSM_OptInt<"GPU output tile side">:$gpu_tile
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -159,7 +174,7 @@ def SSM_ComputeLevel : I32EnumAttr<"ComputeLevel",
 
 def SSM_StageScheduleAttr : AttrDef<SSM_Dialect, "StageSchedule"> {
   let mnemonic = "stage";
-  let summary = "CPU schedule of an elementwise, generic or reduction stage: fusion, vectors, threads";
+  let summary = "Schedule of an elementwise, generic or reduction stage: fusion, vectors, threads; GPU threads";
   let description = [{
     The schedule of every other op that codegen lowers to a Halide stage:
     elementwise `arith`/`math` ops on tensors, `linalg.generic` and the
@@ -182,12 +197,17 @@ def SSM_StageScheduleAttr : AttrDef<SSM_Dialect, "StageSchedule"> {
     | `vector_width` | f32 lanes | 1, 2, 4, 8, 16, 32 | the target's |
     | `parallel` | split the outer dim into parallel tasks | true, false | true |
     | `task_elements` | least elements of one parallel task | 1 .. 2^30 | 8192 |
+    | `gpu_threads` | GPU targets: threads per block over the stage's elements (all its dims fused; a reduction runs inside each thread) | 1 .. 1024 | 256 |
+
+    A GPU target reads `compute` and `gpu_threads` only; a CPU target
+    ignores `gpu_threads`.
   }];
   let parameters = (ins
     OptionalParameter<"std::optional<::ssm::ComputeLevel>", "root or inline">:$compute,
     SSM_OptInt<"f32 lanes">:$vector_width,
     SSM_OptBool<"parallel tasks">:$parallel,
-    SSM_OptInt<"least elements per task">:$task_elements
+    SSM_OptInt<"least elements per task">:$task_elements,
+    SSM_OptInt<"GPU threads per block">:$gpu_threads
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -49,10 +49,12 @@ LogicalResult verifyMultiple(function_ref<InFlightDiagnostic()> emitError, const
 LogicalResult ssm::ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                         std::optional<int64_t> vectorWidth,
                                         std::optional<int64_t> channelTile,
-                                        std::optional<bool>, std::optional<bool>) {
+                                        std::optional<bool>, std::optional<bool>,
+                                        std::optional<int64_t> gpuThreads) {
   constexpr auto F = ScheduleFamily::Ssm;
   if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
       failed(verifyField(emitError, F, "channel_tile", channelTile)) ||
+      failed(verifyField(emitError, F, "gpu_threads", gpuThreads)) ||
       failed(verifyMultiple(emitError, "channel_tile", channelTile, vectorWidth)))
     return failure();
   return success();
@@ -63,7 +65,7 @@ LogicalResult ssm::MatmulScheduleAttr::verify(
     std::optional<int64_t> vectorWidth, std::optional<int64_t> tileRows,
     std::optional<int64_t> tileCols, std::optional<int64_t> tileK,
     std::optional<int64_t> rowTiles, std::optional<int64_t> colTiles, std::optional<bool> packB,
-    std::optional<bool>) {
+    std::optional<bool>, std::optional<int64_t> gpuTile) {
   const bool dot = algorithm == MatmulAlgorithm::dot;
   constexpr auto F = ScheduleFamily::Matmul;
   if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
@@ -72,7 +74,8 @@ LogicalResult ssm::MatmulScheduleAttr::verify(
       (!dot && failed(verifyMultiple(emitError, "tile_cols", tileCols, vectorWidth))) ||
       failed(verifyField(emitError, F, "tile_k", tileK)) ||
       failed(verifyField(emitError, F, "row_tiles", rowTiles)) ||
-      failed(verifyField(emitError, F, "col_tiles", colTiles)))
+      failed(verifyField(emitError, F, "col_tiles", colTiles)) ||
+      failed(verifyField(emitError, F, "gpu_tile", gpuTile)))
     return failure();
   if (dot) {
     const char *tiledOnly = tileK ? "tile_k" : packB ? "pack_b" : nullptr;
@@ -88,12 +91,14 @@ LogicalResult ssm::StageScheduleAttr::verify(function_ref<InFlightDiagnostic()> 
                                              std::optional<ComputeLevel> compute,
                                              std::optional<int64_t> vectorWidth,
                                              std::optional<bool> parallel,
-                                             std::optional<int64_t> taskElements) {
+                                             std::optional<int64_t> taskElements,
+                                             std::optional<int64_t> gpuThreads) {
   constexpr auto F = ScheduleFamily::Stage;
   if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
-      failed(verifyField(emitError, F, "task_elements", taskElements)))
+      failed(verifyField(emitError, F, "task_elements", taskElements)) ||
+      failed(verifyField(emitError, F, "gpu_threads", gpuThreads)))
     return failure();
-  if (compute == ComputeLevel::inline_ && (vectorWidth || parallel || taskElements))
+  if (compute == ComputeLevel::inline_ && (vectorWidth || parallel || taskElements || gpuThreads))
     return emitError() << "an inlined stage (compute = inline) takes no other field: it has "
                           "no loop nest of its own";
   return success();
@@ -101,9 +106,10 @@ LogicalResult ssm::StageScheduleAttr::verify(function_ref<InFlightDiagnostic()> 
 
 llvm::ArrayRef<llvm::StringRef> ssm::scheduleFieldsOf(llvm::StringRef opName) {
   static const llvm::StringRef all[] = {"vector_width", "channel_tile", "parallel",
-                                        "unroll_state"};
-  static const llvm::StringRef tiled[] = {"vector_width", "channel_tile", "parallel"};
-  static const llvm::StringRef flat[] = {"vector_width", "parallel"};
+                                        "unroll_state", "gpu_threads"};
+  static const llvm::StringRef tiled[] = {"vector_width", "channel_tile", "parallel",
+                                          "gpu_threads"};
+  static const llvm::StringRef flat[] = {"vector_width", "parallel", "gpu_threads"};
   if (opName == "ssm.selective_scan" || opName == "ssm.selective_update")
     return all;
   if (opName == "ssm.affine_scan" || opName == "ssm.causal_conv1d")
@@ -133,6 +139,8 @@ llvm::SmallVector<llvm::StringRef> writtenFields(ssm::ScheduleAttr s) {
     out.push_back("parallel");
   if (s.getUnrollState())
     out.push_back("unroll_state");
+  if (s.getGpuThreads())
+    out.push_back("gpu_threads");
   return out;
 }
 

@@ -57,7 +57,7 @@ ScheduleAttr ssmSchedule(Operation *op, const TargetInfo &info) {
   std::optional<bool> unroll;
   if (has("unroll_state"))
     unroll = n == 0 || n <= 32;
-  return ScheduleAttr::get(ctx, vw, tile, /*parallel=*/true, unroll);
+  return ScheduleAttr::get(ctx, vw, tile, /*parallel=*/true, unroll, std::nullopt);
 }
 
 MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
@@ -72,10 +72,10 @@ MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
   if (d.dot)
     return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::dot, d.vectorWidth, d.tileRows,
                                    d.tileCols, std::nullopt, d.rowTiles, d.colTiles,
-                                   std::nullopt, d.parallel);
+                                   std::nullopt, d.parallel, std::nullopt);
   return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::tiled, d.vectorWidth, d.tileRows,
                                  d.tileCols, d.tileK, d.rowTiles, std::nullopt, d.packB,
-                                 d.parallel);
+                                 d.parallel, std::nullopt);
 }
 
 StageScheduleAttr stageSchedule(Operation *op, const TargetInfo &info) {
@@ -90,7 +90,23 @@ StageScheduleAttr stageSchedule(Operation *op, const TargetInfo &info) {
     }
   bool parallel = rank >= 2 && elements >= kParallelStageElements;
   return StageScheduleAttr::get(op->getContext(), ComputeLevel::root, info.vectorWidth, parallel,
-                                kStageTaskElements);
+                                kStageTaskElements, std::nullopt);
+}
+
+/// The GPU schedule of `op` (target with a cuda or opencl feature): only
+/// the gpu_* fields, at their defaults (dialect/ScheduleDefaults.h); the
+/// matmul algorithm is tiled (one output element per thread).
+Attribute gpuSchedule(Operation *op, bool isSsm, bool isMatmul) {
+  MLIRContext *ctx = op->getContext();
+  if (isSsm)
+    return ScheduleAttr::get(ctx, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                             kGpuOpThreads);
+  if (isMatmul)
+    return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::tiled, std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt, kGpuMatmulTile);
+  return StageScheduleAttr::get(ctx, ComputeLevel::root, std::nullopt, std::nullopt, std::nullopt,
+                                kGpuStageThreads);
 }
 
 struct SsmAssignSchedulesPass
@@ -115,15 +131,19 @@ struct SsmAssignSchedulesPass
         continue;
       if (isSsm && scheduleFieldsOf(op.getName().getStringRef()).empty())
         continue; // ssm.dequantize: read inside its users' loops, nothing to schedule
-      if (info->gpu) {
+      if (info->gpu && !hasGpuSchedule(op.getName().getStringRef())) {
         op.emitError() << "ssm-assign-schedules: no GPU schedule for '" << op.getName()
                        << "' on target '" << target
-                       << "' (GPU schedules are not implemented yet; a GPU target never "
-                          "gets CPU schedules)";
+                       << "' (a GPU target never gets CPU schedules; compile it for a CPU "
+                          "target)";
         return signalPassFailure();
       }
       if (op.hasAttr(kScheduleAttrName))
         continue;
+      if (info->gpu) {
+        op.setAttr(kScheduleAttrName, gpuSchedule(&op, isSsm, isMatmul));
+        continue;
+      }
       Attribute s = isSsm      ? Attribute(ssmSchedule(&op, *info))
                     : isMatmul ? Attribute(matmulSchedule(&op, *info))
                                : Attribute(stageSchedule(&op, *info));

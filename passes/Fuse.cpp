@@ -51,7 +51,7 @@ struct SsmFusePass : ssm::impl::SsmFuseBase<SsmFusePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     auto inlineAttr = StageScheduleAttr::get(ctx, ComputeLevel::inline_, std::nullopt,
-                                             std::nullopt, std::nullopt);
+                                             std::nullopt, std::nullopt, std::nullopt);
     for (Operation &op : getOperation().getBody().getOps()) {
       // A view of a materialised buffer is free: inline it whatever reads
       // it (not a returned value, which must be written out).

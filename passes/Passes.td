@@ -76,6 +76,34 @@ def SsmChunkTime : Pass<"ssm-chunk-time", "mlir::func::FuncOp"> {
   ];
 }
 
+def SsmChunkScan : Pass<"ssm-chunk-scan", "mlir::func::FuncOp"> {
+  let summary = "Split affine scans into chunk-local scans, a carry scan over the chunks and a fix-up";
+  let description = [{
+    Rewrites every `ssm.affine_scan` (run `ssm-decompose` first for a
+    `ssm.selective_scan`) into a parallel-in-time form, legal because the
+    steps are affine maps that compose associatively with identity (1, 0):
+    the scanned dim is padded to a multiple of `chunk` with identity steps
+    (a = 1, b = 0, no reset) and viewed as (chunks, chunk); two chunk-local
+    scans run from zero (the offsets hl) and from one with b = 0 (the
+    decays since the chunk start, P); a scan over the chunks carries
+    H_c = A_c H_{c-1} + B_c from h0 (A_c, B_c: each chunk's last P and hl);
+    the fix-up is h = hl + P * H_{c-1}, and the padding is dropped. The
+    decays are products from the chunk start, so they never exceed 1 for
+    decays, nothing is divided by a cumulative decay and no exponent can
+    overflow (per-step log decays of -10 over a chunk of 16 give 0, not
+    inf or NaN). A reset (packed sequences) zeroes P from its step on, so no
+    carry crosses it; reverse scans carry over the chunks in reverse. The
+    result equals the sequential scan up to f32 rounding
+    (test/lit/Passes/chunk-scan.mlir, against the reference interpreter).
+    Use it when batch x channels cannot fill the device.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", /*default=*/"64", "steps per chunk (>= 1)">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def SsmFuse : Pass<"ssm-fuse", "mlir::func::FuncOp"> {
   let summary = "Choose the fusion groups: inline single-use elementwise producers into their consumer";
   let description = [{
@@ -116,14 +144,16 @@ def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
     * every other op with a stage gets a `#ssm.stage` (compute at root, the
       vector width, parallel from 16K elements, tasks of 8K elements).
 
-    GPU targets (`cuda`, `opencl`) have no schedules yet: the pass fails,
-    naming the first op, rather than give a GPU target CPU schedules. An
-    unknown target string is an error. Ops that already carry a schedule
-    keep it.
+    GPU targets (`cuda`, `opencl`) get only the GPU fields: `gpu_threads`
+    128 on ssm ops and 256 on stages, `algorithm = tiled, gpu_tile = 16` on
+    matmuls (codegen/schedules/gpu/ applies them). An op that has no GPU
+    schedule is an error naming it: a GPU target never gets CPU schedules.
+    An unknown target string is an error. Ops that already carry a
+    schedule keep it.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "Halide target string, e.g. host, x86-64-linux-avx2, x86-64-linux-avx512_skylake, arm-64-linux">
+           "Halide target string, e.g. host, x86-64-linux-avx2, x86-64-linux-avx512_skylake, arm-64-linux, host-opencl, x86-64-linux-cuda-cuda_capability_80">
   ];
   let dependentDialects = [];
 }

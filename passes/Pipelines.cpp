@@ -1,4 +1,4 @@
-// Named pass pipelines (PassPipelineRegistration): ssm-cpu-pipeline.
+// Named pass pipelines (PassPipelineRegistration): ssm-cpu-pipeline, ssm-gpu-pipeline.
 #include "passes/Pipelines.h"
 
 #include "passes/Passes.h"
@@ -18,12 +18,25 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options
   pm.addNestedPass<mlir::func::FuncOp>(createSsmAssignSchedules(assign));
 }
 
+void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options) {
+  if (options.fuse)
+    pm.addNestedPass<mlir::func::FuncOp>(createSsmFuse());
+  SsmAssignSchedulesOptions assign;
+  assign.target = options.target;
+  pm.addNestedPass<mlir::func::FuncOp>(createSsmAssignSchedules(assign));
+}
+
 void registerPipelines() {
   mlir::PassPipelineRegistration<CpuPipelineOptions>(
       "ssm-cpu-pipeline",
       "The decisions ssm-compile makes for a CPU target, as IR: time chunking (ssm-chunk-time), "
       "fusion groups (ssm-fuse) and a schedule on every op (ssm-assign-schedules)",
       buildCpuPipeline);
+  mlir::PassPipelineRegistration<GpuPipelineOptions>(
+      "ssm-gpu-pipeline",
+      "The decisions ssm-compile makes for a GPU target (cuda, opencl), as IR: fusion groups "
+      "(ssm-fuse) and a GPU schedule on every op (ssm-assign-schedules)",
+      buildGpuPipeline);
 }
 
 } // namespace ssm

@@ -26,6 +26,22 @@ struct CpuPipelineOptions : public mlir::PassPipelineOptions<CpuPipelineOptions>
 /// target, in the IR. ssm-compile runs it (unless given --pass-pipeline).
 void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &options);
 
+struct GpuPipelineOptions : public mlir::PassPipelineOptions<GpuPipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Halide GPU target string (host-opencl, "
+                                            "host-cuda-cuda_capability_80, "
+                                            "x86-64-linux-cuda-cuda_capability_80, ...)"),
+                             llvm::cl::init("host-opencl")};
+  Option<bool> fuse{*this, "fuse", llvm::cl::desc("run ssm-fuse (inline single-use producers)"),
+                    llvm::cl::init(true)};
+};
+
+/// `ssm-gpu-pipeline`: ssm-fuse and ssm-assign-schedules (GPU fields) on
+/// every function. No ssm-chunk-time: a GPU kernel walks the whole sequence
+/// in one launch (its scratch is O(batch x channels x (N + L)) on the
+/// device), so the host does not loop over time chunks.
+void buildGpuPipeline(mlir::OpPassManager &pm, const GpuPipelineOptions &options);
+
 /// Registers the named pipelines with MLIR's pass registry.
 void registerPipelines();
 

@@ -126,10 +126,41 @@ struct BoundCall::Impl {
   std::vector<std::unique_ptr<BoundCall>> steps;
   std::vector<std::unique_ptr<HostTensor>> temps;
   std::vector<std::pair<const HostTensor *, HostTensor *>> copies;
+  // GPU modules (cuda, opencl): Halide's runtime in the library copies an
+  // input to the device when its host side is marked dirty and keeps the
+  // device copy in the buffer, which lives as long as this call object. So
+  // the weights (arguments with a parameter name) are uploaded on the first
+  // call only; every other input is marked dirty before each call (the
+  // caller may have changed it, e.g. the state between decode steps), and
+  // each result is copied back to the host after the call. The buffers'
+  // destructors free the device copies (before the library is unloaded:
+  // call objects die before their module).
+  bool device = false;
+  bool uploaded = false;       // the weights are on the device
+  size_t deviceInputs = 0;     // kernel buffers before the results
+  std::vector<bool> isWeight;  // per kernel input buffer
+
+  int syncedCall() {
+    if (device)
+      for (size_t i = 0; i < deviceInputs && i < argv.size(); ++i)
+        if (!uploaded || !isWeight[i])
+          static_cast<halide_buffer_t *>(argv[i])->set_host_dirty(true);
+    int rc = fn(argv.data());
+    if (!device || rc != 0)
+      return rc;
+    uploaded = true;
+    for (size_t i = deviceInputs; i < argv.size(); ++i) {
+      auto *b = static_cast<halide_buffer_t *>(argv[i]);
+      if (b->device_dirty() && b->device_interface)
+        if (int r = b->device_interface->copy_to_host(nullptr, b))
+          return r;
+    }
+    return 0;
+  }
 
   bool call(std::string &error) {
     lastHalideError.clear();
-    int rc = fn(argv.data());
+    int rc = syncedCall();
     if (rc != 0) {
       error = "kernel " + name + " failed with Halide error " + std::to_string(rc);
       if (!lastHalideError.empty())
@@ -159,6 +190,7 @@ struct BoundCall::Impl {
       // from the state the previous chunk left.
       if (t0 > 0 || !userState)
         argv[stateArg] = carryBuffer.raw_buffer();
+      uploaded = false; // fresh per-chunk views: upload everything
       if (!call(error))
         return false;
       const float *st = static_cast<const float *>(state.data());
@@ -399,6 +431,13 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
   return m;
 }
 
+bool CompiledModule::onDevice() const {
+  for (const char *f : {"-cuda", "-opencl", "-metal", "-vulkan", "-d3d12compute"})
+    if (targetString.find(f) != std::string::npos)
+      return true;
+  return false;
+}
+
 const FunctionInfo *CompiledModule::find(const std::string &name) const {
   for (const FunctionInfo &f : fns)
     if (f.name == name)
@@ -598,6 +637,13 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   }
   for (auto &b : call->impl->buffers)
     call->impl->argv.push_back(b.raw_buffer());
+  if (onDevice()) {
+    BoundCall::Impl &im = *call->impl;
+    im.device = true;
+    im.deviceInputs = inputs.size() + fn.kernelExtraArguments.size();
+    for (size_t i = 0; i < im.deviceInputs; ++i)
+      im.isWeight.push_back(i < inputs.size() && !fn.arguments[i].param.empty());
+  }
   return call;
 }
 

@@ -120,6 +120,11 @@ public:
   const FunctionInfo *find(const std::string &name) const;
   /// The Halide target string the module was compiled for.
   const std::string &target() const { return targetString; }
+  /// True for a GPU module (a cuda, opencl, metal, vulkan or d3d12compute
+  /// target): its calls keep device copies of their buffers between calls
+  /// (weights uploaded once per bound call) and copy results back to the
+  /// host after each call.
+  bool onDevice() const;
 
   /// Binds `inputs` (one per argument, shapes as in the manifest) and
   /// `outputs` (resized here to the result shapes). The tensors must

@@ -13,6 +13,7 @@ packages=(
   pkgconf                                                  # the installed-package test builds with pkg-config (ISC)
   libdlpack-dev                                            # DLPack tensors in the runtime's C API (Apache-2.0)
   clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)
+  pocl-opencl-icd ocl-icd-opencl-dev                       # OpenCL on the CPU for the opencl engine's tests (MIT, BSD-2-Clause); loaded at run time by the kernels, not linked
 )
 
 # --bench adds the peers of bench/run.py, model_bench.py and realsize_bench.py (PyTorch eager,

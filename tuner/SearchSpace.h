@@ -6,7 +6,8 @@
 // ranges and booleans; for wide integer ranges the powers of two and their
 // multiples by 3 up to the problem's extent (channels, columns, rows, the
 // reduction length); fields that must be a multiple of vector_width are
-// stepped in multiples of it. A candidate (Point) is rendered as the
+// stepped in multiples of it; GPU-only fields (gpu_threads, gpu_tile) are
+// left out, since candidates are measured on a CPU target. A candidate (Point) is rendered as the
 // attribute text and kept only if MLIR parses it and the op verifies with it
 // (SearchSpace::legal), so no illegal schedule is ever compiled.
 //

@@ -44,6 +44,7 @@ struct CpuSchedule {
   int channelTile = 64; // channels (or heads x head_dim) per parallel task
   bool parallel = true; // parallelise over batch x channel tiles
   bool unrollState = true; // unroll the state dim N (keeps the state in registers)
+  int gpuThreads = 128;     // GPU targets only: threads per block (schedules/gpu/)
 };
 
 /// The families of targets that have schedule functions of their own.
@@ -54,9 +55,9 @@ enum class TargetFamily { X86, Arm, Gpu };
 /// branch, whose schedules assume 32 vector registers).
 TargetFamily targetFamily(const Halide::Target &t);
 
-/// Throws Halide::CompileError naming `op` when `t` is a GPU target: the
-/// GPU schedules are not written yet, and a GPU target never gets a CPU
-/// schedule silently.
+/// Throws Halide::CompileError naming `op` when `t` is a GPU target: a GPU
+/// target never gets a CPU schedule silently (the schedule functions send
+/// GPU targets to their GPU branch, codegen/schedules/gpu/, before this).
 void requireCpuSchedule(const Halide::Target &t, const char *op);
 
 } // namespace ssm::codegen

@@ -8,6 +8,7 @@ namespace ssm::codegen {
 using namespace Halide;
 
 void scheduleAffineScan(AffineScanKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleAffineScanGpu(k, s, target);
   requireCpuSchedule(target, "ssm.affine_scan");
   const std::vector<Var> &v = k.vars;
   const int rank = static_cast<int>(v.size()), hd = k.scannedDim;

@@ -6,6 +6,7 @@ namespace ssm::codegen {
 using namespace Halide;
 
 void scheduleCausalConv1d(CausalConv1dKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleCausalConv1dGpu(k, s, target);
   requireCpuSchedule(target, "ssm.causal_conv1d");
   // x86 and Arm alike: the loop is load-bound, the vector width is the lever.
   Var t = k.out.args()[0], d = k.out.args()[1], b = k.out.args()[2];

@@ -6,6 +6,7 @@ namespace ssm::codegen {
 using namespace Halide;
 
 void scheduleDiscretize(DiscretizeKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleDiscretizeGpu(k, s, target);
   requireCpuSchedule(target, "ssm.discretize");
   if (k.rank == 0)
     return;

@@ -8,6 +8,7 @@ using namespace Halide;
 int ltiConvTimeBlock(const CpuSchedule &s) { return std::max(1, s.vectorWidth) * 4; }
 
 void scheduleLtiConv(LtiConvKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleLtiConvGpu(k, s, target);
   requireCpuSchedule(target, "ssm.lti_conv");
   const int vw = s.vectorWidth, tb = k.timeBlock;
   Var tile("tile"), j = k.upad.args()[0];

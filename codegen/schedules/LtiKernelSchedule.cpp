@@ -6,6 +6,7 @@ namespace ssm::codegen {
 using namespace Halide;
 
 void scheduleLtiKernel(LtiKernelKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleLtiKernelGpu(k, s, target);
   requireCpuSchedule(target, "ssm.lti_kernel");
   Var l = k.K.args()[0], h = k.K.args()[1];
   k.coef.compute_root();

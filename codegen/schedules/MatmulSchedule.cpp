@@ -18,6 +18,7 @@ MatmulSchedule defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool trans
 }
 
 void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleMatmulGpu(mm, s, target);
   requireCpuSchedule(target, "linalg matmul");
   const int vw = static_cast<int>(s.vectorWidth);
   Var x("x"), y("y"), xi("xi"), yi("yi"), yii("yii"), xy("xy");
@@ -59,6 +60,7 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &tar
 }
 
 void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleDotGpu(d, s, target);
   requireCpuSchedule(target, "linalg matmul (dot)");
   // Register tile: tr rows of A x tc rows of the weight, each output's vw
   // partial sums a vector accumulator (part is computed per tile, its

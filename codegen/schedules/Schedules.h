@@ -4,9 +4,11 @@
 // (codegen/lowerings/) defined, the op's schedule with every field resolved
 // (CpuSchedule, MatmulSchedule, StageSchedule: the attribute's fields or the
 // target's defaults, dialect/SsmAttrs.td), and the Halide target. A schedule
-// function branches on targetFamily(target): x86 and Arm CPUs today; a GPU
-// target throws Halide::CompileError naming the op (requireCpuSchedule), so a
-// GPU target never gets a CPU schedule silently. Schedule functions never
+// function branches on targetFamily(target): x86 and Arm CPUs here, GPU
+// targets (cuda, opencl) in codegen/schedules/gpu/GpuSchedules.h, to which
+// each function dispatches first; a CPU branch reached with a GPU target
+// throws Halide::CompileError naming the op (requireCpuSchedule), so a GPU
+// target never gets a CPU schedule silently. Schedule functions never
 // change what is computed, only how: every legal schedule gives the same
 // result up to f32 rounding (test/schedules checks a grid of them against
 // the reference interpreter).
@@ -84,6 +86,7 @@ struct StageSchedule {
   int vectorWidth = 8;
   bool parallel = true;
   int64_t taskElements = 1 << 13;
+  int gpuThreads = 256; // GPU targets only: threads per block
 };
 
 /// compute_root (or inline), vectorise the contiguous dim, parallel tasks of
@@ -92,5 +95,8 @@ void scheduleStage(Halide::Func f, const std::vector<Halide::Expr> &shape,
                    const StageSchedule &s, const Halide::Target &t);
 
 } // namespace ssm::codegen
+
+// The GPU branches the schedule functions above dispatch to.
+#include "codegen/schedules/gpu/GpuSchedules.h"
 
 #endif

@@ -18,6 +18,7 @@ int floorPow2(int64_t v) {
 } // namespace
 
 void scheduleSelectiveScan(SelectiveScanKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleSelectiveScanGpu(k, s, target);
   requireCpuSchedule(target, "ssm.selective_scan");
   const bool tm = k.timeMajor;
   const std::optional<int64_t> nC = k.n, dimC = k.dim;

@@ -18,6 +18,7 @@ int floorPow2(int64_t v) {
 
 void scheduleSelectiveUpdate(SelectiveUpdateKernel &k, const CpuSchedule &s,
                              const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleSelectiveUpdateGpu(k, s, target);
   requireCpuSchedule(target, "ssm.selective_update");
   const std::optional<int64_t> nC = k.n, chanC = k.channels;
   const bool heads = k.heads;

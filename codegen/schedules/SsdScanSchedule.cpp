@@ -19,6 +19,7 @@ void storeSmallOnStack(Func f, int64_t floats) {
 } // namespace
 
 void scheduleSsdScan(SsdScanKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleSsdScanGpu(k, s, target);
   requireCpuSchedule(target, "ssm.ssd_scan");
   Func &ac = k.ac;
   Func &cum = k.cum;

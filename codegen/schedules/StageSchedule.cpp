@@ -9,6 +9,7 @@ using namespace Halide;
 
 void scheduleStage(Func f, const std::vector<Expr> &shape, const StageSchedule &s,
                    const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleStageGpu(f, shape, s, target);
   requireCpuSchedule(target, "a stage of an elementwise, generic or tensor op");
   if (s.inlined) {
     f.compute_inline();

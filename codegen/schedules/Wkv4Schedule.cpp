@@ -6,6 +6,7 @@ namespace ssm::codegen {
 using namespace Halide;
 
 void scheduleWkv4(Wkv4Kernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleWkv4Gpu(k, s, target);
   requireCpuSchedule(target, "ssm.wkv4");
   const int vw = s.vectorWidth;
   Var c = k.state.args()[0], b = k.state.args()[2];

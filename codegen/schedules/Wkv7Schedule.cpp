@@ -6,6 +6,7 @@ namespace ssm::codegen {
 using namespace Halide;
 
 void scheduleWkv7(Wkv7Kernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleWkv7Gpu(k, s, target);
   requireCpuSchedule(target, "ssm.wkv7");
   const int vw = s.vectorWidth;
   Var i = k.scan.args()[0], h = k.scan.args()[2], b = k.scan.args()[3];

@@ -4,6 +4,7 @@
 
 #include "codegen/kernels/Kernel.h"
 #include "codegen/kernels/Wkv7Kernel.h"
+#include "codegen/schedules/gpu/GpuSchedules.h"
 
 namespace ssm::codegen {
 

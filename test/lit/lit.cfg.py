@@ -59,3 +59,8 @@ config.ssm_shared_dir = getattr(config, "ssm_shared_dir", "")
 if config.ssm_shared_dir and os.path.isdir(os.path.join(config.ssm_shared_dir, "golden")):
     config.available_features.add("shared-data")
 config.substitutions.append(("%shared", config.ssm_shared_dir))
+
+# Gpu/: the GPU engine the tests run (%gpu: engine and target flags). opencl
+# (PoCL in CI) by default; scripts/gpu-check.sh sets SSM_LIT_GPU to e.g.
+# "--engine cuda --target host-cuda-cuda_capability_80" on an NVIDIA machine.
+config.substitutions.append(("%gpu", os.environ.get("SSM_LIT_GPU", "--engine opencl")))

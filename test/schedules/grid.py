@@ -17,7 +17,11 @@ field. Every variant must
 With --compile-only (for targets this machine cannot run, e.g. arm-64-linux)
 each case is only compiled.
 
-Usage: grid.py --bin BUILD/bin [--target T] [--only NAME] [--base-only] [--compile-only] [-j N]
+With --gpu the grid is the GPU fields' (gpu_threads, gpu_tile) for a GPU
+target: an OpenCL target runs on the opencl engine (PoCL here) against the
+reference, a CUDA target is compile-only on a machine without a GPU.
+
+Usage: grid.py --bin BUILD/bin [--target T] [--gpu] [--only NAME] [--base-only] [--compile-only] [-j N]
 Exit 0 when every case passes, 1 otherwise (each failure named on stderr).
 """
 import argparse
@@ -78,6 +82,25 @@ GRID = {
               [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False), ssm(task_elements=1),
                ssm(task_elements=1 << 20)]),
 }
+# GPU targets: the GPU fields only (dialect/SsmAttrs.td); thread counts that
+# do not divide the lanes exercise the guarded tails.
+def gpu_ssm(base=64):
+    return ("schedule", ssm(gpu_threads=base),
+            [ssm(gpu_threads=1), ssm(gpu_threads=7), ssm(gpu_threads=1024)])
+GPU_GRID = {name: gpu_ssm() for name in ("selective_scan", "selective_update", "causal_conv1d",
+                                          "affine_scan", "discretize", "lti_kernel", "lti_conv",
+                                          "ssd_scan", "wkv4", "wkv7")}
+GPU_GRID.update({
+    "matmul_tiled": ("matmul", ssm(algorithm="tiled", gpu_tile=16),
+                     [ssm(gpu_tile=1), ssm(gpu_tile=5), ssm(gpu_tile=32)]),
+    "matmul_plain": ("matmul", ssm(algorithm="tiled", gpu_tile=16), [ssm(gpu_tile=8)]),
+    "matmul_dot": ("matmul", ssm(algorithm="dot", gpu_tile=16),
+                   [ssm(gpu_tile=4), ssm(algorithm="tiled")]),
+    "matmul_dot_rows": ("matmul", ssm(algorithm="dot", gpu_tile=16), [ssm(gpu_tile=2)]),
+    "stage": ("stage", ssm(compute="root", gpu_threads=256),
+              [ssm(gpu_threads=1), ssm(gpu_threads=33), ssm(gpu_threads=1024)]),
+})
+
 # The second placeholder of stage.mlir: the producer's schedule (inline in the base).
 STAGE2 = {"base": "#ssm.stage<compute = inline>", "root": "#ssm.stage<compute = root>"}
 
@@ -87,8 +110,8 @@ def attr(family, fields):
     body = ", ".join(f"{k} = {value(v)}" for k, v in fields.items())
     return f"#ssm.{family}<{body}>"
 
-def cases(only, base_only):
-    for name, (family, base, variants) in GRID.items():
+def cases(only, base_only, grid):
+    for name, (family, base, variants) in grid.items():
         if only and name not in only:
             continue
         yield name, "base", attr(family, base), STAGE2["base"]
@@ -117,7 +140,8 @@ def run_case(args, tmp, name, label, sched, sched2):
     stmt = "".join(p.read_text() for p in sorted(out.glob("*.stmt")))
     if args.compile_only:
         return name, label, stmt, None
-    runp = subprocess.run([f"{args.bin}/ssm-run", str(src), "--engine", "cpu", "--target", args.target,
+    engine = "opencl" if "opencl" in args.target else "cuda" if "cuda" in args.target else "cpu"
+    runp = subprocess.run([f"{args.bin}/ssm-run", str(src), "--engine", engine, "--target", args.target,
                            "--seed", "7", "--check", "--rtol", "1e-4", "--atol", "1e-5"],
                           capture_output=True, text=True, env=env)
     if runp.returncode != 0 or "FAIL" in runp.stdout:
@@ -128,6 +152,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--target", default="host")
+    ap.add_argument("--gpu", action="store_true", help="the GPU fields' grid (a GPU target)")
     ap.add_argument("--only", action="append")
     ap.add_argument("--base-only", action="store_true", help="only each graph's base schedule")
     ap.add_argument("--compile-only", action="store_true", help="compile, do not run")
@@ -135,7 +160,7 @@ def main():
     args = ap.parse_args()
     failures = 0
     with tempfile.TemporaryDirectory(prefix="ssm-grid-") as tmp:
-        todo = list(cases(args.only, args.base_only))
+        todo = list(cases(args.only, args.base_only, GPU_GRID if args.gpu else GRID))
         with cf.ThreadPoolExecutor(max_workers=args.j) as pool:
             results = list(pool.map(lambda c: run_case(args, tmp, *c), todo))
     stmts = {}

@@ -4,6 +4,7 @@
 #include "passes/InitAll.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
+#include "passes/TargetInfo.h"
 #include "tuner/ApplyTuning.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -210,8 +211,9 @@ int main(int argc, char **argv) {
       errs() << "ssm-compile: note: " << tuningNote << "\n";
   }
 
-  // The decisions codegen follows, as passes over the IR: the named CPU
-  // pipeline (what `ssm-opt -ssm-cpu-pipeline` shows) or the user's.
+  // The decisions codegen follows, as passes over the IR: the named CPU or
+  // GPU pipeline (what `ssm-opt -ssm-cpu-pipeline` / `-ssm-gpu-pipeline`
+  // show) or the user's.
   mlir::PassManager pm(&ctx);
   if (!passPipeline.empty()) {
     std::string pipelineError;
@@ -221,6 +223,10 @@ int main(int argc, char **argv) {
   } else if (!autoschedule.empty()) {
     ssm::SsmChunkTimeOptions chunk;
     pm.addNestedPass<mlir::func::FuncOp>(ssm::createSsmChunkTime(chunk));
+  } else if (std::optional<ssm::TargetInfo> info = ssm::parseTarget(target); info && info->gpu) {
+    ssm::GpuPipelineOptions opts;
+    opts.target = std::string(target);
+    ssm::buildGpuPipeline(pm, opts);
   } else {
     ssm::CpuPipelineOptions opts;
     opts.target = std::string(target);

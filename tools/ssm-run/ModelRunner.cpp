@@ -325,8 +325,9 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     return fail(kCannotRun, "give exactly one of --prompt TEXT and --tokens FILE.npy");
   if (o.mode != "sequence" && o.mode != "step")
     return fail(kCannotRun, "--mode must be sequence or step, got '" + o.mode + "'");
-  if (o.engine != "reference" && o.engine != "cpu")
-    return fail(kCannotRun, "unknown engine '" + o.engine + "' for models (reference, cpu)");
+  if (o.engine != "reference" && o.engine != "cpu" && o.engine != "opencl" && o.engine != "cuda")
+    return fail(kCannotRun,
+                "unknown engine '" + o.engine + "' for models (reference, cpu, opencl, cuda)");
   std::vector<int32_t> tokens;
   if (o.hasPrompt)
     for (unsigned char c : o.prompt)
@@ -363,7 +364,10 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
     if (!model)
       return fail(kCannotRun, status.message());
     model->setThreads(static_cast<int>(o.threads));
-    if (!(status = model->addCompiledModules()))
+    // A deployed folder's modules are compiled for a CPU: a GPU engine
+    // compiles the graph for its own target instead of running them.
+    const bool gpu = o.engine == "opencl" || o.engine == "cuda";
+    if (!gpu && !(status = model->addCompiledModules()))
       return fail(kCannotRun, status.message());
     if (model->hasStep() || !model->sequenceLengths().empty()) {
       std::string lengths;

@@ -51,9 +51,13 @@ cl::opt<std::string> convAlgorithm(
     cl::value_desc("direct|fft"), cl::init(""), cl::cat(category));
 cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
                                cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
-cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default), cpu (compiled Halide kernels)"),
+cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default), cpu (compiled Halide kernels), "
+                                             "opencl (target host-opencl), cuda (target "
+                                             "host-cuda-cuda_capability_80)"),
                             cl::init("reference"), cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("Halide target for compiled engines (default: host)"),
+cl::opt<std::string> target("target", cl::desc("Halide target for compiled engines (default: host for cpu, "
+                                             "host-opencl for opencl, host-cuda-cuda_capability_80 "
+                                             "for cuda; a GPU engine needs a target with its feature)"),
                             cl::init("host"), cl::cat(category));
 cl::opt<std::string> autoschedule(
     "autoschedule",
@@ -289,6 +293,10 @@ unsigned reportedThreads() {
   return threads ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// Checks --engine and sets the target a compiled engine uses: a GPU
+/// engine defaults to its GPU target, and an explicit --target must carry
+/// the engine's feature (a cpu engine takes no GPU target), so that no
+/// engine silently runs another device's code.
 int checkEngine() {
   if (!tuningDb.empty() && engine != "cpu")
     return cannotRun("--tuning-db applies to the cpu engine (--engine cpu)");
@@ -298,10 +306,28 @@ int checkEngine() {
     return cannotRun("no tuning database '" + tuningDb + "' (ssm-tune --db writes one)");
   if (engine == "reference")
     return kOk;
-  if (engine == "cpu")
+  auto hasFeature = [](StringRef f) {
+    SmallVector<StringRef> parts;
+    StringRef(target).split(parts, '-');
+    return llvm::is_contained(parts, f);
+  };
+  bool given = target.getNumOccurrences() > 0;
+  if (engine == "cpu") {
+    if (hasFeature("opencl") || hasFeature("cuda"))
+      return cannotRun("--target " + target + " is a GPU target: use --engine " +
+                       (hasFeature("cuda") ? "cuda" : "opencl"));
     return kOk;
-  if (engine == "opencl" || engine == "cuda")
-    return cannotRun("engine '" + engine + "' is not built yet in this version; use cpu or reference");
+  }
+  if (engine == "opencl" || engine == "cuda") {
+    if (!given)
+      target = engine == "opencl" ? "host-opencl" : "host-cuda-cuda_capability_80";
+    else if (!hasFeature(engine))
+      return cannotRun("--engine " + engine + " needs a target with the '" + engine +
+                       "' feature, got '" + target + "' (e.g. " +
+                       (engine == "opencl" ? "host-opencl" : "host-cuda-cuda_capability_80") +
+                       ")");
+    return kOk;
+  }
   return cannotRun("unknown engine '" + engine + "' (known: reference, cpu, opencl, cuda)");
 }
 
@@ -614,6 +640,8 @@ int main(int argc, char **argv) {
   if (inputFile.empty())
     return cannotRun("no input: give an .mlir file, a model folder or --golden <case-dir> (see --help)");
   if (ssm::isModelDir(inputFile)) {
+    if (int rc = checkEngine())
+      return rc;
     ssm::ModelRunOptions o;
     o.dir = inputFile;
     o.prompt = prompt;

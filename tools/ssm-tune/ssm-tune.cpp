@@ -12,6 +12,7 @@
 #include "frontend/SafeParse.h"
 #include "import/ModelBuilder.h"
 #include "passes/InitAll.h"
+#include "passes/TargetInfo.h"
 #include "tuner/ApplyTuning.h"
 #include "tuner/KernelKey.h"
 #include "tuner/Report.h"
@@ -159,6 +160,8 @@ void printSearchSpace() {
                                                      : " (1 or a multiple of vector_width)");
       if (!field.onlyAlgorithm.empty())
         outs() << " (algorithm = " << field.onlyAlgorithm << " only)";
+      if (field.gpuOnly)
+        outs() << " (GPU targets only, not searched)";
       outs() << "  -- " << field.meaning << "\n";
     }
   }
@@ -359,6 +362,9 @@ int main(int argc, char **argv) {
   ssm::tune::TuningContext tc;
   if (!resolveTarget(compiler, target, tc.target, error))
     return cannotRun(error);
+  if (std::optional<ssm::TargetInfo> info = ssm::parseTarget(tc.target); info && info->gpu)
+    return cannotRun("target '" + target + "' is a GPU target: ssm-tune measures CPU "
+                     "schedules (GPU targets get ssm-assign-schedules' gpu_threads/gpu_tile)");
   tc.cpuModel = ssm::tune::hostCpuModel();
   tc.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   tc.ssmVersion = ssm::tune::ssmVersion();

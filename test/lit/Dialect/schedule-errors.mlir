@@ -5,7 +5,7 @@
 // wrong family, and schedules on ops that have no stage of their own.
 
 func.func @unroll_state_on_conv(%x: tensor<1x8x16xf32>, %w: tensor<8x4xf32>) {
-  // expected-error @+1 {{schedule field 'unroll_state' does not apply to 'ssm.causal_conv1d' (it accepts: vector_width, channel_tile, parallel)}}
+  // expected-error @+1 {{schedule field 'unroll_state' does not apply to 'ssm.causal_conv1d' (it accepts: vector_width, channel_tile, parallel, gpu_threads)}}
   %o, %f = ssm.causal_conv1d identity %x, %w {ssm.schedule = #ssm.schedule<unroll_state = true>}
       : (tensor<1x8x16xf32>, tensor<8x4xf32>) -> (tensor<1x8x16xf32>, tensor<1x8x3xf32>)
   return

@@ -1,0 +1,44 @@
+// GPU schedules of the scans (selective_scan, selective_update, affine_scan, ssd_scan, wkv4, wkv7).
+//
+// One thread per independent lane, walking time serially: the scan's
+// update runs its RDom (state index, token) inside the thread, and blocks
+// of gpu_threads lanes cover the channels (heads x rows) and the batch.
+#include "codegen/schedules/gpu/GpuSchedules.h"
+
+namespace ssm::codegen {
+
+using namespace Halide;
+
+void scheduleSelectiveScanGpu(SelectiveScanKernel &k, const CpuSchedule &s, const Target &) {
+  // Per (token, channel) values once, the state scratch (channel, slot,
+  // batch) with one thread per (channel, batch) walking (token, n), then
+  // the gated readout and the final state. A, constant B and C stay
+  // inlined (index swaps of the inputs).
+  gpuRoot({k.dt, k.pre, k.state, k.y, k.hLast}, s.gpuThreads);
+}
+
+void scheduleSelectiveUpdateGpu(SelectiveUpdateKernel &k, const CpuSchedule &s, const Target &) {
+  gpuRoot({k.pre, k.state, k.newState, k.acc, k.y}, s.gpuThreads);
+}
+
+void scheduleAffineScanGpu(AffineScanKernel &k, const CpuSchedule &s, const Target &) {
+  gpuRoot({k.h, k.hLast}, s.gpuThreads);
+}
+
+void scheduleSsdScanGpu(SsdScanKernel &k, const CpuSchedule &s, const Target &) {
+  // Every stage of the chunked form (decays, chunk states, the carry over
+  // chunks, the intra-chunk products) as a device stage of its own.
+  gpuRoot({k.ac, k.cum, k.wB, k.wC, k.dC, k.xcS, k.bd, k.accS, k.st, k.fin, k.gm, k.gg, k.ggAcc,
+           k.bt, k.diag, k.cumT, k.gk, k.cd, k.xcY, k.accY, k.yc, k.y},
+          s.gpuThreads);
+}
+
+void scheduleWkv4Gpu(Wkv4Kernel &k, const CpuSchedule &s, const Target &) {
+  gpuRoot({k.state, k.wkv, k.aa, k.bb, k.pp}, s.gpuThreads);
+}
+
+void scheduleWkv7Gpu(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
+  gpuRoot({k.decay, k.sa0, k.scan, k.y, k.finalState}, s.gpuThreads);
+}
+
+} // namespace ssm::codegen
