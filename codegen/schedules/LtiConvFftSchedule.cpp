@@ -1,5 +1,6 @@
 // CPU schedule of the FFT convolution: a task per channel, all steps inside it, vectorised butterflies.
 #include "codegen/schedules/LtiConvFftSchedule.h"
+#include "codegen/schedules/gpu/GpuSchedules.h"
 
 namespace ssm::codegen {
 
@@ -38,6 +39,7 @@ void scheduleSteps(FftStages &f, Func consumer, Var at, int vw, bool inlineLast)
 } // namespace
 
 void scheduleLtiConvFft(LtiConvFftKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu) return scheduleLtiConvFftGpu(k, s, target);
   requireCpuSchedule(target, "ssm.lti_conv");
   const int vw = std::max(1, s.vectorWidth);
   Var tile("tile");

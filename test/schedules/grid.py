@@ -88,7 +88,7 @@ def gpu_ssm(base=64):
     return ("schedule", ssm(gpu_threads=base),
             [ssm(gpu_threads=1), ssm(gpu_threads=7), ssm(gpu_threads=1024)])
 GPU_GRID = {name: gpu_ssm() for name in ("selective_scan", "selective_update", "causal_conv1d",
-                                          "affine_scan", "discretize", "lti_kernel", "lti_conv",
+                                          "affine_scan", "discretize", "lti_kernel", "lti_conv", "lti_conv_fft",
                                           "ssd_scan", "wkv4", "wkv7")}
 GPU_GRID.update({
     "matmul_tiled": ("matmul", ssm(algorithm="tiled", gpu_tile=16),

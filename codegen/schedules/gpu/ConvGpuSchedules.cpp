@@ -1,4 +1,4 @@
-// GPU schedules of the convolutions and elementwise ssm ops (causal_conv1d, lti_conv, lti_kernel, discretize).
+// GPU schedules of the convolutions and elementwise ssm ops (causal_conv1d, lti_conv direct and fft, lti_kernel, discretize).
 //
 // One thread per output element (the taps or modes run inside the thread),
 // blocks of gpu_threads elements.
@@ -14,6 +14,18 @@ void scheduleCausalConv1dGpu(CausalConv1dKernel &k, const CpuSchedule &s, const 
 
 void scheduleLtiConvGpu(LtiConvKernel &k, const CpuSchedule &s, const Target &) {
   gpuRoot({k.upad, k.acc, k.y}, s.gpuThreads);
+}
+
+void scheduleLtiConvFftGpu(LtiConvFftKernel &k, const CpuSchedule &s, const Target &) {
+  // One launch per butterfly step (a thread per butterfly pair), the
+  // twiddle tables, the spectral product and the output.
+  std::vector<Func> all = k.forward.stages;
+  all.insert(all.end(), k.forward.twiddles.begin(), k.forward.twiddles.end());
+  all.push_back(k.prod);
+  all.insert(all.end(), k.inverse.stages.begin(), k.inverse.stages.end());
+  all.insert(all.end(), k.inverse.twiddles.begin(), k.inverse.twiddles.end());
+  all.push_back(k.y);
+  gpuRoot(all, s.gpuThreads);
 }
 
 void scheduleLtiKernelGpu(LtiKernelKernel &k, const CpuSchedule &s, const Target &) {

@@ -21,6 +21,7 @@
 #ifndef SSM_CODEGEN_SCHEDULES_GPU_GPUSCHEDULES_H
 #define SSM_CODEGEN_SCHEDULES_GPU_GPUSCHEDULES_H
 
+#include "codegen/kernels/LtiConvFftKernel.h"
 #include "codegen/kernels/Wkv7Kernel.h"
 #include "codegen/schedules/Schedules.h"
 
@@ -43,6 +44,7 @@ void scheduleCausalConv1dGpu(CausalConv1dKernel &k, const CpuSchedule &s,
                              const Halide::Target &t);
 void scheduleDiscretizeGpu(DiscretizeKernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleLtiConvGpu(LtiConvKernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleLtiConvFftGpu(LtiConvFftKernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleLtiKernelGpu(LtiKernelKernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleSelectiveScanGpu(SelectiveScanKernel &k, const CpuSchedule &s,
                               const Halide::Target &t);
