@@ -8,7 +8,7 @@ the ratio torch / ours. The floor row estimates the compute bound of the scan:
 a kernel that does only the scan's exp work (sum_n exp(dt * A) per token and
 channel, no recurrence, nothing stored), compiled by the same compiler.
 
-Usage: bench/run.py [--threads 2] [--rounds 3] [--repeat 20] [--only NAME] [--engine cpu|cuda|opencl] [--target T] [--device cpu|cuda]
+Usage: bench/run.py [--threads 2] [--rounds 3] [--repeat 20] [--only NAME] [--engine cpu|cuda|opencl] [--target T] [--device cpu|cuda] [--mamba-ssm]
   --engine cuda --device cuda: our GPU kernels against torch on the same GPU
   (scripts/gpu-check.sh), with batch-8 scans added and no floor row.
 Needs build/bin/ssm-run (scripts/build.sh) and Debian's python3-torch.
@@ -105,6 +105,13 @@ GPU_CASES = [
     ("scan time-major b8 d1536 n16 L2048", scan_mlir(8, 1536, 16, 2048, True), ["scan_time_major", "--length", "2048", "--batch", "8"]),
 ]
 
+# --mamba-ssm: the peer is mamba_ssm's fused kernel (the same math, channel-major).
+MAMBA_SSM_CASES = [
+    (f"scan channel-major b{b} d1536 n16 L{L} vs mamba_ssm", scan_mlir(b, 1536, 16, L, False),
+     ["mamba_ssm_scan", "--length", str(L), "--batch", str(b)])
+    for b in (1, 8) for L in (512, 2048)
+]
+
 
 def median_ms(cmd, env=None):
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -124,13 +131,15 @@ def main():
     ap.add_argument("--engine", default="cpu")
     ap.add_argument("--target", default="")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--mamba-ssm", action="store_true",
+                    help="also our channel-major scans against mamba_ssm's CUDA kernel")
     a = ap.parse_args()
     env = dict(os.environ)
     env.setdefault("SSM_CACHE_DIR", os.path.join(ROOT, "build", "compile-cache"))
     tmp = tempfile.mkdtemp(prefix="ssm-bench-")
     print(f"threads={a.threads} rounds={a.rounds} repeat={a.repeat} (medians of per-round medians, ms)")
     print(f"{'case':42} {'ssm-opt':>10} {'torch':>10} {'torch/ours':>10}")
-    all_cases = CASES + (GPU_CASES if a.engine != "cpu" else [])
+    all_cases = CASES + (GPU_CASES if a.engine != "cpu" else []) + (MAMBA_SSM_CASES if a.mamba_ssm else [])
     cases = [c for c in all_cases if a.only in c[0]]
     for name, mlir, peer in cases:
         path = os.path.join(tmp, re.sub(r"[^a-z0-9]+", "_", name) + ".mlir")

@@ -9,7 +9,9 @@ random data with the given shapes and thread count.
 
 Usage: torch_peer.py OP [--threads N] [--repeat N] [--device cpu|cuda] [shape options]
   --device cuda: the tensors on the GPU, each timed call synchronised.
-  OP: scan_time_major | scan_channel_major | decode | conv1d | ssd
+  OP: scan_time_major | scan_channel_major | decode | conv1d | ssd | mamba_ssm_scan
+  mamba_ssm_scan: mamba_ssm's fused CUDA kernel (selective_scan_fn, channel-major)
+  where the mamba_ssm package is installed (--device cuda).
 """
 import argparse
 import statistics
@@ -110,7 +112,8 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    torch.set_default_device(a.device)
+    if a.device != "cpu":
+        torch.set_default_device(a.device)  # torch >= 2.0; Debian 12's 1.13 runs the cpu peers
     sync = torch.cuda.synchronize if a.device.startswith("cuda") else (lambda: None)
     b, d, n, L = a.batch, a.dim, a.dstate, a.length
     r = lambda *s: torch.rand(*s) - 0.5
@@ -121,6 +124,11 @@ def main():
     elif a.op == "scan_channel_major":
         args = (r(b, d, L), r(b, d, L), A, r(b, n, L), r(b, n, L), r(d), r(b, d, L), r(d))
         fn = lambda: selective_scan_channel_major(*args)
+    elif a.op == "mamba_ssm_scan":
+        from mamba_ssm.ops.selective_scan_interface import selective_scan_fn
+        u, dt, B, C, z = r(b, d, L), r(b, d, L), r(b, n, L), r(b, n, L), r(b, d, L)
+        D, bias = r(d), r(d)
+        fn = lambda: selective_scan_fn(u, dt, A, B, C, D, z, bias, delta_softplus=True)
     elif a.op == "decode":
         args = (r(b, d, n), r(b, d), r(b, d), A, r(b, n), r(b, n), r(d), r(b, d), r(d))
         fn = lambda: selective_state_update(*args)

@@ -591,6 +591,13 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
         error = "@" + fn.name + ": " + error;
         return nullptr;
       }
+      // A step's callee has no parameter names of its own: its inputs that
+      // are this function's weights stay on the device between calls too.
+      if (sub->impl->device)
+        for (size_t k = 0; k < st.inputs.size(); ++k)
+          if (st.inputs[k] < static_cast<int>(inputs.size()) &&
+              !fn.arguments[st.inputs[k]].param.empty())
+            sub->impl->isWeight[k] = true;
       im.steps.push_back(std::move(sub));
       // Only now, so that no output of this step shares a buffer with its
       // inputs or with its other outputs.

@@ -3,7 +3,8 @@
 # builds the tools, runs every golden case and the tiny models on
 # `--engine cuda`, then benchmarks the GPU kernels against PyTorch on the same
 # GPU (bench/run.py: Mamba-1 scan 1536 x 16 at L 512 and 2048, batch 1 and 8,
-# the decode step, causal conv1d, SSD) when torch with CUDA is importable.
+# the decode step, causal conv1d, SSD) when torch with CUDA is importable, and
+# against mamba_ssm's fused scan where mamba_ssm is installed.
 # Aimed at under 8 minutes on a fresh machine. Exit 0 when every check passes.
 #
 #   scripts/gpu-check.sh [--no-bench]
@@ -38,7 +39,9 @@ SSM_LIT_GPU="--engine cuda --target $target" python3 /usr/lib/llvm-19/build/util
 
 if [ "${1:-}" != "--no-bench" ]; then
   if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-    python3 bench/run.py --engine cuda --target "$target" --device cuda --rounds 3 --repeat 20
+    extra=""
+    python3 -c 'import mamba_ssm' 2>/dev/null && extra=--mamba-ssm
+    python3 bench/run.py --engine cuda --target "$target" --device cuda --rounds 3 --repeat 20 $extra
   else
     echo "gpu-check: no torch with CUDA: benchmarks skipped (pip install torch to compare)"
   fi

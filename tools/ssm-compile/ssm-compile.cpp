@@ -170,6 +170,12 @@ int main(int argc, char **argv) {
       autoschedule != "mullapudi2016")
     return cannotRun("unknown autoscheduler '" + autoschedule + "' (expected " +
                      ssm::codegen::kAutoschedulers + ")");
+  // Of Halide 14's autoschedulers only Li2018 writes GPU schedules: the
+  // others would put CPU loops under a GPU target's name.
+  if (std::optional<ssm::TargetInfo> info = ssm::parseTarget(target);
+      info && info->gpu && !autoschedule.empty() && autoschedule != "li2018")
+    return cannotRun("--autoschedule " + autoschedule + " writes CPU schedules; for the GPU "
+                     "target '" + target + "' use li2018 or the IR's GPU schedules");
   ssm::registerAllPasses();
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);

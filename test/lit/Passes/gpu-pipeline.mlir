@@ -11,6 +11,7 @@
 // RUN: not ssm-opt %t/big.mlir 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: sed 's/gpu_threads = 64/gpu_tile = 33/; s/#ssm.schedule<gpu_tile/#ssm.matmul<gpu_tile/' %s > %t/tile.mlir
 // RUN: not ssm-opt %t/tile.mlir 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not ssm-compile %s --target host-opencl --autoschedule adams2019 -o %t/as 2>&1 | FileCheck %s --check-prefix=AUTO
 
 // CHECK-LABEL: func.func @layer
 // CHECK-NOT: ssm.time_chunk
@@ -24,6 +25,7 @@
 // UNKNOWN: unknown target 'sparc-64-linux'
 // RANGE: gpu_threads must be in 1..1024, got 1025
 // TILE: gpu_tile must be in 1..32, got 33
+// AUTO: --autoschedule adams2019 writes CPU schedules; for the GPU target 'host-opencl' use li2018 or the IR's GPU schedules
 func.func @layer(%x: tensor<1x40x8xf32>, %w: tensor<8x8xf32>, %A: tensor<8x4xf32>,
                  %B: tensor<1x40x4xf32>, %C: tensor<1x40x4xf32>) -> (tensor<1x40x8xf32>, tensor<1x8x4xf32>) {
   %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x40x8xf32> into tensor<40x8xf32>
