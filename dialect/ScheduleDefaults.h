@@ -6,6 +6,8 @@
 #ifndef SSM_DIALECT_SCHEDULEDEFAULTS_H
 #define SSM_DIALECT_SCHEDULEDEFAULTS_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <optional>
 

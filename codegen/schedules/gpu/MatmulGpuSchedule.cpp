@@ -20,7 +20,7 @@ std::pair<int, int> blockShape(int m, int tile) {
 } // namespace
 
 void scheduleMatmulGpu(MatmulStages &mm, const MatmulSchedule &s, const Target &) {
-  auto [tx, ty] = blockShape(mm.m, std::max(1, s.gpuTile));
+  auto [tx, ty] = blockShape(mm.m, static_cast<int>(std::max<int64_t>(1, s.gpuTile)));
   Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
   mm.out.compute_root().gpu_tile(x, y, xo, yo, xi, yi, tx, ty, TailStrategy::GuardWithIf);
   // The accumulator of one output element lives in its thread; the operand
@@ -29,7 +29,7 @@ void scheduleMatmulGpu(MatmulStages &mm, const MatmulSchedule &s, const Target &
 }
 
 void scheduleDotGpu(DotStages &d, const MatmulSchedule &s, const Target &) {
-  auto [tx, ty] = blockShape(d.m, std::max(1, s.gpuTile));
+  auto [tx, ty] = blockShape(d.m, static_cast<int>(std::max<int64_t>(1, s.gpuTile)));
   Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
   d.out.compute_root().gpu_tile(x, y, xo, yo, xi, yi, tx, ty, TailStrategy::GuardWithIf);
   // The partial sums of one output element (vector_width lanes) and their
