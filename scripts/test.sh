@@ -2,6 +2,8 @@
 # Builds and runs every test: unit (gtest), lit (FileCheck), golden conformance (ctest).
 #
 #   scripts/test.sh                      the full suite in ./build
+#                                        (SSM_CTEST_ARGS: more ctest options,
+#                                        e.g. "-LE full" as in .ci/run)
 #   scripts/test.sh --sanitize [SET]     the same code built with ASan+UBSan
 #                                        (-DSSM_SANITIZE=ON) in ./build-asan
 #
@@ -17,7 +19,8 @@ cd "$(dirname "$0")/.."
 
 if [ "${1:-}" != "--sanitize" ]; then
   scripts/build.sh
-  ctest --test-dir build --output-on-failure -j "${SSM_TEST_JOBS:-$(nproc)}"
+  # shellcheck disable=SC2086 # SSM_CTEST_ARGS is a list of options
+  ctest --test-dir build --output-on-failure -j "${SSM_TEST_JOBS:-$(nproc)}" ${SSM_CTEST_ARGS:-}
   exit 0
 fi
 
