@@ -276,6 +276,7 @@ ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name, DLM
   int i = stream->impl->model().spec().findState(name);
   SSM_REQUIRE(i >= 0, std::string("the model has no state '") + name + "'");
   return guarded([&] {
+    stream->impl->keepStatesOnHost(); // the view must follow every step (GPU modules)
     const ssm::rt::HostTensor &s = stream->impl->state(static_cast<size_t>(i));
     *out = makeView(s.data.data(), stream->impl->model().spec().states[i].shape);
     return SSM_OK;

@@ -215,6 +215,9 @@ struct Stream::Bound {
   HostTensor tokens;
   std::vector<HostTensor> results;
   std::unique_ptr<BoundCall> call;
+  /// Per result: a state that stays on the device between calls (GPU
+  /// modules), not copied into states_ after each call.
+  std::vector<bool> carried;
 };
 
 Stream::Stream(Model &model) : model_(model) {
@@ -228,7 +231,29 @@ Stream::Stream(Model &model) : model_(model) {
 
 Stream::~Stream() = default;
 
+const HostTensor &Stream::state(size_t index) const {
+  syncStates(); // on failure the host copy stays as the last sync left it
+  return states_[index];
+}
+
+Status Stream::syncStates() const {
+  Bound *b = resident_;
+  if (!b)
+    return Status::ok();
+  resident_ = nullptr;
+  std::string error;
+  if (!b->call->syncToHost(error))
+    return {Code::KernelFailed, error};
+  return Status::ok();
+}
+
+void Stream::keepStatesOnHost() {
+  syncStates();
+  statesOnHost_ = true;
+}
+
 void Stream::reset() {
+  syncStates(); // so that the next call uploads the init values
   const auto &specs = model_.spec().states;
   for (size_t i = 0; i < states_.size(); ++i)
     std::fill(states_[i].data.begin(), states_[i].data.end(), specs[i].init);
@@ -268,18 +293,34 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
         states_[e.argumentState[i]].shape = saved[k++];
     if (!b->call)
       return {Code::Mismatch, error};
+    // A state the function returns and takes back stays on the device.
+    b->carried.assign(b->results.size(), false);
+    for (size_t i = 0; i < b->results.size(); ++i)
+      for (size_t k = 0; k < e.fn->arguments.size() && e.resultState[i] >= 0; ++k)
+        if (e.argumentState[k] == e.resultState[i]) {
+          b->carried[i] = b->call->carryOnDevice(i, k);
+          break;
+        }
     it = bound_.emplace(&e, std::move(b)).first;
   }
   Bound &b = *it->second;
+  if (resident_ != &b)
+    if (Status st = syncStates(); !st)
+      return st;
   std::copy(tokens, tokens + e.length, b.tokens.ints.begin());
   std::string error;
   if (!b.call->invoke(error))
     return {Code::KernelFailed, error};
   for (size_t i = 0; i < b.results.size(); ++i)
-    if (e.resultState[i] >= 0) {
+    if (b.carried[i])
+      resident_ = &b;
+    else if (e.resultState[i] >= 0) {
       const auto &src = b.results[i].data;
       std::copy(src.begin(), src.end(), states_[e.resultState[i]].data.begin());
     }
+  if (statesOnHost_)
+    if (Status st = syncStates(); !st)
+      return st;
   const auto &l = b.results[e.logitsResult].data;
   int64_t vocab = model_.vocab();
   logits_.assign(l.end() - vocab, l.end());
@@ -345,11 +386,15 @@ Status Stream::setState(const std::string &name, const float *values, size_t n) 
     return {Code::InvalidArgument, "state '" + name + "' has " +
                                        std::to_string(states_[s].data.size()) + " values, got " +
                                        std::to_string(n)};
+  if (Status st = syncStates(); !st)
+    return st;
   std::copy(values, values + n, states_[s].data.begin());
   return Status::ok();
 }
 
 Status Stream::save(const std::string &path) const {
+  if (Status st = syncStates(); !st)
+    return st;
   SavedState s;
   s.fingerprint = model_.spec().fingerprint;
   s.position = position_;
@@ -380,6 +425,8 @@ Status Stream::load(const std::string &path) {
   if (!s.logits.empty() && model_.vocab() > 0 && static_cast<int64_t>(s.logits.size()) != model_.vocab())
     return {Code::Mismatch, path + ": holds " + std::to_string(s.logits.size()) +
                                 " logits, the model's vocabulary is " + std::to_string(model_.vocab())};
+  if (Status st = syncStates(); !st)
+    return st;
   for (size_t i = 0; i < s.states.size(); ++i)
     std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].data.begin());
   logits_ = std::move(s.logits);

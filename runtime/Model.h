@@ -123,7 +123,15 @@ public:
   int64_t position() const { return position_; }
 
   /// The current value of state `index` (model.json order).
-  const HostTensor &state(size_t index) const { return states_[index]; }
+  /// On a GPU module the states stay on the device between calls
+  /// (BoundCall::carryOnDevice); reading one here, save(), setState(),
+  /// load(), reset() and a call of another compiled function first copy
+  /// them back to the host.
+  const HostTensor &state(size_t index) const;
+  /// From now on every call leaves the states on the host (a zero-copy view
+  /// of a state, ssm_stream_state_dlpack, must see each step and its writes
+  /// must reach the next call). Only GPU modules keep them elsewhere.
+  void keepStatesOnHost();
   /// Overwrites state `name` with `n` values (n must be its size).
   Status setState(const std::string &name, const float *values, size_t n);
   /// Writes every state, the position and the logits to `path` (the format
@@ -139,9 +147,15 @@ public:
 private:
   struct Bound;
   Status run(const Model::Entry &e, const int32_t *tokens, std::vector<float> *allLogits);
+  /// Copies the states the last call left on the device into states_.
+  Status syncStates() const;
   Model &model_;
   std::vector<HostTensor> states_; // spec order; storage never moves (bound by address)
   std::map<const Model::Entry *, std::unique_ptr<Bound>> bound_;
+  /// The call whose device buffers hold the current states (states_ is
+  /// stale), or null.
+  mutable Bound *resident_ = nullptr;
+  bool statesOnHost_ = false; // keepStatesOnHost()
   std::vector<float> logits_;
   int64_t position_ = 0;
 };

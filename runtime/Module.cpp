@@ -139,23 +139,97 @@ struct BoundCall::Impl {
   bool uploaded = false;       // the weights are on the device
   size_t deviceInputs = 0;     // kernel buffers before the results
   std::vector<bool> isWeight;  // per kernel input buffer
+  // States carried on the device (BoundCall::carryOnDevice). Per kernel
+  // buffer, `keep`: the device copy is the one that counts, so an input is
+  // not uploaded before the call (the previous call left the state there)
+  // and a result is not copied back after it. Each Carry copies a result
+  // buffer (of this call or of a step) into the input buffers that read the
+  // argument, on the device, after every call.
+  std::vector<bool> keep;
+  struct Carry {
+    Impl *from = nullptr;
+    size_t fromBuffer = 0;
+    std::vector<std::pair<Impl *, size_t>> to;
+    bool resident = false; // the inputs' device copies hold the state
+  };
+  std::vector<Carry> carries;
+  const FunctionInfo *info = nullptr;
+  int64_t transferBytes = 0;
+
+  bool kept(size_t i) const { return i < keep.size() && keep[i]; }
+  static halide_buffer_t *raw(Impl *im, size_t i) {
+    return static_cast<halide_buffer_t *>(im->argv[i]);
+  }
 
   int syncedCall() {
     if (device)
       for (size_t i = 0; i < deviceInputs && i < argv.size(); ++i)
-        if (!uploaded || !isWeight[i])
-          static_cast<halide_buffer_t *>(argv[i])->set_host_dirty(true);
+        if ((!uploaded || !isWeight[i]) && !kept(i)) {
+          auto *b = static_cast<halide_buffer_t *>(argv[i]);
+          b->set_host_dirty(true);
+          transferBytes += static_cast<int64_t>(b->size_in_bytes());
+        }
     int rc = fn(argv.data());
     if (!device || rc != 0)
       return rc;
     uploaded = true;
     for (size_t i = deviceInputs; i < argv.size(); ++i) {
       auto *b = static_cast<halide_buffer_t *>(argv[i]);
-      if (b->device_dirty() && b->device_interface)
+      if (kept(i))
+        continue;
+      if (b->device_dirty() && b->device_interface) {
         if (int r = b->device_interface->copy_to_host(nullptr, b))
           return r;
+        transferBytes += static_cast<int64_t>(b->size_in_bytes());
+      }
     }
     return 0;
+  }
+
+  /// After a call: each carried result into the inputs that read its
+  /// argument, on the device; through the host where either side has no
+  /// device copy (then the argument's HostTensor holds the state).
+  bool moveCarries(std::string &error) {
+    for (Carry &c : carries) {
+      halide_buffer_t *src = raw(c.from, c.fromBuffer);
+      bool onDevice = src->device && src->device_interface;
+      for (auto &[im, k] : c.to) {
+        halide_buffer_t *dst = raw(im, k);
+        onDevice = onDevice && dst->device && dst->device_interface == src->device_interface;
+      }
+      if (onDevice) {
+        for (auto &[im, k] : c.to) {
+          halide_buffer_t *dst = raw(im, k);
+          if (int rc = src->device_interface->buffer_copy(nullptr, src, dst->device_interface,
+                                                           dst)) {
+            error = "kernel " + c.from->name + ": copying a carried state on the device failed "
+                    "with Halide error " + std::to_string(rc);
+            return false;
+          }
+          // Neither side is newer: the device copy is used as it is.
+          dst->set_host_dirty(false);
+          dst->set_device_dirty(false);
+          im->keep[k] = true;
+        }
+        c.resident = true;
+        continue;
+      }
+      if (src->device_dirty() && src->device_interface) {
+        if (int rc = src->device_interface->copy_to_host(nullptr, src)) {
+          error = "kernel " + c.from->name + ": copying a state to the host failed with Halide "
+                  "error " + std::to_string(rc);
+          return false;
+        }
+        c.from->transferBytes += static_cast<int64_t>(src->size_in_bytes());
+      }
+      for (auto &[im, k] : c.to) {
+        halide_buffer_t *dst = raw(im, k);
+        std::copy(src->host, src->host + src->size_in_bytes(), dst->host);
+        im->keep[k] = false;
+      }
+      c.resident = false;
+    }
+    return true;
   }
 
   bool call(std::string &error) {
@@ -216,14 +290,91 @@ bool BoundCall::invoke(std::string &error) {
         to->data = from->data;
       to->ints = from->ints;
     }
-    return true;
+    return impl->moveCarries(error);
   }
   if (impl->chunking) {
     // Each call starts from the caller's state (or zeros), not the last call's.
     std::fill(impl->carry.data.begin(), impl->carry.data.end(), 0.0f);
     return impl->invokeChunked(error);
   }
-  return impl->call(error);
+  return impl->call(error) && impl->moveCarries(error);
+}
+
+bool BoundCall::carryOnDevice(size_t result, size_t argument) {
+  Impl &im = *impl;
+  if (!im.info || result >= im.info->results.size() || argument >= im.info->arguments.size())
+    return false;
+  const FunctionInfo &fn = *im.info;
+  const TensorInfo &r = fn.results[result], &a = fn.arguments[argument];
+  if (r.shape != a.shape || r.dtype != a.dtype)
+    return false;
+  Impl::Carry c;
+  if (!fn.segmented) {
+    if (!im.device || im.chunking)
+      return false;
+    c.from = &im;
+    c.fromBuffer = im.deviceInputs + result;
+    c.to.push_back({&im, argument});
+  } else {
+    // The step that writes the result's value, and every step input that
+    // reads the argument (values: arguments first, then the steps' results).
+    int value = fn.resultValues[result];
+    if (value < static_cast<int>(fn.arguments.size()))
+      return false; // an argument passed through: nothing to carry
+    bool readByAStep = false;
+    for (size_t j = 0; j < fn.steps.size(); ++j) {
+      Impl *step = im.steps[j]->impl.get();
+      if (!step->device || step->chunking)
+        return false;
+      const SegmentStep &st = fn.steps[j];
+      for (size_t k = 0; k < st.outputs.size(); ++k)
+        if (st.outputs[k] == value) {
+          c.from = step;
+          c.fromBuffer = step->deviceInputs + k;
+        }
+      for (size_t k = 0; k < st.inputs.size(); ++k) {
+        readByAStep = readByAStep || st.inputs[k] == value;
+        if (st.inputs[k] == static_cast<int>(argument))
+          c.to.push_back({step, k});
+      }
+    }
+    if (!c.from || c.to.empty())
+      return false;
+    if (readByAStep) { // a later step reads it from the host: keep copying it back
+      im.carries.push_back(std::move(c));
+      return true;
+    }
+  }
+  c.from->keep[c.fromBuffer] = true;
+  im.carries.push_back(std::move(c));
+  return true;
+}
+
+bool BoundCall::syncToHost(std::string &error) {
+  for (Impl::Carry &c : impl->carries) {
+    if (!c.resident)
+      continue;
+    auto [im, k] = c.to.front();
+    halide_buffer_t *dst = Impl::raw(im, k);
+    dst->set_device_dirty(true);
+    if (int rc = dst->device_interface->copy_to_host(nullptr, dst)) {
+      error = "kernel " + im->name + ": copying a carried state to the host failed with Halide "
+              "error " + std::to_string(rc);
+      return false;
+    }
+    im->transferBytes += static_cast<int64_t>(dst->size_in_bytes());
+    for (auto &[other, i] : c.to)
+      other->keep[i] = false;
+    c.resident = false;
+  }
+  return true;
+}
+
+int64_t BoundCall::hostTransferBytes() const {
+  int64_t n = impl->transferBytes;
+  for (const auto &s : impl->steps)
+    n += s->hostTransferBytes();
+  return n;
 }
 
 CompiledModule::~CompiledModule() {
@@ -516,6 +667,7 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   call->impl = std::make_unique<BoundCall::Impl>();
   call->impl->fn = reinterpret_cast<ArgvFn>(entries[&fn - fns.data()]);
   call->impl->name = fn.symbol;
+  call->impl->info = &fn;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]->dtype != fn.arguments[i].dtype) {
       error = "argument '" + fn.arguments[i].name + "' of @" + fn.name + " is " + inputs[i]->dtype +
@@ -650,6 +802,7 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
     im.deviceInputs = inputs.size() + fn.kernelExtraArguments.size();
     for (size_t i = 0; i < im.deviceInputs; ++i)
       im.isWeight.push_back(i < inputs.size() && !fn.arguments[i].param.empty());
+    im.keep.assign(im.argv.size(), false);
   }
   return call;
 }

@@ -102,6 +102,27 @@ public:
   /// Runs the kernel; results land in the HostTensors given to bind().
   bool invoke(std::string &error);
 
+  /// GPU modules: declares that result `result` is the next call's input
+  /// `argument` (a state carried across decode steps; same shape and
+  /// dtype). After each call the result is copied on the device into that
+  /// input's device buffer, and neither goes through the host: the
+  /// result's HostTensor is not written and the argument's HostTensor is
+  /// stale until syncToHost(). The first call uploads the argument from the
+  /// host as usual. Returns false, changing nothing, where it does not
+  /// apply: a CPU module, a time-chunked function, a result that is an
+  /// argument passed through, an argument no kernel reads, or indices,
+  /// shapes or dtypes that do not match; the caller then copies the result
+  /// into the argument on the host, as before.
+  bool carryOnDevice(size_t result, size_t argument);
+  /// Copies every carried state from the device into its argument's
+  /// HostTensor; the next call uploads it again (so the host may change
+  /// it in between). A no-op when nothing is carried or already synced.
+  bool syncToHost(std::string &error);
+  /// Bytes the calls so far asked to move between host and device: inputs
+  /// marked for upload and results copied back (0 for a CPU module). For
+  /// tests and measurements of what stays on the device.
+  int64_t hostTransferBytes() const;
+
 private:
   friend class CompiledModule;
   struct Impl;
@@ -123,7 +144,8 @@ public:
   /// True for a GPU module (a cuda, opencl, metal, vulkan or d3d12compute
   /// target): its calls keep device copies of their buffers between calls
   /// (weights uploaded once per bound call) and copy results back to the
-  /// host after each call.
+  /// host after each call, except the states declared with
+  /// BoundCall::carryOnDevice, which stay on the device.
   bool onDevice() const;
 
   /// Binds `inputs` (one per argument, shapes as in the manifest) and

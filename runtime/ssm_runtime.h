@@ -163,7 +163,9 @@ SSM_RT_API ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *
  * The consumer calls (*out)->deleter(*out) when done (it frees the view, not the data).
  * The logits view holds the stream's last logits, shape (vocab,), valid until the
  * stream's next call; the state view is state `name` itself, in its model.json shape,
- * valid until the stream is freed: writing through it sets the state. */
+ * valid until the stream is freed: writing through it sets the state. (On a GPU
+ * module the states otherwise stay on the device between calls; once a state view
+ * exists, the stream copies them back after each call.) */
 SSM_RT_API ssm_status_t ssm_stream_logits_dlpack(const ssm_stream_t *stream,
                                                  struct DLManagedTensor **out);
 SSM_RT_API ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name,
