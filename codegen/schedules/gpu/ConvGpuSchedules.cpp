@@ -18,10 +18,12 @@ void scheduleLtiConvGpu(LtiConvKernel &k, const CpuSchedule &s, const Target &) 
 
 void scheduleLtiConvFftGpu(LtiConvFftKernel &k, const CpuSchedule &s, const Target &) {
   // One launch per butterfly step (a thread per butterfly pair), the
-  // twiddle tables, the spectral product and the output.
+  // twiddle tables, the spectral product, the half-length spectrum the
+  // inverse transforms (LtiConvFftKernel.h) and the output.
   std::vector<Func> all = k.forward.stages;
   all.insert(all.end(), k.forward.twiddles.begin(), k.forward.twiddles.end());
   all.push_back(k.prod);
+  all.push_back(k.halfSpectrum);
   all.insert(all.end(), k.inverse.stages.begin(), k.inverse.stages.end());
   all.insert(all.end(), k.inverse.twiddles.begin(), k.inverse.twiddles.end());
   all.push_back(k.y);
