@@ -77,8 +77,6 @@ SearchSpace::SearchSpace(Operation *op, std::optional<TargetInfo> target)
   }
   const bool gpuTarget = target && target->gpu;
   for (const ScheduleField &f : scheduleFields(family_)) {
-    if (f.gpuOnly)
-      continue; // candidates are measured on a CPU target, which ignores it
     if (family_ == ScheduleFamily::Ssm && !llvm::is_contained(scheduleFieldsOf(name), f.name))
       continue;
     // GPU fields (gpu_threads, gpu_tile, ...) are no coordinates of a CPU
