@@ -144,6 +144,12 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
   // The op whose list attribute comes next, and that attribute's name.
   llvm::StringRef pendingOp, pendingKeyword;
   bool pendingGeneric = false;
+  // Open ( [ { < outside strings and comments. MLIR's parser is recursive
+  // descent with no depth limit: 32,000 nested '(' in a type overflowed its
+  // stack (SIGSEGV in Parser::parseTypeListParens, found by fuzz-ir). A '>'
+  // of '->' closes nothing; a stray closer (e.g. '>=' in an integer set) only
+  // lowers the count, which is never below 0.
+  int64_t depth = 0;
   while (true) {
     c.skipSpace();
     if (c.atEnd())
@@ -168,6 +174,15 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
       continue;
     }
     if (!isIdStart(ch)) {
+      if (ch == '(' || ch == '[' || ch == '{' || ch == '<') {
+        if (++depth > kMaxNesting)
+          return PrecheckIssue{c.pos, "brackets nested more than " + std::to_string(kMaxNesting) +
+                                          " deep (the parser would overflow its stack)"};
+      } else if ((ch == ')' || ch == ']' || ch == '}' ||
+                  (ch == '>' && !(c.pos > 0 && text[c.pos - 1] == '-'))) &&
+                 depth > 0) {
+        --depth;
+      }
       ++c.pos;
       continue;
     }

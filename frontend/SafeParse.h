@@ -38,9 +38,14 @@ struct PrecheckIssue {
 /// `array<i64: 1, 0>`); the `iterator_types` of linalg.generic's custom form
 /// must be string literals (GenericOp::parse casts each element to
 /// StringAttr unchecked: `[1.5]` died with std::bad_alloc while building its
-/// diagnostic). Comments and string literals are skipped. Returns
+/// diagnostic); brackets may nest at most kMaxNesting deep (the parser
+/// recurses without a limit). Comments and string literals are skipped. Returns
 /// the first problem, or nothing when the text is safe to hand to the parser.
 std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text);
+
+/// The deepest bracket nesting precheckMlirText accepts (real graphs nest a
+/// few levels: a dense literal's rank, a type inside an attribute).
+constexpr int64_t kMaxNesting = 1000;
 
 /// precheckMlirText on the main buffer of `sourceMgr`, then
 /// mlir::parseSourceFile, then checkStaticLimits (StaticLimits.h). Problems

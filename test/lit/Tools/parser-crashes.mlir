@@ -70,3 +70,18 @@ func.func @ok(%a: tensor<2x3xf32>, %b: tensor<3xf32> {ssm.name = "linalg.reduce 
   %g = linalg.broadcast ins(%b : tensor<3xf32>) outs(%f : tensor<2x3xf32>) dimensions = [0]
   return %t, %g : tensor<3x2xf32>, tensor<2x3xf32>
 }
+
+// 100,000 nested '(' in a type: MLIR's recursive-descent parser overflowed
+// its stack (SIGSEGV in Parser::parseTypeListParens; found by fuzz-ir). At
+// most 1000 levels are accepted, and 1000 still reach the parser.
+// RUN: python3 -c "print('func.func @f(%%a: ' + '(' * 100000 + ') {}')" > %t/deep.mlir
+// RUN: sh -c 'ssm-opt %t/deep.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: sh -c 'ssm-run %t/deep.mlir --seed 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: sh -c 'ssm-compile %t/deep.mlir -o %t/deep.out; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: deep.mlir:1:1017: error: brackets nested more than 1000 deep (the parser would overflow its stack)
+// DEEP: exit=1
+// RUN: python3 -c "print('func.func @f(%%a: ' + '(' * 999 + ') {}')" > %t/deep999.mlir
+// RUN: sh -c 'ssm-opt %t/deep999.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DEEP999
+// DEEP999-NOT: nested more than
+// DEEP999: error:
+// DEEP999: exit=1
