@@ -39,9 +39,12 @@ std::vector<size_t> Search::mutate(std::vector<size_t> p) {
 }
 
 std::vector<size_t> Search::next(const std::optional<std::vector<size_t>> &best) {
+  lastFromStart = false;
   if (randomLeft > 0 || !best) {
-    if (randomLeft > 0)
+    if (randomLeft > 0) {
       --randomLeft;
+      lastFromStart = true;
+    }
     return random();
   }
   if (draw(4) == 0)

@@ -30,6 +30,15 @@ public:
   /// mutations of `best` or (1 in 4) random points; random while `best` is
   /// not set.
   std::vector<size_t> next(const std::optional<std::vector<size_t>> &best);
+  /// The point next() returned last was not measured (a duplicate, or over
+  /// the register file): a random-start point gives its slot back, so the
+  /// random start is always `randomStart` measured points, which no timing
+  /// influences (the same seed then tries the same first candidates).
+  void reject() {
+    if (lastFromStart)
+      ++randomLeft;
+    lastFromStart = false;
+  }
 
 private:
   std::vector<size_t> random();
@@ -40,6 +49,7 @@ private:
   std::vector<bool> ordered;
   std::mt19937_64 rng;
   unsigned randomLeft;
+  bool lastFromStart = false;
 };
 
 } // namespace ssm::tune

@@ -440,6 +440,7 @@ bool Loop::search(const Kernel &k, KernelRun &r, KernelOutcome &out,
       // cost minutes of compile (see SearchSpace.h); skipped unmeasured.
       if (!r.seen.insert(text).second || !space.fitsRegisters(q) ||
           !(a = space.legal(text))) {
+        search.reject();
         if (++rejected > 2000)
           break; // the space is exhausted (or nearly)
         continue;
@@ -453,8 +454,11 @@ bool Loop::search(const Kernel &k, KernelRun &r, KernelOutcome &out,
       a.print(os);
     }
     std::string rendered = p ? space.render(*p) : "";
-    if (!r.seen.insert(canonical).second && canonical != rendered)
+    if (!r.seen.insert(canonical).second && canonical != rendered) {
+      if (p)
+        search.reject();
       continue;
+    }
     rejected = 0;
     ++searched;
     Measurement c;
