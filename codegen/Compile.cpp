@@ -219,12 +219,15 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
       publicFuncs.push_back(func);
   std::vector<std::string> internal; // callees and segments, each compiled once
   std::set<std::string> queued;
+  // Kernels are compiled after every function is planned, so that the
+  // number of stages is known for options.progress; a public kernel's
+  // manifest entry keeps its place.
+  std::vector<std::pair<func::FuncOp, size_t>> publicKernels; // (function, manifest index)
   for (func::FuncOp func : publicFuncs) {
     nlohmann::ordered_json fj;
     if (!hasCalls(func)) {
-      if (failed(compileKernel(func, fj)))
-        return failure();
-      manifest["functions"].push_back(fj);
+      publicKernels.push_back({func, manifest["functions"].size()});
+      manifest["functions"].push_back(nullptr);
       continue;
     }
     // A function with calls: a sequence of kernel calls (codegen/Segments.h).
@@ -273,8 +276,20 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     manifest["functions"].push_back(fj);
   }
   SymbolTable symbols(*work);
+  const int stages = static_cast<int>(publicKernels.size() + internal.size()) + (shared ? 2 : 1);
+  int stage = 0;
+  auto report = [&](const std::string &what) {
+    if (options.progress)
+      options.progress(++stage, stages, what);
+  };
+  for (auto &[func, index] : publicKernels) {
+    report("kernel @" + func.getSymName().str());
+    if (failed(compileKernel(func, manifest["functions"][index])))
+      return failure();
+  }
   for (const std::string &name : internal) {
     nlohmann::ordered_json fj;
+    report("kernel @" + name);
     if (failed(compileKernel(symbols.lookup<func::FuncOp>(name), fj)))
       return failure();
     manifest["functions"].push_back(fj);
@@ -284,6 +299,7 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     return failure();
   }
   std::string runtimeObj = join(options.outDir, "halide_runtime.o");
+  report("runtime and static library");
   try {
     Halide::compile_standalone_runtime(runtimeObj, target);
     std::vector<std::string> all = objects;
@@ -303,6 +319,7 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
     }
   }
   if (shared) {
+    report("shared library");
     std::vector<std::string> all = objects;
     all.push_back(runtimeObj);
     if (!linkShared(all, join(options.outDir, "lib" + options.libName + ".so"), error))

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
 #include <string>
 
 namespace ssm::codegen {
@@ -23,6 +24,12 @@ struct CompileOptions {
   /// or "mullapudi2016": Halide 14's autoscheduler plugin of that name
   /// schedules every pipeline instead (attributes ignored).
   std::string autoscheduler;
+  /// Called as each stage of the compilation starts, with its 1-based
+  /// index, the number of stages and what it is ("kernel @forward_step",
+  /// "runtime and static library", "shared library"): one stage per kernel
+  /// (public functions without calls, then the callees and segments of
+  /// those with calls), then the libraries. Unset: silent.
+  std::function<void(int stage, int stages, const std::string &what)> progress;
 };
 
 /// The autoschedulers `--autoschedule` accepts, for messages.

@@ -17,13 +17,19 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <optional>
+#include <chrono>
 #include <csignal>
 #include <thread>
 #include <sys/prctl.h>
@@ -36,10 +42,17 @@ namespace {
 constexpr int kOk = 0, kFailed = 1, kCannotRun = 2;
 
 cl::OptionCategory category("ssm-compile options");
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"), cl::init(""),
-                               cl::cat(category));
-cl::opt<std::string> outputDir("o", cl::desc("Output directory (created; refused if not empty)"),
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir | model-dir>"),
+                               cl::init(""), cl::cat(category));
+cl::opt<std::string> outputDir("o",
+                               cl::desc("Output directory (created; refused if not empty). For a "
+                                        "model folder the default is <model-dir>/compiled/seq<L>"),
                                cl::value_desc("dir"), cl::init(""), cl::cat(category));
+cl::opt<bool> progress("progress",
+                       cl::desc("Print each stage of the compilation on stderr (stage k of n, "
+                                "elapsed seconds); the default when stderr is a terminal "
+                                "(--progress=false turns it off)"),
+                       cl::init(false), cl::cat(category));
 cl::opt<std::string> target("target",
                             cl::desc("Halide target: host (default), x86-64-linux-avx2, "
                                      "x86-64-linux-avx512_skylake, arm-64-linux, ..."),
@@ -93,12 +106,80 @@ bool isNonEmptyDir(const std::string &path) {
   sys::fs::directory_iterator it(path, ec), end;
   return !ec && it != end;
 }
-/// "<dir>.tmp-<pid>" next to `dir` (same file system, so rename works).
-std::string stagingDir(const std::string &dir) {
+std::string withoutTrailingSlash(const std::string &dir) {
   SmallString<256> d(dir);
   while (d.size() > 1 && sys::path::is_separator(d.back()))
     d.pop_back();
-  return std::string(d) + ".tmp-" + std::to_string(sys::Process::getProcessId());
+  return std::string(d);
+}
+
+/// "<dir>.tmp-<pid>" next to `dir` (same file system, so rename works).
+std::string stagingDir(const std::string &dir) {
+  return withoutTrailingSlash(dir) + ".tmp-" + std::to_string(sys::Process::getProcessId());
+}
+
+/// An ssm-import folder (model.json, model.mlir, weights.safetensors).
+bool isModelDir(const std::string &path) {
+  return sys::fs::is_directory(path) && sys::fs::exists(path + "/model.json");
+}
+
+/// The default module folder of a model folder: compiled/seq<L>, L the
+/// token count of its sequence function (model.json's functions.sequence,
+/// in `module`), "-<target>" appended for a target other than the host;
+/// compiled/module when the function has no tokens argument.
+std::string defaultModuleDir(const std::string &modelDir, mlir::ModuleOp module,
+                             const std::string &target, std::string &error) {
+  auto buffer = MemoryBuffer::getFile(modelDir + "/model.json");
+  if (!buffer) {
+    error = "cannot read '" + modelDir + "/model.json': " + buffer.getError().message();
+    return "";
+  }
+  nlohmann::json m = nlohmann::json::parse((*buffer)->getBuffer().begin(),
+                                           (*buffer)->getBuffer().end(), nullptr,
+                                           /*allow_exceptions=*/false);
+  if (m.is_discarded() || !m.is_object()) {
+    error = "'" + modelDir + "/model.json' is not a JSON object";
+    return "";
+  }
+  std::string sequence = "forward_sequence";
+  if (auto f = m.find("functions"); f != m.end() && f->is_object())
+    if (auto s = f->find("sequence"); s != f->end() && s->is_string())
+      sequence = s->get<std::string>();
+  std::string name = "module";
+  if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(sequence))
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      auto n = fn.getArgAttrOfType<mlir::StringAttr>(i, "ssm.name");
+      auto t = dyn_cast<mlir::RankedTensorType>(fn.getArgumentTypes()[i]);
+      if (n && n.getValue() == "tokens" && t && t.hasStaticShape())
+        name = "seq" + std::to_string(t.getNumElements());
+    }
+  if (target != "host") {
+    std::string t = target;
+    for (char &c : t)
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+        c = '_';
+    name += "-" + t;
+  }
+  return withoutTrailingSlash(modelDir) + "/compiled/" + name;
+}
+
+/// Replaces the module folder `dir` (a model folder's compiled/<name>, all
+/// of it ours) by `work`: the old folder is renamed aside, the new one
+/// renamed in, the old one deleted, so a reader sees the old module or the
+/// new one, never a mix.
+bool replaceModuleDir(const std::string &work, const std::string &dir, const std::string &aside,
+                      std::string &error) {
+  if (std::error_code ec = sys::fs::rename(dir, aside)) {
+    error = "cannot move the old module '" + dir + "' aside: " + ec.message();
+    return false;
+  }
+  if (std::error_code ec = sys::fs::rename(work, dir)) {
+    sys::fs::rename(aside, dir);
+    error = "cannot move the compiled library into '" + dir + "': " + ec.message();
+    return false;
+  }
+  sys::fs::remove_directories(aside);
+  return true;
 }
 
 /// Moves the finished folder `work` to `dir`: one rename when `dir` is
@@ -137,7 +218,11 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "ssm-compile: compile ssm graphs to a kernel library\n\n"
-                                   "  ssm-compile in.mlir --target=<Halide target> -o <dir>\n",
+                                   "  ssm-compile in.mlir --target=<Halide target> -o <dir>\n"
+                                   "  ssm-compile <model-dir>   (an ssm-import folder: its model.mlir\n"
+                                   "                             into <model-dir>/compiled/seq<L>, so\n"
+                                   "                             ssm-run and libssm_runtime run prompts\n"
+                                   "                             of any length with no compilation)\n",
                                    &errs()))
     return kCannotRun;
   if (parentPid > 0) {
@@ -153,18 +238,42 @@ int main(int argc, char **argv) {
     outs() << ssm::codegen::resolveTarget(target) << "\n";
     return kOk;
   }
-  if (inputFile.empty() || outputDir.empty())
-    return cannotRun("give an input file and -o <dir> (see --help)");
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  const bool showProgress = progress.getNumOccurrences() ? bool(progress) : ::isatty(2) == 1;
+  // A model folder: its model.mlir into compiled/<name>, staged beside
+  // compiled/ (a reader of compiled/*/ never sees a work folder).
+  std::string modelDir, staging;
+  if (!inputFile.empty() && isModelDir(inputFile)) {
+    modelDir = withoutTrailingSlash(inputFile);
+    inputFile = modelDir + "/model.mlir";
+    if (!sys::fs::is_regular_file(inputFile))
+      return cannotRun("'" + modelDir + "' is a model folder without model.mlir (import it "
+                       "again with ssm-import)");
+    if (outputDir.empty()) // named once the graph is parsed (its sequence length)
+      staging = modelDir + "/.ssm-compile.tmp-" + std::to_string(sys::Process::getProcessId());
+  }
+  if (inputFile.empty() || (outputDir.empty() && staging.empty()))
+    return cannotRun("give an input file and -o <dir>, or a model folder (see --help)");
   if (!tuningDb.empty() && (!autoschedule.empty() || !passPipeline.empty()))
     return cannotRun("--tuning-db schedules the ops itself: it does not combine with " +
                      Twine(autoschedule.empty() ? "--pass-pipeline" : "--autoschedule"));
   if (libName.empty() || !(isalpha(static_cast<unsigned char>(libName[0])) || libName[0] == '_') ||
       !llvm::all_of(libName, [](char c) { return isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
     return cannotRun("--name '" + libName + "' is not a C identifier (letters, digits, _)");
-  if (sys::fs::exists(outputDir) && !sys::fs::is_directory(outputDir))
-    return cannotRun("'" + outputDir + "' exists and is not a directory");
-  if (isNonEmptyDir(outputDir) && !force)
-    return cannotRun("'" + outputDir + "' is not empty; pass --force to write into it");
+  auto checkOutput = [&]() -> std::optional<int> {
+    if (sys::fs::exists(outputDir) && !sys::fs::is_directory(outputDir))
+      return cannotRun("'" + outputDir + "' exists and is not a directory");
+    if (isNonEmptyDir(outputDir) && !force)
+      return cannotRun("'" + outputDir + "' is not empty; pass --force to " +
+                       (staging.empty() ? "write into it" : "replace it"));
+    return std::nullopt;
+  };
+  if (!outputDir.empty())
+    if (std::optional<int> rc = checkOutput())
+      return *rc;
 
   if (!autoschedule.empty() && autoschedule != "adams2019" && autoschedule != "li2018" &&
       autoschedule != "mullapudi2016")
@@ -193,6 +302,14 @@ int main(int argc, char **argv) {
   if (!module) {
     errs() << "ssm-compile: error: '" << inputFile << "' is not valid IR (see above)\n";
     return kFailed;
+  }
+  if (outputDir.empty()) {
+    std::string error;
+    outputDir = defaultModuleDir(modelDir, *module, target, error);
+    if (outputDir.empty())
+      return cannotRun(error);
+    if (std::optional<int> rc = checkOutput())
+      return *rc;
   }
 
   // Tuned schedules first: ssm-assign-schedules keeps the schedules present.
@@ -240,11 +357,12 @@ int main(int argc, char **argv) {
   }
   if (failed(pm.run(*module)))
     return kFailed;
+  const double passSeconds = elapsed();
 
   // The library is built in a temporary sibling and published by renaming
   // it, so a failed or killed compile never leaves a half-written folder
   // where the user asked for one.
-  std::string work = stagingDir(outputDir);
+  std::string work = staging.empty() ? stagingDir(outputDir) : staging;
   sys::fs::remove_directories(work);
   if (std::error_code ec = sys::fs::create_directories(work))
     return cannotRun("cannot create '" + work + "': " + ec.message());
@@ -256,6 +374,17 @@ int main(int argc, char **argv) {
     options.symbolPrefix = libName;
   options.emitStmt = emitStmt;
   options.autoscheduler = autoschedule;
+  // Stage 1 is the passes (reported once the number of stages is known);
+  // then one stage per kernel and the libraries (codegen/Compile.h).
+  if (showProgress)
+    options.progress = [&](int stage, int stages, const std::string &what) {
+      if (stage == 1)
+        errs() << formatv("ssm-compile: [1/{0}] parse and passes: {1:f1} s\n", stages + 1,
+                          passSeconds);
+      errs() << formatv("ssm-compile: [{0}/{1}] {2} (at {3:f1} s)\n", stage + 1, stages + 1, what,
+                        elapsed());
+      errs().flush();
+    };
   std::string error;
   if (failed(ssm::codegen::compileModule(*module, options, error))) {
     sys::fs::remove_directories(work);
@@ -272,9 +401,35 @@ int main(int argc, char **argv) {
     if (!ec)
       note << tuningNote << "\n";
   }
-  if (!publish(work, outputDir, error)) {
+  if (!staging.empty()) {
+    // A model folder's module: created (with compiled/) or replaced whole.
+    bool ok;
+    if (isNonEmptyDir(outputDir)) {
+      ok = replaceModuleDir(work, outputDir,
+                            modelDir + "/.ssm-compile.old-" +
+                                std::to_string(sys::Process::getProcessId()),
+                            error);
+    } else {
+      SmallString<256> parent(outputDir);
+      sys::path::remove_filename(parent);
+      std::error_code ec = sys::fs::create_directories(parent);
+      if (ec)
+        error = "cannot create '" + std::string(parent) + "': " + ec.message();
+      ok = !ec && publish(work, outputDir, error);
+    }
+    if (!ok) {
+      sys::fs::remove_directories(work);
+      return cannotRun(error);
+    }
+  } else if (!publish(work, outputDir, error)) {
     sys::fs::remove_directories(work);
     return cannotRun(error);
   }
+  if (showProgress)
+    errs() << formatv("ssm-compile: done in {0:f1} s: {1}\n", elapsed(), outputDir);
+  if (!modelDir.empty())
+    outs() << "ssm-compile: " << modelDir << " is deployable: " << outputDir
+           << " (ssm-run " << modelDir << " runs prompts of any length from it, with no "
+           << "compilation)\n";
   return kOk;
 }
