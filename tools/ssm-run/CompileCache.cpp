@@ -9,6 +9,14 @@
 // result is discarded). Work folders of processes that no longer exist (a
 // `kill -9` mid-compile) are removed by the next process that uses the
 // cache; ssm-compile gets --parent-pid, so it dies with a killed caller.
+//
+// Pruning (pruneCompileCache, $SSM_CACHE_MAX_MB, ssm-run --cache-prune):
+// a process using an entry holds a shared flock on its manifest.json until
+// it exits (taken on the work folder's manifest before the publishing
+// rename, or on a found entry, then checked to still be the file at the
+// entry's path); the pruner takes an exclusive lock without waiting (in
+// use: skipped), renames the entry to `<key>.pruned-<pid>` and deletes it.
+// A process that finds its entry pruned under it compiles it again.
 #include "tools/ssm-run/CompileCache.h"
 
 #include "codegen/Compile.h"
@@ -25,9 +33,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
+#include <mutex>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ssm {
@@ -80,6 +95,74 @@ void discardEntry(const std::string &root, const std::string &key) {
     llvm::sys::fs::remove_directories(aside);
 }
 
+/// Descriptors holding this process's shared locks on entries it uses
+/// (released when it exits).
+std::mutex gLocksMutex;
+std::vector<int> gHeldLocks;
+
+/// Opens `path` and waits for a shared lock on it; -1 when it cannot.
+int lockShared(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  while (::flock(fd, LOCK_SH) != 0)
+    if (errno != EINTR) {
+      ::close(fd);
+      return -1;
+    }
+  return fd;
+}
+
+void keepLock(int fd) {
+  std::lock_guard<std::mutex> lock(gLocksMutex);
+  gHeldLocks.push_back(fd);
+}
+
+/// The entry's "last used" time is its folder's modification time.
+void touch(const std::string &dir) { ::utimensat(AT_FDCWD, dir.c_str(), nullptr, 0); }
+
+/// Marks the published `entry` in use by this process. False when it is
+/// no longer there (pruned or replaced between the lookup and the lock).
+bool holdEntry(const std::string &entry) {
+  std::string manifest = entry + "/manifest.json";
+  int fd = lockShared(manifest);
+  if (fd < 0)
+    return false;
+  struct stat held, now;
+  if (::fstat(fd, &held) != 0 || ::stat(manifest.c_str(), &now) != 0 ||
+      held.st_dev != now.st_dev || held.st_ino != now.st_ino) {
+    ::close(fd);
+    return false;
+  }
+  keepLock(fd);
+  touch(entry);
+  return true;
+}
+
+/// A published entry's name: the 32 hex digits of its key.
+bool isEntryName(llvm::StringRef name) {
+  return name.size() == 32 && llvm::all_of(name, [](char c) { return llvm::isHexDigit(c); });
+}
+
+uint64_t folderBytes(const std::string &dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::sys::fs::file_status st;
+    if (!llvm::sys::fs::status(it->path(), st, /*follow=*/false) &&
+        st.type() == llvm::sys::fs::file_type::regular_file)
+      total += st.getSize();
+  }
+  return total;
+}
+
+std::string megabytes(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1048576.0);
+  return buf;
+}
+
 bool processAlive(long pid) {
   return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
@@ -95,7 +178,8 @@ void removeOrphans(const std::string &root) {
       continue;
     llvm::StringRef suffix = name.substr(dot + 1);
     long pid = 0;
-    if (!(suffix.consume_front("tmp-") || suffix.consume_front("broken-")) ||
+    if (!(suffix.consume_front("tmp-") || suffix.consume_front("broken-") ||
+          suffix.consume_front("pruned-")) ||
         suffix.getAsInteger(10, pid))
       continue;
     if (pid != getpid() && !processAlive(pid))
@@ -109,6 +193,9 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
                              const char *argv0, std::string &error, int &exitCode,
                              const std::vector<std::string> &compileArgs) {
   exitCode = 2;
+  std::optional<uint64_t> cap = cacheCapFromEnv(error);
+  if (!error.empty())
+    return "";
   std::string self = llvm::sys::fs::getMainExecutable(argv0, (void *)&compileCacheDir);
   llvm::SmallString<256> compiler(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(compiler, "ssm-compile");
@@ -141,11 +228,15 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
   removeOrphans(root);
   if (llvm::sys::fs::is_directory(entry)) {
     std::string why = checkEntry(entry);
-    if (why.empty())
+    if (why.empty() && holdEntry(entry))
       return entry;
-    llvm::errs() << "ssm-run: note: the compile cache entry " << entry << " is incomplete ("
-                 << why << "); compiling it again\n";
-    discardEntry(root, key);
+    // (Whole but not held: pruned between the check and the lock, so it
+    // is compiled again below.)
+    if (!why.empty()) {
+      llvm::errs() << "ssm-run: note: the compile cache entry " << entry << " is incomplete ("
+                   << why << "); compiling it again\n";
+      discardEntry(root, key);
+    }
   } else if (llvm::sys::fs::exists(entry)) {
     llvm::errs() << "ssm-run: note: the compile cache entry " << entry
                  << " is not a folder; replacing it\n";
@@ -196,23 +287,129 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
     error = "ssm-compile wrote an incomplete module (" + why + ")";
     return "";
   }
-  // Publish: one rename. When another process published the key meanwhile,
-  // its entry is as good as ours; a broken one is replaced.
+  // Publish: one rename, our entry locked in use before it appears. When
+  // another process published the key meanwhile, its entry is as good as
+  // ours; a broken one is replaced.
+  int lockFd = lockShared(out + "/manifest.json");
+  bool ours = false;
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::error_code ec = llvm::sys::fs::rename(out, entry);
-    if (!ec)
+    if (!ec) {
+      ours = true;
       break;
-    if (checkEntry(entry).empty())
+    }
+    if (checkEntry(entry).empty() && holdEntry(entry))
       break;
     if (attempt == 1) {
+      if (lockFd >= 0)
+        ::close(lockFd);
       llvm::sys::fs::remove_directories(work);
       error = "cannot move the compiled module into " + entry + ": " + ec.message();
       return "";
     }
     discardEntry(root, key);
   }
+  if (ours && lockFd >= 0) {
+    keepLock(lockFd);
+    touch(entry);
+  } else if (lockFd >= 0) {
+    ::close(lockFd);
+  }
   llvm::sys::fs::remove_directories(work);
+  if (ours && cap) {
+    PruneReport r = pruneCompileCache(root, *cap);
+    if (!r.removed.empty()) {
+      llvm::errs() << "ssm-run: note: the compile cache " << root << " is over SSM_CACHE_MAX_MB ("
+                   << megabytes(*cap) << "): " << describePrune(r) << "; removed, least recently used first:";
+      for (const PrunedEntry &e : r.removed)
+        llvm::errs() << " " << e.key << " (" << megabytes(e.bytes) << ")";
+      llvm::errs() << "\n";
+    }
+  }
   return entry;
+}
+
+PruneReport pruneCompileCache(const std::string &root, uint64_t maxBytes) {
+  PruneReport r;
+  if (!llvm::sys::fs::is_directory(root))
+    return r;
+  removeOrphans(root);
+  struct Entry {
+    std::string key;
+    uint64_t bytes;
+    int64_t lastUsed;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(root, ec), end; it != end && !ec; it.increment(ec)) {
+    std::string key = llvm::sys::path::filename(it->path()).str();
+    struct stat st;
+    if (!isEntryName(key) || ::stat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      continue;
+    entries.push_back({key, folderBytes(it->path()), static_cast<int64_t>(st.st_mtime)});
+    total += entries.back().bytes;
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    return a.lastUsed != b.lastUsed ? a.lastUsed < b.lastUsed : a.key < b.key;
+  });
+  for (const Entry &e : entries) {
+    auto keep = [&](bool inUse) {
+      ++r.kept;
+      r.inUse += inUse;
+      r.keptBytes += e.bytes;
+    };
+    if (total <= maxBytes) {
+      keep(false);
+      continue;
+    }
+    std::string path = root + "/" + e.key;
+    // No manifest: a broken entry nobody can be using.
+    int fd = ::open((path + "/manifest.json").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      keep(true);
+      continue;
+    }
+    std::string aside = root + "/" + e.key + ".pruned-" + std::to_string(getpid());
+    bool moved = !llvm::sys::fs::rename(path, aside);
+    if (moved)
+      llvm::sys::fs::remove_directories(aside);
+    if (fd >= 0)
+      ::close(fd);
+    if (!moved) {
+      keep(false);
+      continue;
+    }
+    r.removed.push_back({e.key, e.bytes, e.lastUsed});
+    r.removedBytes += e.bytes;
+    total -= e.bytes;
+  }
+  return r;
+}
+
+std::optional<uint64_t> cacheCapFromEnv(std::string &error) {
+  error.clear();
+  const char *v = std::getenv("SSM_CACHE_MAX_MB");
+  if (!v || !*v)
+    return std::nullopt;
+  char *end = nullptr;
+  double mb = std::strtod(v, &end);
+  if (end == v || *end || !std::isfinite(mb) || mb < 0 || mb > 1e12) {
+    error = "SSM_CACHE_MAX_MB must be a non-negative number of megabytes (2^20 bytes), got '" +
+            std::string(v) + "'";
+    return std::nullopt;
+  }
+  return static_cast<uint64_t>(mb * 1048576.0);
+}
+
+std::string describePrune(const PruneReport &r) {
+  std::string s = "removed " + std::to_string(r.removed.size()) +
+                  (r.removed.size() == 1 ? " entry (" : " entries (") + megabytes(r.removedBytes) +
+                  "), kept " + std::to_string(r.kept) + " (" + megabytes(r.keptBytes);
+  if (r.inUse)
+    s += ", " + std::to_string(r.inUse) + " in use";
+  return s + ")";
 }
 
 } // namespace ssm

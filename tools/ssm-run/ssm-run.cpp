@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <thread>
 #include <unistd.h>
@@ -114,6 +115,15 @@ cl::opt<std::string> allLogitsOut("all-logits-out",
                                   cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
 cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print them"),
                           cl::init(0), cl::cat(category));
+cl::opt<bool> cachePrune(
+    "cache-prune",
+    cl::desc("Remove compile-cache entries, least recently used first, until the cache holds at "
+             "most --cache-max-mb (default $SSM_CACHE_MAX_MB, else 0: every entry not in use); "
+             "entries a running process uses are kept. Prints what was removed"),
+    cl::init(false), cl::cat(category));
+cl::opt<double> cacheMaxMb("cache-max-mb",
+                           cl::desc("With --cache-prune: the size to prune to, in MB (2^20 bytes)"),
+                           cl::init(-1), cl::cat(category));
 cl::opt<double> rtol("rtol", cl::desc("Relative tolerance for --expected"), cl::init(1e-4),
                      cl::cat(category));
 cl::opt<double> atol("atol", cl::desc("Absolute tolerance for --expected"), cl::init(1e-5),
@@ -596,6 +606,34 @@ int runFile(mlir::MLIRContext &ctx) {
 
 } // namespace
 
+/// ssm-run --cache-prune: prunes the compile cache and says what it removed.
+int runCachePrune() {
+  std::string error;
+  uint64_t maxBytes = 0;
+  if (cacheMaxMb.getNumOccurrences()) {
+    if (!(cacheMaxMb >= 0) || cacheMaxMb > 1e12)
+      return cannotRun("--cache-max-mb takes a non-negative number of megabytes");
+    maxBytes = static_cast<uint64_t>(cacheMaxMb * 1048576.0);
+  } else if (std::optional<uint64_t> cap = ssm::cacheCapFromEnv(error)) {
+    maxBytes = *cap;
+  } else if (!error.empty()) {
+    return cannotRun(error);
+  }
+  std::string root = ssm::compileCacheDir();
+  ssm::PruneReport r = ssm::pruneCompileCache(root, maxBytes);
+  for (const ssm::PrunedEntry &e : r.removed) {
+    std::time_t t = static_cast<std::time_t>(e.lastUsed);
+    std::tm tm{};
+    char when[32] = "?";
+    if (gmtime_r(&t, &tm))
+      std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    outs() << formatv("ssm-run: removed {0} ({1:f1} MB, last used {2})\n", e.key,
+                      e.bytes / 1048576.0, when);
+  }
+  outs() << "ssm-run: compile cache " << root << ": " << ssm::describePrune(r) << "\n";
+  return kOk;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   gArgv0 = argv[0];
@@ -625,9 +663,18 @@ int main(int argc, char **argv) {
                                    "  ssm-run <file.mlir> [--function F] (--input x.npy)... "
                                    "[--seed N] [--expected r.npy]... [--output-dir D]\n"
                                    "  ssm-run <model-dir> (--prompt TEXT | --tokens F.npy) [--mode sequence|step] "
-                                   "[--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n",
+                                   "[--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n"
+                                   "  ssm-run --cache-prune [--cache-max-mb N]\n",
                                    &errs()))
     return kCannotRun;
+  if (cachePrune) {
+    if (!inputFile.empty() || !goldenDir.empty())
+      return cannotRun("--cache-prune takes no input (it prunes $SSM_CACHE_DIR: " +
+                       ssm::compileCacheDir() + ")");
+    return runCachePrune();
+  }
+  if (cacheMaxMb.getNumOccurrences())
+    return cannotRun("--cache-max-mb goes with --cache-prune (SSM_CACHE_MAX_MB caps every run)");
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
