@@ -34,7 +34,9 @@ fi
 # LeakSanitizer is off: LLVM's and MLIR's globals (ManagedStatic, the
 # cl::opt and dialect registries) are never freed by design, so every tool
 # would "leak" on exit. Heap overflows, use-after-free and UB still abort.
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1
+# allow_user_poisoning=0: see scripts/fuzz.sh (LLVM allocator slabs shared with
+# the uninstrumented libMLIR).
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:allow_user_poisoning=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [ "$set_" = full ]; then
   cmake --build build-asan -j "$jobs"
