@@ -1,6 +1,7 @@
 // The C API (ssm_runtime.h) over Model and Stream: status codes, thread-local messages, no exceptions out.
 #include "runtime/ssm_runtime.h"
 
+#include "runtime/CApiSupport.h"
 #include "runtime/Model.h"
 
 #include <dlpack/dlpack.h>
@@ -16,43 +17,23 @@ struct ssm_stream {
   std::unique_ptr<ssm::rt::Stream> impl;
 };
 
-namespace {
-using ssm::rt::Code;
 using ssm::rt::Status;
+using ssm::rt::capi::fail;
+using ssm::rt::capi::guarded;
+using ssm::rt::capi::report;
 
+namespace {
 thread_local std::string lastError;
+} // namespace
 
-ssm_status_t fail(ssm_status_t code, std::string message) {
+ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
   lastError = std::move(message);
   return code;
 }
-ssm_status_t report(const Status &s) {
-  if (s.isOk())
-    return SSM_OK;
-  return fail(static_cast<ssm_status_t>(s.code()), s.message());
-}
-
-/// Runs `body`, turning any exception into a status: none may cross into C.
-template <typename F> ssm_status_t guarded(F &&body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return fail(SSM_ERROR_OUT_OF_MEMORY, "out of memory");
-  } catch (const std::exception &e) {
-    return fail(SSM_ERROR_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return fail(SSM_ERROR_INTERNAL, "internal error");
-  }
-}
-
-#define SSM_REQUIRE(cond, what)                                                                    \
-  if (!(cond))                                                                                     \
-  return fail(SSM_ERROR_INVALID_ARGUMENT, std::string(__func__) + ": " + (what))
-} // namespace
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.3.0"; }
+const char *ssm_runtime_version(void) { return "0.4.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -276,6 +277,16 @@ struct BoundCall::Impl {
   }
 };
 
+namespace {
+/// Bytes of a tensor's elements in its dtype.
+size_t byteSize(const HostTensor &t) {
+  size_t n = t.dtype == "float16" || t.dtype == "bfloat16" ? 2 : t.dtype == "int8" ? 1 : 4;
+  for (int64_t d : t.shape)
+    n *= static_cast<size_t>(d);
+  return n;
+}
+} // namespace
+
 BoundCall::~BoundCall() = default;
 
 bool BoundCall::invoke(std::string &error) {
@@ -284,6 +295,21 @@ bool BoundCall::invoke(std::string &error) {
       if (!s->invoke(error))
         return false;
     for (auto &[from, to] : impl->copies) {
+      if (to->external) { // a result in the caller's memory (same shape and dtype)
+        const void *src = from->external   ? from->external
+                          : from->view     ? static_cast<const void *>(from->view)
+                          : from->rawView  ? from->rawView
+                          : from->dtype == "int32" ? static_cast<const void *>(from->ints.data())
+                                                   : static_cast<const void *>(from->data.data());
+        std::memcpy(to->external, src, byteSize(*to));
+        continue;
+      }
+      if (from->external) { // an argument in the caller's memory, returned
+        std::memcpy(to->dtype == "int32" ? static_cast<void *>(to->ints.data())
+                                         : static_cast<void *>(to->data.data()),
+                    from->external, byteSize(*to));
+        continue;
+      }
       if (from->view)
         std::copy(from->view, from->view + to->data.size(), to->data.begin());
       else
@@ -613,6 +639,14 @@ std::string shapeString(const std::vector<int64_t> &s) {
 /// A Halide buffer over a row-major host tensor (Halide's dim 0 = last dim).
 Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
   std::vector<int> extents(t.shape.rbegin(), t.shape.rend());
+  if (t.external) {
+    halide_type_t type = t.dtype == "int32"      ? halide_type_t(halide_type_int, 32)
+                         : t.dtype == "float16"  ? halide_type_t(halide_type_float, 16)
+                         : t.dtype == "bfloat16" ? halide_type_t(halide_type_bfloat, 16)
+                         : t.dtype == "int8"     ? halide_type_t(halide_type_int, 8)
+                                                 : halide_type_t(halide_type_float, 32);
+    return Halide::Runtime::Buffer<void>(type, t.external, extents);
+  }
   if (t.dtype == "int32")
     return Halide::Runtime::Buffer<int32_t>(const_cast<int32_t *>(t.ints.data()), extents);
   if (t.dtype == "float16" || t.dtype == "bfloat16" || t.dtype == "int8") {
@@ -644,7 +678,10 @@ void shapeTensor(HostTensor &t, const TensorInfo &info) {
   int64_t n = 1;
   for (int64_t d : t.shape)
     n *= d;
-  if (t.dtype == "int32") {
+  if (t.external) { // the caller's memory holds it
+    t.data.clear();
+    t.ints.clear();
+  } else if (t.dtype == "int32") {
     t.ints.assign(n, 0);
     t.data.clear();
   } else {
@@ -777,7 +814,10 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
     const TimeChunking &c = *fn.chunking;
     const TensorInfo &stateInfo = fn.results[c.stateResult];
     im.carry.shape = stateInfo.shape;
-    im.carry.data.assign(outputs[c.stateResult]->data.size(), 0.0f);
+    int64_t stateElems = 1;
+    for (int64_t d : stateInfo.shape)
+      stateElems *= d;
+    im.carry.data.assign(stateElems, 0.0f);
     im.carryBuffer = wrap(im.carry);
     im.userState = static_cast<size_t>(c.stateArgument) < fn.arguments.size();
     // Kernel buffers: the arguments, the added state argument, the results.

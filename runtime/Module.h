@@ -40,7 +40,11 @@ template <typename T> struct AlignedAllocator {
 /// weights, runtime/Weights.h): bind() then passes that pointer, and `data`
 /// stays empty. A weight kept in its storage type ("float16", "bfloat16",
 /// "int8": passes/WeightStorage.h) is only ever a read-only `rawView` of its
-/// little-endian elements.
+/// little-endian elements. A result may instead be written in place to
+/// `external`, memory owned by the caller holding the result's elements in its
+/// dtype (row-major, aligned to the element size): bind() then allocates
+/// nothing for it, and `data`/`ints` stay empty (the C API's DLPack calls,
+/// runtime/CApiModule.cpp). `external` also serves as an input of any dtype.
 struct HostTensor {
   std::vector<int64_t> shape;
   std::vector<float, AlignedAllocator<float>> data;
@@ -48,6 +52,7 @@ struct HostTensor {
   std::vector<int32_t, AlignedAllocator<int32_t>> ints;
   const float *view = nullptr;
   const void *rawView = nullptr;
+  void *external = nullptr;
 };
 
 struct TensorInfo {

@@ -56,7 +56,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 3
+#define SSM_RUNTIME_VERSION_MINOR 4
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -76,10 +76,11 @@ typedef enum ssm_status {
 
 typedef struct ssm_model ssm_model_t;
 typedef struct ssm_stream ssm_stream_t;
+typedef struct ssm_module ssm_module_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.3.0". */
+/* "0.4.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -175,6 +176,53 @@ SSM_RT_API ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char
  * caller keeps ownership (its deleter is not called). */
 SSM_RT_API ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const char *name,
                                                     const struct DLManagedTensor *tensor);
+
+/* --- Kernel modules --------------------------------------------------------- */
+
+/* A kernel module is an ssm-compile output folder of a graph (manifest.json and
+ * lib<name>.so): its public functions called on caller-owned tensors, as
+ * runtime/python/ssm_torch.py does to make them PyTorch ops. A module may be
+ * called from several threads at once. */
+
+/* Loads <dir>/manifest.json and the kernel library it names. On failure *out
+ * is NULL (SSM_ERROR_NOT_FOUND, SSM_ERROR_INVALID_FILE naming the file). */
+SSM_RT_API ssm_status_t ssm_module_open(const char *dir, ssm_module_t **out);
+/* NULL is ignored. */
+SSM_RT_API void ssm_module_free(ssm_module_t *module);
+/* Threads of the module's Halide thread pool (0: one per core). */
+SSM_RT_API ssm_status_t ssm_module_set_threads(ssm_module_t *module, int threads);
+/* The Halide target string the module was compiled for ("x86-64-linux-avx2-..."). */
+SSM_RT_API const char *ssm_module_target(const ssm_module_t *module);
+/* The functions a caller may call, in the manifest's order (a segmented
+ * function's internal kernels are not listed). */
+SSM_RT_API size_t ssm_module_function_count(const ssm_module_t *module);
+/* Function `index`: its MLIR symbol without '@' and its numbers of arguments
+ * and results (any out-parameter may be NULL). */
+SSM_RT_API ssm_status_t ssm_module_function_info(const ssm_module_t *module, size_t index,
+                                                 const char **name, size_t *num_arguments,
+                                                 size_t *num_results);
+/* Argument (is_result 0) or result (is_result 1) `index` of function
+ * `function_index`: its name (the graph's ssm.state, else ssm.param, else ssm.name, else
+ * argN / resultN), its dtype ("float32", "int32", "float16", "bfloat16", "int8")
+ * and its shape in the graph's order (row-major, the last dim contiguous). The
+ * strings and the shape stay valid while the module lives. */
+SSM_RT_API ssm_status_t ssm_module_tensor_info(const ssm_module_t *module, size_t function_index,
+                                               int is_result, size_t index, const char **name,
+                                               const char **dtype, const int64_t **shape,
+                                               size_t *rank);
+/* Calls `function` without copying: the arguments are read where they lie and
+ * the results written into `results`, tensors the caller allocated with the
+ * result shapes and dtypes. Every tensor must be on kDLCPU, have exactly the
+ * dtype and shape tensor_info gives, be row-major contiguous (strides NULL or
+ * row-major) and aligned to its element size; results must not overlap each
+ * other or the arguments. SSM_ERROR_INVALID_ARGUMENT names the tensor and what
+ * is wrong; SSM_ERROR_KERNEL_FAILED gives Halide's error. The caller keeps
+ * ownership (no deleter is called). Buffers are bound per call (microseconds). */
+SSM_RT_API ssm_status_t ssm_module_call_dlpack(ssm_module_t *module, const char *function,
+                                               const struct DLManagedTensor *const *arguments,
+                                               size_t num_arguments,
+                                               const struct DLManagedTensor *const *results,
+                                               size_t num_results);
 
 #ifdef __cplusplus
 }

@@ -13,15 +13,16 @@ packages=(
   pkgconf                                                  # the installed-package test builds with pkg-config (ISC)
   libdlpack-dev                                            # DLPack tensors in the runtime's C API (Apache-2.0)
   clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)
+  python3-torch python3-numpy                              # PyTorch 1.13 for the torch-op tests (runtime/python/ssm_torch.py; BSD-3-Clause), not linked
   pocl-opencl-icd ocl-icd-opencl-dev                       # OpenCL on the CPU for the opencl engine's tests (MIT, BSD-2-Clause); loaded at run time by the kernels, not linked
 )
 
-# --bench adds the peers of bench/run.py, model_bench.py and realsize_bench.py (PyTorch eager,
-# and libopenblas-dev for the sgemm peer of bench/matmul_bench.py),
+# --bench adds what the peers of bench/run.py, model_bench.py and realsize_bench.py need besides
+# PyTorch (libopenblas-dev for the sgemm peer of bench/matmul_bench.py),
 # with OpenBLAS: Debian's torch calls the system BLAS, and the reference libblas3
 # it otherwise gets runs its matmuls several times slower.
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(python3-torch libopenblas0-pthread libopenblas-dev python3-numpy)
+  packages+=(libopenblas0-pthread libopenblas-dev)
 fi
 
 missing=()

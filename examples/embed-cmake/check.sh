@@ -73,6 +73,20 @@ echo "resumed in a new process: $(cat "$work/resumed.txt") (identical)"
 echo "== Python (lib/ssm-opt/python/ssm_runtime.py): examples/embed-python/stream.py"
 PYTHONPATH="$(dirname "$(find "$prefix" -name ssm_runtime.py)")" python3 "$here/../embed-python/stream.py" \
   "$work/model" --prompt '"in' --expected "$expected" --generate 8
+echo "== PyTorch (lib/ssm-opt/python/ssm_torch.py): examples/embed-python/scan_op.py"
+# A kernel module compiled by the installed ssm-compile, its functions as torch ops.
+# Debian's python3-torch is for /usr/bin/python3 ($SSM_TORCH_PYTHON overrides).
+torch_python=${SSM_TORCH_PYTHON:-/usr/bin/python3}
+if "$torch_python" -c "import torch" 2> /dev/null; then
+  "$bin/ssm-compile" "$here/../embed-kernels/short_scan.mlir" -o "$work/short_scan" > /dev/null
+  PYTHONPATH="$(dirname "$(find "$prefix" -name ssm_torch.py)")" "$torch_python" \
+    "$here/../embed-python/scan_op.py" "$work/short_scan"
+elif [ -n "${CI:-}" ]; then
+  echo "check.sh: $torch_python has no torch (Debian python3-torch): CI installs it" >&2
+  exit 1
+else
+  echo "SKIP PyTorch: $torch_python has no torch"
+fi
 # A damaged state file is refused with a message (exit 2), not run.
 head -c 100 "$work/in.ssmstate" > "$work/cut.ssmstate"
 if "$work/stream" "$work/model" --load "$work/cut.ssmstate" 2> "$work/cut.err"; then

@@ -11,6 +11,10 @@
     t = torch.utils.dlpack.from_dlpack(stream.logits_dlpack())
     h = torch.utils.dlpack.from_dlpack(stream.state_dlpack("blocks.0.aa"))  # the state itself
 
+    kernels = ssm_runtime.KernelModule("out/scan")   # an ssm-compile output of a graph
+    kernels.call("scan", [u_capsule, ...], [y_capsule, h_capsule])  # DLPack, in place
+    # ssm_torch.load_library("out/scan") makes them torch ops: torch.ops.ssm.scan(u, ...)
+
 Errors raise ssm_runtime.Error (the C status name and the library's message). The
 library is found through $SSM_RUNTIME_LIBRARY, then beside this file (an installed
 prefix's lib/), then the system's loader path. Standard library only; torch or NumPy
@@ -21,7 +25,7 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["Error", "Model", "Stream"]
+__all__ = ["Error", "Model", "Stream", "KernelModule", "TensorSpec", "FunctionSpec"]
 
 
 class Error(RuntimeError):
@@ -75,6 +79,21 @@ _sig = {
     "ssm_stream_load_state": (ctypes.c_int, [_p, ctypes.c_char_p]),
     "ssm_stream_logits_dlpack": (ctypes.c_int, [_p, ctypes.POINTER(_p)]),
     "ssm_stream_state_dlpack": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(_p)]),
+    "ssm_module_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
+    "ssm_module_free": (None, [_p]),
+    "ssm_module_set_threads": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ssm_module_target": (ctypes.c_char_p, [_p]),
+    "ssm_module_function_count": (ctypes.c_size_t, [_p]),
+    "ssm_module_function_info": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
+                                                ctypes.POINTER(ctypes.c_size_t),
+                                                ctypes.POINTER(ctypes.c_size_t)]),
+    "ssm_module_tensor_info": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_size_t,
+                                              ctypes.POINTER(ctypes.c_char_p),
+                                              ctypes.POINTER(ctypes.c_char_p),
+                                              ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
+                                              ctypes.POINTER(ctypes.c_size_t)]),
+    "ssm_module_call_dlpack": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(_p), ctypes.c_size_t,
+                                              ctypes.POINTER(_p), ctypes.c_size_t]),
 }
 for _name, (_res, _args) in _sig.items():
     _fn = getattr(_lib, _name)
@@ -231,4 +250,76 @@ class Stream:
     def __del__(self):
         if getattr(self, "_h", None):
             _lib.ssm_stream_free(self._h)
+            self._h = None
+
+
+class TensorSpec:
+    """An argument or result of a compiled function: name, dtype ("float32", "int32",
+    "float16", "bfloat16", "int8") and shape (row-major, as in the graph)."""
+
+    def __init__(self, name, dtype, shape):
+        self.name, self.dtype, self.shape = name, dtype, shape
+
+    def __repr__(self):
+        return f"TensorSpec({self.name!r}, {self.dtype!r}, {self.shape})"
+
+
+class FunctionSpec:
+    """A public function of a kernel module: its name and its TensorSpecs."""
+
+    def __init__(self, name, arguments, results):
+        self.name, self.arguments, self.results = name, arguments, results
+
+    def __repr__(self):
+        return f"FunctionSpec({self.name!r}, {self.arguments}, {self.results})"
+
+
+def _capsule_address(capsule):
+    """The DLManagedTensor* inside a DLPack capsule (not consumed: its owner keeps it)."""
+    if not _capsule_valid(capsule, b"dltensor"):
+        raise TypeError("expected an unconsumed DLPack capsule (PyCapsule 'dltensor')")
+    return _capsule_pointer(capsule, b"dltensor")
+
+
+class KernelModule:
+    """An ssm-compile output folder of a graph (manifest.json, lib<name>.so): its
+    functions called on DLPack tensors, read and written in place (no copies)."""
+
+    def __init__(self, path):
+        self._h = _p()
+        _check(_lib.ssm_module_open(os.fsencode(path), ctypes.byref(self._h)))
+        self.target = _lib.ssm_module_target(self._h).decode()
+        self.functions = {}
+        for i in range(_lib.ssm_module_function_count(self._h)):
+            name, nargs, nres = ctypes.c_char_p(), ctypes.c_size_t(), ctypes.c_size_t()
+            _check(_lib.ssm_module_function_info(self._h, i, ctypes.byref(name), ctypes.byref(nargs),
+                                                 ctypes.byref(nres)))
+            specs = ([self._tensor(i, 0, k) for k in range(nargs.value)],
+                     [self._tensor(i, 1, k) for k in range(nres.value)])
+            self.functions[name.value.decode()] = FunctionSpec(name.value.decode(), *specs)
+
+    def _tensor(self, fn, is_result, k):
+        name, dtype = ctypes.c_char_p(), ctypes.c_char_p()
+        shape, rank = ctypes.POINTER(ctypes.c_int64)(), ctypes.c_size_t()
+        _check(_lib.ssm_module_tensor_info(self._h, fn, is_result, k, ctypes.byref(name),
+                                           ctypes.byref(dtype), ctypes.byref(shape), ctypes.byref(rank)))
+        return TensorSpec(name.value.decode(), dtype.value.decode(),
+                          tuple(shape[d] for d in range(rank.value)))
+
+    def set_threads(self, n):
+        _check(_lib.ssm_module_set_threads(self._h, n))
+
+    def call(self, name, arguments, results):
+        """Runs function `name`: `arguments` and `results` are DLPack capsules (for
+        example torch.utils.dlpack.to_dlpack(t)) of CPU tensors with the dtypes and
+        shapes of self.functions[name], contiguous; the results are written into the
+        tensors behind `results`. The capsules stay their owners' (not consumed)."""
+        args = (_p * max(len(arguments), 1))(*[_capsule_address(c) for c in arguments])
+        res = (_p * max(len(results), 1))(*[_capsule_address(c) for c in results])
+        _check(_lib.ssm_module_call_dlpack(self._h, name.encode(), args, len(arguments), res,
+                                           len(results)))
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.ssm_module_free(self._h)
             self._h = None
