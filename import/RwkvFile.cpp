@@ -116,6 +116,10 @@ bool parseRwkvFile(const void *data, size_t size, RwkvFile &out, std::string &er
       if (s == 0 || s > (1u << 30))
         return fail("bad tensor header" + at + ": size " + std::to_string(s));
       t.sizes.push_back(s);
+      // At most 2^40 elements: checked before the product can overflow
+      // (three sizes of up to 2^30 would; found by fuzz-rwkv under UBSan).
+      if (numel > (int64_t(1) << 40) / s)
+        return fail("bad tensor header" + at + ": sizes of more than 2^40 elements");
       numel *= s;
     }
     if (c.left() < nameLen)

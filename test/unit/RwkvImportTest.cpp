@@ -218,6 +218,14 @@ TEST(RwkvFile, MalformedFilesNameTheOffsetOrTensor) {
   b = good;
   putU32(b, 24, 4);
   EXPECT_TRUE(parseFails(b, "dim_count 4 is not 1..3"));
+  // Three sizes of 2^30: their product (2^90) overflowed int64 to 0 and the
+  // tensor was accepted with no data (fuzz-rwkv, UBSan).
+  b = good;
+  putU32(b, 24, 3);
+  putU32(b, 36, 1u << 30);
+  putU32(b, 40, 1u << 30);
+  putU32(b, 44, 1u << 30);
+  EXPECT_TRUE(parseFails(b, "bad tensor header at byte offset 24: sizes of more than 2^40 elements"));
   // Cut inside the last tensor's data: names it.
   b.assign(good.begin(), good.end() - 5);
   EXPECT_TRUE(parseFails(b, "truncated: tensor 'head.weight' at byte offset"));
