@@ -6,7 +6,11 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
+#include <vector>
 #include <new>
 #include <string>
 
@@ -165,6 +169,55 @@ ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token, const float **
       return s;
     if (logits)
       *logits = stream->impl->logits().data();
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n, const int32_t *tokens,
+                              const float **logits) {
+  SSM_REQUIRE(streams && tokens, "streams or tokens is NULL");
+  SSM_REQUIRE(n > 0, "n is 0");
+  // Checked before anything runs, so a bad argument steps no stream.
+  for (size_t i = 0; i < n; ++i) {
+    SSM_REQUIRE(streams[i], "streams[" + std::to_string(i) + "] is NULL");
+    for (size_t j = 0; j < i; ++j)
+      SSM_REQUIRE(streams[j] != streams[i], "streams[" + std::to_string(j) + "] and streams[" +
+                                                std::to_string(i) + "] are the same stream");
+    int64_t vocab = streams[i]->impl->model().vocab();
+    SSM_REQUIRE(tokens[i] >= 0 && (vocab <= 0 || tokens[i] < vocab),
+                "token " + std::to_string(tokens[i]) + " of stream " + std::to_string(i) +
+                    " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+  }
+  return guarded([&] {
+    // Each stream's step on its own worker (at most one per core), the
+    // caller's thread included; a stream's calls stay on one thread.
+    std::vector<Status> status(n);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) {
+        try {
+          status[i] = streams[i]->impl->step(tokens[i]);
+        } catch (const std::bad_alloc &) {
+          status[i] = Status(ssm::rt::Code::OutOfMemory, "out of memory");
+        } catch (const std::exception &e) {
+          status[i] = Status(ssm::rt::Code::Internal, std::string("internal error: ") + e.what());
+        }
+      }
+    };
+    size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < workers; ++w)
+      threads.emplace_back(work);
+    work();
+    for (std::thread &t : threads)
+      t.join();
+    for (size_t i = 0; i < n; ++i)
+      if (!status[i].isOk())
+        return fail(static_cast<ssm_status_t>(status[i].code()),
+                    "stream " + std::to_string(i) + ": " + status[i].message());
+    if (logits)
+      for (size_t i = 0; i < n; ++i)
+        logits[i] = streams[i]->impl->logits().data();
     return SSM_OK;
   });
 }

@@ -140,6 +140,18 @@ SSM_RT_API ssm_status_t ssm_stream_prefill(ssm_stream_t *stream, const int32_t *
  * valid until the stream's next call. */
 SSM_RT_API ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token,
                                         const float **logits);
+/* Steps n streams together, stream i on tokens[i]; logits (may be NULL) receives n
+ * pointers, each as ssm_stream_step's. Equal, bit for bit, to stepping each stream
+ * alone. The streams must be distinct (of one model or several) and not in use by
+ * another thread; null streams, a repeated stream and tokens outside the vocabulary
+ * are refused before any stream runs. Today the streams' step functions run
+ * concurrently, at most one worker per core, the caller's thread included (their
+ * kernels are not batched: on a machine whose cores one step already fills, this
+ * is no faster than a loop). On a kernel error the failing streams' state is
+ * undefined (as after ssm_stream_prefill) and the others have stepped; the message
+ * names the first failing stream ("stream 2: ..."). */
+SSM_RT_API ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n,
+                                         const int32_t *tokens, const float **logits);
 /* The logits after the last token (SSM_ERROR_INVALID_ARGUMENT at position 0). */
 SSM_RT_API ssm_status_t ssm_stream_logits(const ssm_stream_t *stream, const float **logits);
 /* Tokens processed since creation, reset or the state loaded. */

@@ -133,12 +133,32 @@ public:
   void save(const std::string &path) const { check(ssm_stream_save_state(handle_, path.c_str())); }
   void load(const std::string &path) { check(ssm_stream_load_state(handle_, path.c_str())); }
   ssm_stream_t *get() const { return handle_; }
+  ssm_model_t *model() const { return model_; }
 
 private:
   size_t vocab() const { return static_cast<size_t>(ssm_model_vocab_size(model_)); }
   ssm_stream_t *handle_ = nullptr;
   ssm_model_t *model_ = nullptr;
 };
+
+/// Steps streams[i] on tokens[i] together (ssm_streams_step); returns each
+/// stream's logits after its token.
+inline std::vector<std::vector<float>> stepTogether(const std::vector<Stream *> &streams,
+                                                    const std::vector<int32_t> &tokens) {
+  if (streams.size() != tokens.size())
+    throw std::invalid_argument("stepTogether: one token per stream");
+  std::vector<ssm_stream_t *> handles;
+  for (Stream *s : streams)
+    handles.push_back(s->get());
+  std::vector<const float *> logits(streams.size());
+  check(ssm_streams_step(handles.data(), handles.size(), tokens.data(), logits.data()));
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    size_t vocab = static_cast<size_t>(ssm_model_vocab_size(streams[i]->model()));
+    out.emplace_back(logits[i], logits[i] + vocab);
+  }
+  return out;
+}
 
 } // namespace ssm::runtime
 

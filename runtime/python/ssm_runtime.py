@@ -25,7 +25,7 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["Error", "Model", "Stream", "KernelModule", "TensorSpec", "FunctionSpec"]
+__all__ = ["Error", "Model", "Stream", "step_streams", "KernelModule", "TensorSpec", "FunctionSpec"]
 
 
 class Error(RuntimeError):
@@ -79,6 +79,8 @@ _sig = {
     "ssm_stream_load_state": (ctypes.c_int, [_p, ctypes.c_char_p]),
     "ssm_stream_logits_dlpack": (ctypes.c_int, [_p, ctypes.POINTER(_p)]),
     "ssm_stream_state_dlpack": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(_p)]),
+    "ssm_streams_step": (ctypes.c_int, [ctypes.POINTER(_p), ctypes.c_size_t, ctypes.POINTER(ctypes.c_int32),
+                                        ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
     "ssm_module_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
     "ssm_module_free": (None, [_p]),
     "ssm_module_set_threads": (ctypes.c_int, [_p, ctypes.c_int]),
@@ -251,6 +253,19 @@ class Stream:
         if getattr(self, "_h", None):
             _lib.ssm_stream_free(self._h)
             self._h = None
+
+
+def step_streams(streams, tokens):
+    """Steps streams[i] on tokens[i] together (ssm_streams_step: bit for bit what each
+    stream's step() gives); returns each stream's logits, array('f')."""
+    if len(streams) != len(tokens):
+        raise ValueError("step_streams: one token per stream")
+    n = len(streams)
+    handles = (_p * n)(*[s._h for s in streams])
+    ids = (ctypes.c_int32 * n)(*tokens)
+    out = (ctypes.POINTER(ctypes.c_float) * n)()
+    _check(_lib.ssm_streams_step(handles, n, ids, out))
+    return [s._floats(out[i]) for i, s in enumerate(streams)]
 
 
 class TensorSpec:

@@ -216,6 +216,52 @@ TEST_F(ModelLibraryTest, StreamsOnThreadsEqualStreamsAlone) {
     EXPECT_EQ(threaded[i], alone[i]) << "stream " << i; // the same calls: bit for bit
 }
 
+TEST_F(ModelLibraryTest, StreamsSteppedTogetherEqualStreamsAlone) {
+  Model model(root + "/m");
+  std::vector<std::vector<int32_t>> texts;
+  for (int i = 0; i < 5; ++i) {
+    std::vector<int32_t> t;
+    for (int k = 0; k < 7; ++k)
+      t.push_back((53 * i + 29 * k + 3) % 256);
+    texts.push_back(t);
+  }
+  // Alone: each stream stepped token by token on its own.
+  std::vector<std::vector<std::vector<float>>> alone(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    Stream s(model);
+    for (int32_t tok : texts[i])
+      alone[i].push_back(s.step(tok));
+  }
+  std::vector<Stream> streams;
+  for (size_t i = 0; i < texts.size(); ++i)
+    streams.emplace_back(model);
+  std::vector<Stream *> ptrs;
+  for (Stream &s : streams)
+    ptrs.push_back(&s);
+  for (size_t k = 0; k < texts[0].size(); ++k) {
+    std::vector<int32_t> tokens;
+    for (const auto &t : texts)
+      tokens.push_back(t[k]);
+    std::vector<std::vector<float>> got = ssm::runtime::stepTogether(ptrs, tokens);
+    for (size_t i = 0; i < texts.size(); ++i)
+      EXPECT_EQ(got[i], alone[i][k]) << "stream " << i << ", token " << k; // bit for bit
+  }
+  for (size_t i = 0; i < texts.size(); ++i)
+    EXPECT_EQ(streams[i].position(), static_cast<int64_t>(texts[i].size()));
+
+  // Refused before any stream runs: a repeated stream, a token out of range.
+  ssm_stream_t *twice[] = {streams[0].get(), streams[0].get()};
+  int32_t two[] = {1, 2};
+  EXPECT_EQ(ssm_streams_step(twice, 2, two, nullptr), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ssm_last_error()).find("are the same stream"), std::string::npos);
+  ssm_stream_t *pair[] = {streams[0].get(), streams[1].get()};
+  int32_t bad[] = {1, 256};
+  EXPECT_EQ(ssm_streams_step(pair, 2, bad, nullptr), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ssm_last_error()).find("token 256 of stream 1"), std::string::npos);
+  EXPECT_EQ(streams[0].position(), static_cast<int64_t>(texts[0].size()));
+  EXPECT_EQ(streams[1].position(), static_cast<int64_t>(texts[1].size()));
+}
+
 TEST_F(ModelLibraryTest, StatesStartAtInitAndRoundTrip) {
   Model model(root + "/m");
   auto states = model.states();
