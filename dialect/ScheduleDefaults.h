@@ -33,6 +33,13 @@ struct MatmulParams {
   int64_t gpuTile = 16; // GPU targets only: output tile side of a block (codegen/schedules/gpu/)
 };
 
+/// Bytes per element of the weight (the B operand, operand 1) of matmul
+/// `op` as it is stored: the input element type of the ssm.dequantize that
+/// produces it (1 for i8, 2 for f16 and bf16), otherwise its own element
+/// type (4 for f32). The weight's bytes, not its f32 view, are what a
+/// matmul streams and what a cache block holds.
+int64_t matmulWeightBytes(mlir::Operation *op);
+
 /// Whether C[M, N] = A[M, K] B[K, N] (B given as (N, K) when `transposeB`)
 /// defaults to algorithm = dot: for a transposed B when M <= 4 (decode: the
 /// weight streamed once, in place) or K >= 128 (long rows: the partial sums'
@@ -52,21 +59,44 @@ bool defaultMatmulIsDot(int64_t m, int64_t n, int64_t k, bool transposeB);
 ///    rows x 1.5 MB of A rows (measured on a 2-core AVX-512 Xeon at M = 512,
 ///    K = 768 and 1536: 115-120 GFLOP/s on one core, against 33 for the tiled
 ///    form with its per-call packing), shrunk until there are 8 tasks.
+///    The weight's element width (`weightBytes`, matmulWeightBytes) changes
+///    the M = 1 tile: see kDotTileColsI8.
 /// Threads from 64K multiply-adds (waking the pool costs more than a smaller
 /// product).
 MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                   const TargetTraits &t, std::optional<bool> dot = std::nullopt);
+                                   const TargetTraits &t, std::optional<bool> dot = std::nullopt,
+                                   int64_t weightBytes = 4);
+
+/// Weight rows per register tile of the M = 1 dot (decode matvec) for each
+/// weight element width. Measured at mamba-130m decode shapes (in_proj
+/// 3072 x 768, out_proj 768 x 1536, tied head 50280 x 768), whole decode
+/// step, 2 threads, AVX-512, alternating rounds under chrt (issue 10 notes,
+/// weights2): int8 weights (q8, 768-byte rows) ran 3-11% faster with 16
+/// rows per tile than with 8 in 7 of 8 rounds (more short row streams in
+/// flight at once); f16 (rows twice as long as int8's, half as long as
+/// f32's) gained nothing from 16 rows and was 1-3% slower with 1 row x 2
+/// vectors (32 lanes), so f32, f16 and bf16 keep 8. Tasks keep the
+/// f32-sized cache block in rows (384 KB of f32 rows), i.e. 16 tiles of 8
+/// or 8 of 16 rows at K = 768. Only with 32 vector registers (16
+/// accumulators and the loads' temporaries fit; with 16 registers int8
+/// keeps 8); measured on AVX-512, NEON (also 32 registers) follows
+/// unmeasured.
+constexpr int64_t kDotTileColsI8 = 16;
+constexpr int64_t kDotTileCols = 8;
 
 /// Stages with fewer elements than this run on one thread.
 constexpr int64_t kParallelStageElements = 1 << 14;
 /// The least elements of one parallel task of a stage.
 constexpr int64_t kStageTaskElements = 1 << 13;
 
+/// Channel tiles of an ssm op by default: at least two tasks per core on
+/// up to 16 cores when the op is wide enough.
+constexpr int64_t kChannelTileTasks = 32;
 /// Channels per parallel task of an ssm op with `channels` channels:
-/// channels / `tasks` (default 32: at least two tasks per core on up to 16
-/// cores when the op is wide enough), a multiple of the vector width, at most
-/// 256 (a tile's state stays in L1/L2).
-int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth, int64_t tasks = 32);
+/// channels / `tasks` (default kChannelTileTasks), a multiple of the vector
+/// width, at most 256 (a tile's state stays in L1/L2).
+int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth,
+                           int64_t tasks = kChannelTileTasks);
 /// Tasks of one decode step (ssm.selective_update): its whole work is a few
 /// microseconds, so each task must be worth more than handing it out (at 1536
 /// channels x 16 states, 8 tasks ran in 7-8 us against 12-14 us with 32 on 2 threads).

@@ -51,7 +51,7 @@ ScheduleAttr ssmSchedule(Operation *op, const TargetInfo &info) {
   int64_t vw = info.vectorWidth;
   std::optional<int64_t> tile;
   if (has("channel_tile")) {
-    int64_t tasks = isa<SelectiveUpdateOp>(op) ? kDecodeStepTasks : 32;
+    int64_t tasks = isa<SelectiveUpdateOp>(op) ? kDecodeStepTasks : kChannelTileTasks;
     tile = channels ? defaultChannelTile(channels, vw, tasks) : 64 / vw * vw;
   }
   std::optional<bool> unroll;
@@ -67,7 +67,8 @@ MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
   bool transB = op->getName().getStringRef() == "linalg.matmul_transpose_b";
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(transA ? 0 : 1);
   TargetTraits traits{info.vectorWidth, info.wideRegisterFile};
-  MatmulParams d = defaultMatmulSchedule(m, n, k, transB, traits);
+  MatmulParams d =
+      defaultMatmulSchedule(m, n, k, transB, traits, std::nullopt, matmulWeightBytes(op));
   MLIRContext *ctx = op->getContext();
   if (d.dot)
     return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::dot, d.vectorWidth, d.tileRows,
