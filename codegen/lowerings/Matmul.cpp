@@ -60,10 +60,15 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   Halide::Func part(state.uniqueName("mm_dot"));
   part(lane, x, y) = 0.0f;
   Halide::RDom rk;
+  Halide::Func blockScale; // defined for a q8 weight: (block, weight row) -> f32 scale
   // A q8 weight (ssm.dequantize of int8 blocks with one scale per block,
   // passes/WeightStorage.h): the scale is constant over a block, so each
   // block's int8 products are summed first and scaled once, and the scale
-  // is one broadcast load per block instead of a per-lane index.
+  // is one broadcast load per block instead of a per-lane index. The
+  // scales are widened to f32 in a stage of their own (blockScale, one
+  // vector conversion per register tile in the CPU schedule) rather than
+  // one scalar f16 conversion and broadcast per block and weight row in
+  // the inner loop.
   auto deq = op->getOperand(1).getDefiningOp<DequantizeOp>();
   const int block = deq && deq.getScale() ? static_cast<int>(deq.getBlockSize()) : 0;
   const bool q8Blocks = block > 0 && block % vw == 0 && k % block == 0 && kBlocks > 0;
@@ -76,7 +81,10 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
       Expr term = aRows(kk, y) * Halide::cast(Halide::Float(32), at(q, {x, kk}));
       inner = inner.defined() ? inner + term : term;
     }
-    part(lane, x, y) += inner * Halide::cast(Halide::Float(32), at(scale, {x, Expr(rk)}));
+    Halide::Var blk("blk");
+    blockScale = Halide::Func(state.uniqueName("mm_scale"));
+    blockScale(blk, x) = Halide::cast(Halide::Float(32), at(scale, {x, blk}));
+    part(lane, x, y) += inner * blockScale(rk, x);
   } else if (kBlocks > 0) {
     rk = Halide::RDom(0, kBlocks, state.uniqueName("kb"));
     Expr kk = rk * vw + lane;
@@ -99,7 +107,8 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   TensorFunc out{Halide::Func(state.uniqueName("matmul_dot")), shapeExprs(cType)};
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
-  DotStages stages{out.func, part, halves, rk, kBlocks > 0, m, n, k};
+  DotStages stages{out.func, part, halves, rk, kBlocks > 0, m, n, k, blockScale,
+                   q8Blocks ? k / block : 0};
   if (state.manualSchedules)
     scheduleDot(stages, sched, state.target);
   state.kernelOutputs.push_back(out);

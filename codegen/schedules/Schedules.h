@@ -70,13 +70,17 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Halide::Tar
 /// The stages of a dot-form matmul (C = A B^T, both read along K): out(x,
 /// y) sums the vw partial sums part(lane, x, y) (update over `kBlocks`
 /// blocks of K when K >= vw), folded in halves by `halves` (vw/2, vw/4, ..
-/// 2 lanes) before the last two are added.
+/// 2 lanes) before the last two are added. For a q8 weight, blockScale(b,
+/// x) is the f32 scale of block b of weight row x (`scaleBlocks` blocks per
+/// row; undefined otherwise), read once per block by part's update.
 struct DotStages {
   Halide::Func out, part;
   std::vector<Halide::Func> halves;
   Halide::RDom r; // the K blocks (defined when hasBlocks)
   bool hasBlocks = false;
   int m = 0, n = 0, k = 0;
+  Halide::Func blockScale;
+  int scaleBlocks = 0;
 };
 void scheduleDot(DotStages &d, const MatmulSchedule &s, const Halide::Target &t);
 
