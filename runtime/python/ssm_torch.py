@@ -84,6 +84,9 @@ def load_library(path, namespace="ssm"):
     `namespace` and returns torch.ops.<namespace>. A namespace holds one module's
     functions: load another module under another namespace. The returned ops
     object's `kernel_module` attribute is the ssm_runtime.KernelModule."""
+    if any(ns == namespace for ns, _, _ in _libraries):
+        raise ValueError(f"torch.ops.{namespace} already holds the functions of another module; "
+                         "load this one under another namespace")
     module = ssm_runtime.KernelModule(path)
     lib = torch.library.Library(namespace, "DEF")
     for spec in module.functions.values():
@@ -99,7 +102,7 @@ def load_library(path, namespace="ssm"):
         lib.define(f"{spec.name}({params}) -> ({results})" if len(spec.results) != 1
                    else f"{spec.name}({params}) -> Tensor")
         lib.impl(spec.name, kernel, "CPU")
-    _libraries.append((lib, module))
+    _libraries.append((namespace, lib, module))
     ops = getattr(torch.ops, namespace)
     ops.kernel_module = module
     return ops
