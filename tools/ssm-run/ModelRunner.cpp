@@ -208,8 +208,8 @@ private:
 class CompiledEngine : public Engine {
 public:
   CompiledEngine(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
-                 mlir::MLIRContext &ctx)
-      : opts(o), model(model), stream(model), rows(rows), ctx(ctx) {}
+                 const std::function<mlir::MLIRContext &()> &context)
+      : opts(o), model(model), stream(model), rows(rows), context(context) {}
 
   void reset() override { stream.reset(); }
   bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
@@ -241,7 +241,7 @@ private:
   bool compile(int64_t len, std::string &error, int &code) {
     code = kCannotRun;
     std::string text;
-    if (!buildStoredGraph(model.spec().text, len, rows, model.weights(), ctx, text, error))
+    if (!buildStoredGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
       return false;
     std::string dir =
         compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
@@ -264,7 +264,7 @@ private:
   rt::Model &model;
   rt::Stream stream;
   LogitsRows rows;
-  mlir::MLIRContext &ctx;
+  const std::function<mlir::MLIRContext &()> &context;
 };
 
 bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
@@ -308,7 +308,7 @@ bool isModelDir(const std::string &path) {
   return llvm::sys::fs::is_directory(path) && llvm::sys::fs::exists(path + "/model.json");
 }
 
-int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
+int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()> &context) {
   std::string error;
   if (!llvm::sys::fs::is_regular_file(o.dir + "/model.json"))
     return fail(kCannotRun, o.dir + "/model.json: not a regular file");
@@ -358,7 +358,7 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
   std::unique_ptr<rt::Model> model;
   std::unique_ptr<Engine> engine;
   if (o.engine == "reference") {
-    engine = std::make_unique<ReferenceEngine>(ctx, spec, *weights, rows);
+    engine = std::make_unique<ReferenceEngine>(context(), spec, *weights, rows);
   } else {
     model = rt::Model::open(spec, std::move(weights), status);
     if (!model)
@@ -377,7 +377,7 @@ int runModel(const ModelRunOptions &o, mlir::MLIRContext &ctx) {
                    << (lengths.empty() ? "none" : lengths)
                    << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
     }
-    engine = std::make_unique<CompiledEngine>(o, *model, rows, ctx);
+    engine = std::make_unique<CompiledEngine>(o, *model, rows, context);
   }
 
   std::vector<float> allLogits, logits;

@@ -3,6 +3,7 @@
 #define SSM_TOOLS_SSMRUN_MODELRUNNER_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,12 @@ struct ModelRunOptions {
 /// `median_ms=<x> threads=<n> tokens=<t> us_per_token=<x> mode=<m>`, x the
 /// median over the N runs of the whole prompt (sequence: one forward_sequence
 /// call; step: the loop of forward_step calls, one per token).
-int runModel(const ModelRunOptions &options, mlir::MLIRContext &ctx);
+/// `context` gives the MLIR context, created on first use: only the
+/// reference engine and a compilation (a folder without compiled modules
+/// for the cpu engine, or a GPU engine) need it, so a deployed folder runs
+/// without MLIR's dialects loaded (issue 9: ~8 MB of peak memory).
+int runModel(const ModelRunOptions &options,
+             const std::function<mlir::MLIRContext &()> &context);
 
 /// True when `path` is a folder with a model.json.
 bool isModelDir(const std::string &path);

@@ -29,6 +29,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <ctime>
 #include <random>
 #include <thread>
@@ -675,14 +677,22 @@ int main(int argc, char **argv) {
   }
   if (cacheMaxMb.getNumOccurrences())
     return cannotRun("--cache-max-mb goes with --cache-prune (SSM_CACHE_MAX_MB caps every run)");
+  // The MLIR context on first use: a deployed model folder on the cpu
+  // engine runs without it (ModelRunner.h).
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<mlir::MLIRContext> ctxOwner;
+  std::function<mlir::MLIRContext &()> context = [&]() -> mlir::MLIRContext & {
+    if (!ctxOwner) {
+      ctxOwner = std::make_unique<mlir::MLIRContext>(registry);
+      ctxOwner->loadAllAvailableDialects();
+    }
+    return *ctxOwner;
+  };
   if (!goldenDir.empty()) {
     if (!inputFile.empty())
       return cannotRun("give either --golden or an input file, not both");
-    return runGolden(ctx);
+    return runGolden(context());
   }
   if (inputFile.empty())
     return cannotRun("no input: give an .mlir file, a model folder or --golden <case-dir> (see --help)");
@@ -709,7 +719,7 @@ int main(int argc, char **argv) {
         return rc;
       o.compileArgs = tuningDbArgs();
     }
-    return ssm::runModel(o, ctx);
+    return ssm::runModel(o, context);
   }
   if (llvm::sys::fs::is_directory(inputFile))
     return cannotRun("'" + inputFile + "' is a folder without model.json (not an ssm-import output)");
@@ -717,5 +727,5 @@ int main(int argc, char **argv) {
     return cannotRun("'" + inputFile +
                      "' is not a model folder (--prompt, --tokens and --generate run the folders "
                      "ssm-import writes)");
-  return runFile(ctx);
+  return runFile(context());
 }
