@@ -26,6 +26,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -81,6 +83,11 @@ const char *kUsage =
     "                      projections, embedding, head) in that type; q8 stores the\n"
     "                      matrices whose last dim is a multiple of 32 as int8 with one\n"
     "                      f16 scale per block of 32 (ggml's Q8_0), the rest in f32\n"
+    "  --compile           also compile model.mlir into <dir>/compiled/seq<N> (ssm-compile\n"
+    "                      <dir>, the ssm-compile next to ssm-import), so the folder is\n"
+    "                      deployable: prompts of any length run with no compilation;\n"
+    "                      a failed compile publishes nothing\n"
+    "  --target T          with --compile: the Halide target (default host)\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
@@ -231,12 +238,39 @@ int importMambaModel(const std::string &input, const std::string &configPath,
   return 0;
 }
 
+/// --compile: `ssm-compile <staged>` (the model folder mode) before the
+/// folder is published, so a failed compile publishes nothing. Its stderr
+/// (progress on a terminal, errors) passes through; ssm-import prints the
+/// deployed module's final path.
+int compileStaged(const std::string &compiler, const std::string &staged,
+                  const std::string &outDir, const std::string &target) {
+  llvm::SmallVector<llvm::StringRef> args = {compiler, staged};
+  if (!target.empty())
+    args.append({"--target", target});
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef("/dev/null"),
+                                                std::nullopt};
+  std::string msg;
+  int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, redirects, 0, 0, &msg);
+  if (rc != 0) {
+    std::cerr << "ssm-import: error: --compile: ssm-compile "
+              << (msg.empty() ? "exited " + std::to_string(rc) : msg)
+              << "; nothing was written to " << outDir << "\n";
+    return rc == 1 ? 1 : 2;
+  }
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(fs::path(staged) / "compiled", ec))
+    std::cout << "ssm-import: compiled " << (fs::path(outDir) / "compiled" / e.path().filename()).string()
+              << ": ssm-run " << outDir << " runs prompts of any length with no compilation\n";
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
   std::string outDir, configPath;
-  bool force = false;
+  bool force = false, compile = false;
+  std::string target;
   LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
   for (int i = 1; i < argc; ++i) {
@@ -258,6 +292,13 @@ int main(int argc, char **argv) {
       outDir = a.substr(a.find('=') + 1);
     } else if (a == "--force" || a == "-force") {
       force = true;
+    } else if (a == "--compile" || a == "-compile") {
+      compile = true;
+    } else if (a == "--target" || a == "-target" || a.rfind("--target=", 0) == 0) {
+      if (a.find('=') != std::string::npos)
+        target = a.substr(a.find('=') + 1);
+      else if (!value(a, target))
+        return cannotRun("--target needs a Halide target");
     } else if (a == "--all-logits" || a == "-all-logits") {
       rows = LogitsRows::All;
     } else if (a == "--config" || a == "-config") {
@@ -301,6 +342,16 @@ int main(int argc, char **argv) {
     return cannotRun("unexpected argument '" + positional[2] + "'");
   if (outDir.empty())
     return cannotRun("no output directory: give -o <dir>");
+  if (!target.empty() && !compile)
+    return cannotRun("--target goes with --compile");
+  std::string compiler;
+  if (compile) {
+    std::error_code pe;
+    fs::path self = fs::read_symlink("/proc/self/exe", pe);
+    compiler = (pe ? fs::path(argv[0]) : self).parent_path() / "ssm-compile";
+    if (!fs::exists(compiler, pe))
+      return cannotRun("--compile: cannot find ssm-compile next to ssm-import (" + compiler + ")");
+  }
   const std::string &input = positional[1];
   std::error_code ec;
   if (!fs::exists(input, ec))
@@ -319,6 +370,8 @@ int main(int argc, char **argv) {
   int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen, rows)
                             : importMambaModel(input, configPath, staged, /*force=*/true, seqLen,
                                                          rows);
+  if (rc == 0 && compile)
+    rc = compileStaged(compiler, staged, outDir, target);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))
     rc = cannotRun(error);
   fs::remove_all(staged, ec);

@@ -1,5 +1,6 @@
-// One command to deploy (issue 9): `ssm-compile <model-dir>` compiles the
-// folder's model.mlir into <model-dir>/compiled/seq<L>, after which ssm-run
+// One command to deploy (issue 9): `ssm-compile <model-dir>` (or `ssm-import
+// --compile`) compiles the folder's model.mlir into <model-dir>/compiled/seq<L>,
+// after which ssm-run
 // runs prompts of lengths never compiled from it (no ssm-compile child: the
 // compile cache folder is never created) with the logits of rwkv.cpp and of
 // the reference interpreter. Output safety as for graphs: a non-empty module
@@ -58,3 +59,18 @@
 // RUN: sh -c 'ssm-compile %t/bad; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOMLIR
 // NOMLIR: ssm-compile: error: '{{.*}}bad' is a model folder without model.mlir
 // NOMLIR: exit=2
+
+// ssm-import --compile: the same in one command; a compile that fails
+// (an unknown target) publishes nothing.
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/imp --seq-len 2 --compile | FileCheck %s --check-prefix=IMPORT
+// IMPORT: ssm-import: compiled {{.*}}imp/compiled/seq2: ssm-run {{.*}}imp runs prompts of any length
+// RUN: env SSM_CACHE_DIR=%t/cache2 ssm-run %t/imp --engine cpu --prompt 'seven b' --logits-out %t/imp-seven.npy
+// RUN: not ls %t/cache2
+// RUN: python3 %S/../Import/Inputs/compare_npy.py %t/imp-seven.npy %t/seven-ref.npy 1e-4 | FileCheck %s --check-prefix=LOGITS
+// RUN: sh -c 'ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/badt --compile --target bogus; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=BADT
+// BADT: ssm-compile: error: unknown target 'bogus'
+// BADT: ssm-import: error: --compile: ssm-compile exited 2; nothing was written to {{.*}}badt
+// BADT: exit=2
+// RUN: not ls %t/badt
+// RUN: ls -a %t | FileCheck %s --check-prefix=NOSTAGING
+// NOSTAGING-NOT: .tmp-
