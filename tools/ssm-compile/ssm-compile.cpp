@@ -364,7 +364,9 @@ int main(int argc, char **argv) {
   // where the user asked for one.
   std::string work = staging.empty() ? stagingDir(outputDir) : staging;
   sys::fs::remove_directories(work);
-  if (std::error_code ec = sys::fs::create_directories(work))
+  // 0777 under the umask (LLVM's default, 0770, made deployed folders
+  // unreadable to other users: 0750 under umask 022).
+  if (std::error_code ec = sys::fs::create_directories(work, true, sys::fs::all_all))
     return cannotRun("cannot create '" + work + "': " + ec.message());
   ssm::codegen::CompileOptions options;
   options.target = target;
@@ -412,7 +414,7 @@ int main(int argc, char **argv) {
     } else {
       SmallString<256> parent(outputDir);
       sys::path::remove_filename(parent);
-      std::error_code ec = sys::fs::create_directories(parent);
+      std::error_code ec = sys::fs::create_directories(parent, true, sys::fs::all_all);
       if (ec)
         error = "cannot create '" + std::string(parent) + "': " + ec.message();
       ok = !ec && publish(work, outputDir, error);
