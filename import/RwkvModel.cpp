@@ -1,6 +1,8 @@
 // RWKV models: architecture detection and tensor checks, model.json, states.
 #include "import/RwkvModel.h"
 
+#include <climits>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -515,6 +517,49 @@ bool rwkvConfigFromJson(const std::string &text, RwkvConfig &c, std::string &err
       param.shape.push_back(s.get<int64_t>());
     }
     c.params.push_back(std::move(param));
+  }
+  // The params must be the ones the architecture needs, in the shapes the
+  // config implies: the graph is built from them, so a misshapen one would
+  // give MLIR that does not verify (found by fuzz-model-json). They get the
+  // analysis a .bin file's tensors get, on their names and shapes.
+  if (c.nVocab > INT32_MAX || c.nEmbed > INT32_MAX || c.nLayer > INT32_MAX) {
+    error = "model.json: n_vocab, n_embed and n_layer must be below 2^31";
+    return false;
+  }
+  RwkvFile shapes;
+  shapes.nVocab = static_cast<uint32_t>(c.nVocab);
+  shapes.nEmbed = static_cast<uint32_t>(c.nEmbed);
+  shapes.nLayer = static_cast<uint32_t>(c.nLayer);
+  for (const RwkvParam &q : c.params) {
+    if (shapes.index.count(q.name)) {
+      error = "model.json: param '" + q.name + "' is listed twice";
+      return false;
+    }
+    RwkvTensor t;
+    t.name = q.name;
+    t.sizes.assign(q.shape.rbegin(), q.shape.rend());
+    shapes.index[q.name] = shapes.tensors.size();
+    shapes.tensors.push_back(std::move(t));
+  }
+  RwkvConfig derived;
+  std::string why;
+  if (!analyseRwkv(shapes, derived, why)) {
+    error = "model.json: its params do not fit " + c.architecture + ": " + why;
+    return false;
+  }
+  if (derived.architecture != c.architecture || derived.ffnDim != c.ffnDim ||
+      (c.architecture != "rwkv4" && (derived.heads != c.heads || derived.headSize != c.headSize))) {
+    error = "model.json: its params are those of " + derived.architecture + " with ffn_dim " +
+            std::to_string(derived.ffnDim) + ", heads " + std::to_string(derived.heads) +
+            " x head_size " + std::to_string(derived.headSize) + ", but its config says " +
+            c.architecture + " with ffn_dim " + std::to_string(c.ffnDim) + ", heads " +
+            std::to_string(c.heads) + " x head_size " + std::to_string(c.headSize);
+    return false;
+  }
+  if (derived.params.size() != c.params.size()) {
+    error = "model.json: " + std::to_string(c.params.size()) + " params, but " + c.architecture +
+            " with this config has " + std::to_string(derived.params.size());
+    return false;
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include "import/RwkvModel.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <random>
 #include <string>
@@ -378,6 +379,34 @@ TEST(RwkvModel, ModelJsonRoundTrips) {
       EXPECT_EQ(st[4].init, -1e30);
     }
   }
+}
+
+TEST(RwkvModel, ModelJsonParamsMustFitTheConfig) {
+  // A model.json whose params do not fit its config built a graph that did not
+  // verify (fuzz-model-json): it is refused, naming the param.
+  RwkvConfig c = analysed(makeModel("rwkv4"));
+  std::string json = rwkvModelJson(c, "m.bin");
+  nlohmann::json j = nlohmann::json::parse(json);
+  for (auto &p : j["params"])
+    if (p["name"] == "blocks.0.att.receptance.weight")
+      p["shape"] = {5, c.nEmbed};
+  RwkvConfig d;
+  std::string err;
+  EXPECT_FALSE(rwkvConfigFromJson(j.dump(), d, err));
+  EXPECT_NE(err.find("params do not fit rwkv4"), std::string::npos) << err;
+  EXPECT_NE(err.find("blocks.0.att.receptance.weight"), std::string::npos) << err;
+  std::string mlir;
+  EXPECT_FALSE(buildModelMLIR(j.dump(), 2, mlir, err));
+
+  nlohmann::json k = nlohmann::json::parse(json);
+  k["params"].push_back(k["params"][0]);
+  EXPECT_FALSE(rwkvConfigFromJson(k.dump(), d, err));
+  EXPECT_NE(err.find("'emb.weight' is listed twice"), std::string::npos) << err;
+
+  nlohmann::json m = nlohmann::json::parse(json);
+  m["config"]["ffn_dim"] = c.ffnDim + 1;
+  EXPECT_FALSE(rwkvConfigFromJson(m.dump(), d, err));
+  EXPECT_NE(err.find("but its config says rwkv4 with ffn_dim"), std::string::npos) << err;
 }
 
 TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
