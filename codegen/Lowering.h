@@ -27,6 +27,9 @@ public:
   /// Funcs stay unscheduled for Halide's autoscheduler.
   bool manualSchedules = true;
   llvm::DenseMap<mlir::Value, TensorFunc> values;
+  /// The ImageParam of each function argument (codegen/Translate.cpp), for
+  /// lowerings that address an input's memory directly (prefetches).
+  llvm::DenseMap<mlir::Value, Halide::Internal::Parameter> argumentBuffers;
   /// Funcs created by generic (non-kernel) lowerings, with the op that
   /// defined each: the translator applies the op's #ssm.stage to them.
   std::vector<TensorFunc> genericStages;

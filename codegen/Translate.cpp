@@ -214,6 +214,7 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       }
       TensorFunc t{f, shapeOf(type, timeAxis, [&](int d) { return ip.dim(d).extent(); })};
       state.set(arg, t);
+      state.argumentBuffers[arg] = ip.parameter();
       out.arguments.push_back(ip);
       out.inputs.push_back(sig);
       imageParams.push_back({ip, sig.shape, timeAxis});

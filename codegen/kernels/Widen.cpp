@@ -31,6 +31,18 @@ Halide::Expr widenToF32(const Halide::Expr &e, const Halide::Target &target) {
   return cast(Float(32, t.lanes()), e);
 }
 
+Halide::Expr withPrefetchT0(const Halide::Expr &value, const Halide::Internal::Parameter &buffer,
+                            const Halide::Expr &byteOffset, const Halide::Target &target) {
+  using namespace Halide;
+  if (!usesF16cHelper(target) || !buffer.defined())
+    return value;
+  Expr host = Internal::Variable::make(Handle(), buffer.name(), buffer);
+  Expr fetch = Internal::Call::make(Int(32), "ssm_prefetch_t0", {host, cast(Int(64), byteOffset)},
+                                    Internal::Call::Extern);
+  return Internal::Call::make(value.type(), Internal::Call::return_second, {fetch, value},
+                              Internal::Call::PureIntrinsic);
+}
+
 std::optional<Halide::ExternalCode> widenExternalCode(const Halide::Target &target) {
   if (!usesF16cHelper(target))
     return std::nullopt;

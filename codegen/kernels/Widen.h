@@ -15,6 +15,9 @@
 // denormals-are-zero flag does not apply to vcvtph2ps's input).
 //
 // bf16 -> f32 is a 16-bit shift (Halide's own cast); other types are casts.
+//
+// The same helper module carries a software prefetch (withPrefetchT0) that
+// the decode matvec of narrow weights uses (codegen/lowerings/Matmul.cpp).
 #ifndef SSM_CODEGEN_KERNELS_WIDEN_H
 #define SSM_CODEGEN_KERNELS_WIDEN_H
 
@@ -29,6 +32,14 @@ namespace ssm::codegen {
 /// call `ssm_f16_to_f32` that the kernel module must link (codegen/Compile.cpp
 /// appends widenExternalCode to every kernel it compiles).
 Halide::Expr widenToF32(const Halide::Expr &e, const Halide::Target &target);
+
+/// `value` evaluated after a prefetch into all cache levels of the byte at
+/// `byteOffset` from the host pointer of input buffer `buffer` (an
+/// ImageParam's parameter), where the helper module is linked (as for
+/// widenToF32); `value` alone elsewhere. The address may lie outside the
+/// buffer (a prefetch never faults) and bounds inference does not see it.
+Halide::Expr withPrefetchT0(const Halide::Expr &value, const Halide::Internal::Parameter &buffer,
+                            const Halide::Expr &byteOffset, const Halide::Target &target);
 
 /// The LLVM bitcode (Widen.ll, assembled by LLVM 14 at build time) that
 /// widenToF32's calls need in kernels for `target`; none where it makes no

@@ -1,4 +1,4 @@
-; f16 -> f32 conversions for x86 kernels, linked into every CPU kernel module by
+; x86 helpers: f16 -> f32 conversions, and a prefetch (at the end), linked into every CPU kernel module by
 ; codegen/Compile.cpp (Halide::ExternalCode) and called from widenToF32
 ; (codegen/kernels/Widen.h). Halide 14 emulates Float(16) casts with integer ops
 ; on x86; an fpext of <N x half> here is one vcvtph2ps per vector with F16C
@@ -40,4 +40,17 @@ define weak_odr <32 x float> @ssm_f16_to_f32x32(<32 x i16> %h) alwaysinline noun
   %x = bitcast <32 x i16> %h to <32 x half>
   %f = fpext <32 x half> %x to <32 x float>
   ret <32 x float> %f
+}
+
+; A software prefetch into every cache level (prefetcht0) of the byte at
+; %base + %offset, for codegen/kernels/Widen.h's prefetchT0: the decode
+; matvec asks for the next register tile's weight rows while it streams the
+; current ones (Halide 14's own prefetch directive emits prefetchnta, which
+; measured slower). Returns 0; the caller wraps it in Halide's return_second.
+declare void @llvm.prefetch.p0i8(i8* nocapture readonly, i32 immarg, i32 immarg, i32 immarg)
+
+define weak_odr i32 @ssm_prefetch_t0(i8* %base, i64 %offset) alwaysinline nounwind {
+  %p = getelementptr i8, i8* %base, i64 %offset
+  call void @llvm.prefetch.p0i8(i8* %p, i32 0, i32 3, i32 1)
+  ret i32 0
 }
