@@ -1,6 +1,7 @@
 // AOT emission: objects, runtime, static and shared libraries, header, manifest.
 #include "codegen/Compile.h"
 
+#include "codegen/RuntimeCache.h"
 #include "codegen/Segments.h"
 #include "codegen/Translate.h"
 #include "codegen/kernels/Widen.h"
@@ -301,7 +302,7 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
   std::string runtimeObj = join(options.outDir, "halide_runtime.o");
   report("runtime and static library");
   try {
-    Halide::compile_standalone_runtime(runtimeObj, target);
+    writeHalideRuntime(target, runtimeObj); // once per target (codegen/RuntimeCache.h)
     std::vector<std::string> all = objects;
     all.push_back(runtimeObj);
     Halide::create_static_library(all, target, join(options.outDir, options.libName + ".a"));
