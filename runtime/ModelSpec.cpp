@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -28,6 +31,14 @@ int ModelSpec::findState(const std::string &name) const {
 }
 
 namespace {
+/// A JSON integer that fits int64_t and is at most `max` (an unsigned one
+/// above INT64_MAX, or any float, is not).
+bool integerIn(const nlohmann::json &v, int64_t max) {
+  if (v.is_number_unsigned())
+    return v.get<uint64_t>() <= static_cast<uint64_t>(max);
+  return v.is_number_integer() && v.get<int64_t>() <= max;
+}
+
 Status parse(const std::string &path, ModelSpec &spec) {
   nlohmann::json model = nlohmann::json::parse(spec.text, nullptr, /*allow_exceptions=*/false);
   if (model.is_discarded() || !model.is_object() || model.value("format", "") != "ssm-opt-model")
@@ -39,8 +50,24 @@ Status parse(const std::string &path, ModelSpec &spec) {
       if (!s.is_object() || !s.contains("name") || !s.contains("shape"))
         return {Code::InvalidFile, path + ": malformed state entry"};
       st.name = s["name"].get<std::string>();
-      st.shape = s["shape"].get<std::vector<int64_t>>();
-      st.init = s.value("init", 0.0f);
+      // Elements checked before conversion: a float such as 5e45 converted
+      // to int64 is undefined behaviour (found by fuzz-model-json, UBSan).
+      if (!s["shape"].is_array())
+        return {Code::InvalidFile, path + ": state '" + st.name + "' has a shape that is not an array"};
+      for (const auto &d : s["shape"]) {
+        if (!integerIn(d, INT64_MAX))
+          return {Code::InvalidFile, path + ": state '" + st.name + "' has a shape entry " +
+                                         d.dump() + " that is not an integer"};
+        st.shape.push_back(d.get<int64_t>());
+      }
+      if (s.contains("init")) {
+        const auto &v = s["init"];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) ||
+            std::fabs(v.get<double>()) > std::numeric_limits<float>::max())
+          return {Code::InvalidFile, path + ": state '" + st.name + "' has init " + v.dump() +
+                                         ", not a finite float32 value"};
+        st.init = static_cast<float>(v.get<double>());
+      }
       st.numel = checkedNumel(st.shape, int64_t(1) << 28);
       if (st.numel < 0)
         return {Code::InvalidFile, path + ": state '" + st.name + "' has shape " +
@@ -50,8 +77,14 @@ Status parse(const std::string &path, ModelSpec &spec) {
       spec.states.push_back(std::move(st));
     }
   nlohmann::json config = model.contains("config") ? model["config"] : nlohmann::json::object();
-  if (model.contains("config"))
-    spec.vocab = config.value("n_vocab", config.value("vocab_size", int64_t(0)));
+  if (model.contains("config") && config.is_object())
+    for (const char *key : {"vocab_size", "n_vocab"}) // n_vocab wins when both are there
+      if (config.contains(key)) {
+        if (!integerIn(config[key], INT64_MAX))
+          return {Code::InvalidFile, path + ": config." + key + " " + config[key].dump() +
+                                         " is not an integer"};
+        spec.vocab = config[key].get<int64_t>();
+      }
   if (spec.vocab < 0)
     return {Code::InvalidFile, path + ": negative vocabulary size " + std::to_string(spec.vocab)};
   spec.byteTokens = model.value("byte_tokens", spec.vocab == 256);

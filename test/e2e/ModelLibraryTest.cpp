@@ -327,6 +327,39 @@ TEST_F(ModelLibraryTest, DlpackViewsAreNotCopies) {
   EXPECT_NE(std::string(ssm_last_error()).find("not float32"), std::string::npos);
 }
 
+TEST_F(ModelLibraryTest, ModelJsonNumbersOutOfRangeAreRefused) {
+  // A shape entry, vocabulary size or init that does not fit its C++ type was
+  // converted anyway (undefined behaviour; fuzz-model-json found 5e45 in a
+  // shape): each is refused, naming the field.
+  std::ifstream in(root + "/m/model.json");
+  std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  struct Case {
+    std::string from, to, message;
+  };
+  std::vector<Case> cases = {
+      {"\"init\": 0.0", "\"init\": 1e300", "not a finite float32 value"},
+      {"\"n_vocab\": 256", "\"n_vocab\": 5e45", "config.n_vocab 5e+45 is not an integer"},
+  };
+  size_t shape = good.find("\"shape\": [");
+  ASSERT_NE(shape, std::string::npos);
+  std::string firstShape = good.substr(shape, good.find(']', shape) - shape + 1);
+  cases.push_back({firstShape, "\"shape\": [5e45]", "has a shape entry 5e+45 that is not an integer"});
+  for (const Case &c : cases) {
+    size_t at = good.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    std::string bad = good;
+    bad.replace(at, c.from.size(), c.to);
+    std::string dir = root + "/bad-numbers";
+    fs::create_directories(dir);
+    std::ofstream(dir + "/model.json") << bad;
+    ssm_model_t *m = nullptr;
+    EXPECT_EQ(ssm_model_open(dir.c_str(), &m), SSM_ERROR_INVALID_FILE) << c.to;
+    EXPECT_NE(std::string(ssm_last_error()).find(c.message), std::string::npos)
+        << ssm_last_error();
+    ssm_model_free(m);
+  }
+}
+
 TEST_F(ModelLibraryTest, BadInputIsRefusedWithAMessage) {
   EXPECT_EQ(statusOf([&] { Model m(root + "/nothing-here"); }), SSM_ERROR_NOT_FOUND);
   EXPECT_NE(std::string(ssm_last_error()).find("nothing-here/model.json"), std::string::npos);
