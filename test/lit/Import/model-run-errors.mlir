@@ -21,8 +21,13 @@
 // NEG: exit=2
 // RUN: cp -r %t/m %t/type && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['config']['n_vocab']='256';json.dump(j,open(p,'w'))" %t/type/model.json
 // RUN: sh -c 'ssm-run %t/type --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TYPE
-// TYPE: model.json: malformed ({{.*}}type must be number, but is string)
+// TYPE: model.json: config.n_vocab "256" is not an integer
 // TYPE: exit=2
+// A number that does not fit its type is refused, not converted (fuzz-model-json: 5e45).
+// RUN: cp -r %t/m %t/huge && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['states'][0]['shape']=[5e45];json.dump(j,open(p,'w'))" %t/huge/model.json
+// RUN: sh -c 'ssm-run %t/huge --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: state 'blocks.0.ffn_xx' has a shape entry 5e+45 that is not an integer
+// HUGE: exit=2
 // weights.safetensors replaced by a folder.
 // RUN: cp -r %t/m %t/wdir && rm %t/wdir/weights.safetensors && mkdir %t/wdir/weights.safetensors
 // RUN: sh -c 'ssm-run %t/wdir --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=WDIR
