@@ -324,15 +324,9 @@ ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const char *name,
   SSM_REQUIRE(t.device.device_type == kDLCPU, "the tensor is not on the CPU (kDLCPU)");
   SSM_REQUIRE(t.dtype.code == kDLFloat && t.dtype.bits == 32 && t.dtype.lanes == 1,
               "the tensor is not float32");
-  int64_t n = 1, expect = 1;
-  bool contiguous = true;
-  for (int k = t.ndim - 1; k >= 0; --k) {
-    if (t.strides && t.shape[k] > 1 && t.strides[k] != expect)
-      contiguous = false;
-    expect *= t.shape[k];
-    n *= t.shape[k];
-  }
-  SSM_REQUIRE(contiguous, "the tensor is not contiguous (row-major)");
+  int64_t n = 0;
+  std::string why = ssm::rt::capi::rowMajorProblem(t, n);
+  SSM_REQUIRE(why.empty(), "the tensor is " + why);
   SSM_REQUIRE(t.data || n == 0, "the tensor has no data");
   const float *data = reinterpret_cast<const float *>(static_cast<const char *>(t.data) + t.byte_offset);
   return report(stream->impl->setState(name, data, static_cast<size_t>(n)));

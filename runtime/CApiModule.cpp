@@ -4,9 +4,11 @@
 // (runtime/python/ssm_torch.py) and other runtimes.
 #include "runtime/CApiSupport.h"
 #include "runtime/Module.h"
+#include "runtime/Shape.h"
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -22,13 +24,6 @@ using ssm::rt::capi::fail;
 using ssm::rt::capi::guarded;
 
 namespace {
-
-std::string shapeText(const int64_t *shape, int32_t rank) {
-  std::string s = "(";
-  for (int32_t k = 0; k < rank; ++k)
-    s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + (rank == 1 ? ",)" : ")");
-}
 
 /// The DLPack dtype of a manifest dtype.
 DLDataType dlType(const std::string &dtype) {
@@ -65,18 +60,15 @@ std::string adopt(const DLManagedTensor *m, const ssm::rt::TensorInfo &info,
   DLDataType want = dlType(info.dtype);
   if (t.dtype.code != want.code || t.dtype.bits != want.bits || t.dtype.lanes != want.lanes)
     return "is " + dlTypeName(t.dtype) + " but the function takes " + info.dtype;
-  std::vector<int64_t> shape(t.shape, t.shape + (t.ndim > 0 ? t.ndim : 0));
+  std::vector<int64_t> shape;
+  if (t.shape)
+    shape.assign(t.shape, t.shape + std::max<int32_t>(t.ndim, 0));
   if (t.ndim < 0 || (t.ndim > 0 && !t.shape) || shape != info.shape)
-    return "has shape " + shapeText(t.shape, t.shape ? t.ndim : 0) +
-           " but the function takes " + shapeText(info.shape.data(), static_cast<int32_t>(info.shape.size()));
-  int64_t expect = 1, n = 1;
-  for (int k = t.ndim - 1; k >= 0; --k) {
-    if (t.strides && t.shape[k] > 1 && t.strides[k] != expect)
-      return "is not contiguous (row-major): stride " + std::to_string(t.strides[k]) +
-             " of dim " + std::to_string(k) + ", expected " + std::to_string(expect);
-    expect *= t.shape[k];
-    n *= t.shape[k];
-  }
+    return "has shape " + ssm::rt::shapeString(shape) + " but the function takes " +
+           ssm::rt::shapeString(info.shape);
+  int64_t n = 0;
+  if (std::string why = ssm::rt::capi::rowMajorProblem(t, n); !why.empty())
+    return "is " + why;
   if (!t.data && n > 0)
     return "has no data";
   auto *data = static_cast<char *>(t.data) + t.byte_offset;

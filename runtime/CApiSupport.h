@@ -7,7 +7,10 @@
 #include "runtime/Status.h"
 #include "runtime/ssm_runtime.h"
 
+#include <dlpack/dlpack.h>
+
 #include <exception>
+#include <cstdint>
 #include <new>
 #include <string>
 
@@ -34,6 +37,23 @@ template <typename F> ssm_status_t guarded(F &&body) {
   } catch (...) {
     return fail(SSM_ERROR_INTERNAL, "internal error");
   }
+}
+
+/// Empty when `t` is row-major contiguous (strides NULL, or each the product
+/// of the later dims; dims of size 1 may have any stride), else what is wrong
+/// ("not contiguous (row-major): stride 16 of dim 2, expected 1"). `numel`
+/// receives the element count.
+inline std::string rowMajorProblem(const DLTensor &t, int64_t &numel) {
+  int64_t expect = 1;
+  numel = 1;
+  for (int k = t.ndim - 1; k >= 0; --k) {
+    if (t.strides && t.shape[k] > 1 && t.strides[k] != expect)
+      return "not contiguous (row-major): stride " + std::to_string(t.strides[k]) + " of dim " +
+             std::to_string(k) + ", expected " + std::to_string(expect);
+    expect *= t.shape[k];
+    numel *= t.shape[k];
+  }
+  return "";
 }
 
 } // namespace ssm::rt::capi

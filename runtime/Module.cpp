@@ -637,24 +637,23 @@ std::string shapeString(const std::vector<int64_t> &s) {
 }
 
 /// A Halide buffer over a row-major host tensor (Halide's dim 0 = last dim).
+halide_type_t halideType(const std::string &dtype) {
+  return dtype == "int32"      ? halide_type_t(halide_type_int, 32)
+         : dtype == "float16"  ? halide_type_t(halide_type_float, 16)
+         : dtype == "bfloat16" ? halide_type_t(halide_type_bfloat, 16)
+         : dtype == "int8"     ? halide_type_t(halide_type_int, 8)
+                               : halide_type_t(halide_type_float, 32);
+}
+
 Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
   std::vector<int> extents(t.shape.rbegin(), t.shape.rend());
-  if (t.external) {
-    halide_type_t type = t.dtype == "int32"      ? halide_type_t(halide_type_int, 32)
-                         : t.dtype == "float16"  ? halide_type_t(halide_type_float, 16)
-                         : t.dtype == "bfloat16" ? halide_type_t(halide_type_bfloat, 16)
-                         : t.dtype == "int8"     ? halide_type_t(halide_type_int, 8)
-                                                 : halide_type_t(halide_type_float, 32);
-    return Halide::Runtime::Buffer<void>(type, t.external, extents);
-  }
+  if (t.external)
+    return Halide::Runtime::Buffer<void>(halideType(t.dtype), t.external, extents);
   if (t.dtype == "int32")
     return Halide::Runtime::Buffer<int32_t>(const_cast<int32_t *>(t.ints.data()), extents);
-  if (t.dtype == "float16" || t.dtype == "bfloat16" || t.dtype == "int8") {
-    halide_type_t type = t.dtype == "float16"    ? halide_type_t(halide_type_float, 16)
-                         : t.dtype == "bfloat16" ? halide_type_t(halide_type_bfloat, 16)
-                                                 : halide_type_t(halide_type_int, 8);
-    return Halide::Runtime::Buffer<void>(type, const_cast<void *>(t.rawView), extents);
-  }
+  if (t.dtype == "float16" || t.dtype == "bfloat16" || t.dtype == "int8")
+    return Halide::Runtime::Buffer<void>(halideType(t.dtype), const_cast<void *>(t.rawView),
+                                         extents);
   return Halide::Runtime::Buffer<float>(const_cast<float *>(t.view ? t.view : t.data.data()),
                                         extents);
 }
