@@ -156,6 +156,10 @@ bool buildSelectiveScan(GoldenCase &c, const Attrs &attrs, std::string &error) {
   Builder b(c);
   if (!require(b, {"u", "delta", "A", "B", "C"}, where, error))
     return false;
+  // The op's verifier checks the shapes; the result type below needs u's and A's ranks.
+  if (b.find("u")->shape.size() != 3 || b.find("A")->shape.size() != 2)
+    return fail(error, where + ": u must be (batch, channels, L) or (batch, L, channels) and A "
+                               "(channels, dstate)");
   for (const char *bcName : {"B", "C"}) {
     size_t rank = b.find(bcName)->shape.size();
     if ((bc == "constant") != (rank == 2))
@@ -243,6 +247,10 @@ bool buildSsd(GoldenCase &c, const Attrs &attrs, std::string &error) {
   Builder b(c);
   if (!require(b, {"X", "A", "B", "C"}, where, error))
     return false;
+  // The op's verifier checks the rest; the state type below needs X's and B's ranks.
+  if (b.find("X")->shape.size() != 4 || b.find("B")->shape.size() != 4)
+    return fail(error, where + ": X must be (batch, L, heads, head_dim) and B (batch, L, groups, "
+                               "dstate)");
   const auto &x = b.find("X")->shape;
   std::vector<int64_t> state = {x[0], x[2], x[3], b.find("B")->shape.back()};
   std::string operands = b.arg("X") + ", " + b.arg("A") + ", " + b.arg("B") + ", " + b.arg("C");

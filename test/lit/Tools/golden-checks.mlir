@@ -2,7 +2,9 @@
 // runtime/Compare.cpp): negative tolerances are refused (before, any result
 // passed with worst=0), zero tolerances keep the CONTRACTS.md line numeric
 // (before: worst=inf), and integer or bool files where float32 data belongs
-// are refused rather than converted.
+// are refused rather than converted; inputs of the wrong rank are refused
+// with a message (before: an SSD case with a rank-3 X read past its shape,
+// found by fuzz-case-json).
 // REQUIRES: shared-data
 // RUN: rm -rf %t && mkdir -p %t
 // DEFINE: %{case} = sh -c 'rm -rf %t/$0 && cp -r %shared/golden/conv_w2_nobias %t/$0 && chmod -R u+w %t/$0'
@@ -50,3 +52,15 @@
 // RUN: %{golden} plain 2>&1 | FileCheck %s --check-prefix=PLAIN
 // PLAIN: out max_abs={{.*}} PASS
 // PLAIN: exit=0
+
+// An SSD case whose X has rank 3, and a selective scan whose u has rank 2.
+// RUN: rm -rf %t/ssd3 && cp -r %shared/golden/ssd_4chunks %t/ssd3 && chmod -R u+w %t/ssd3
+// RUN: python3 %S/Inputs/npy_reshape.py %t/ssd3 inputs/X.npy 1,256,8
+// RUN: %{golden} ssd3 2>&1 | FileCheck %s --check-prefix=SSD3
+// SSD3: ssm-run: error: {{.*}}ssd3/case.json: X must be (batch, L, heads, head_dim) and B (batch, L, groups, dstate)
+// SSD3: exit=2
+// RUN: rm -rf %t/ss2 && cp -r %shared/golden/ss_len1_no_extras %t/ss2 && chmod -R u+w %t/ss2
+// RUN: python3 %S/Inputs/npy_reshape.py %t/ss2 inputs/u.npy 1,3
+// RUN: %{golden} ss2 2>&1 | FileCheck %s --check-prefix=SS2
+// SS2: ssm-run: error: {{.*}}ss2/case.json: u must be (batch, channels, L) or (batch, L, channels) and A (channels, dstate)
+// SS2: exit=2
