@@ -36,6 +36,36 @@ func.func @decode_step(%s: tensor<1x1536x16xf32>, %x: tensor<1x1536xf32>, %dt: t
   return %y, %s2 : tensor<1x1536xf32>, tensor<1x1536x16xf32>
 }
 
+// A = -exp(A_log) of a decode step is inlined into selective_update at batch
+// 1, which reads each A(d, n) once (no stage, no buffer of its own); at batch
+// 2 it would be computed twice per token, so it keeps its buffer.
+// CHECK-LABEL: func.func @decode_step_a_log
+// CHECK: math.exp %{{.*}}ssm.schedule = #ssm.stage<compute = inline>
+// CHECK: arith.negf %{{.*}}ssm.schedule = #ssm.stage<compute = inline>
+// CHECK: ssm.selective_update
+// CHECK-LABEL: func.func @decode_step_a_log_batch2
+// CHECK: math.exp %{{.*}}ssm.schedule = #ssm.stage<compute = inline>
+// CHECK: arith.negf %{{.*}}ssm.schedule = #ssm.stage<compute = root
+// CHECK: ssm.selective_update
+func.func @decode_step_a_log(%s: tensor<1x1536x16xf32>, %x: tensor<1x1536xf32>, %dt: tensor<1x1536xf32>, %A_log: tensor<1536x16xf32>,
+                             %B: tensor<1x16xf32>, %C: tensor<1x16xf32>) -> (tensor<1x1536xf32>, tensor<1x1536x16xf32>) {
+  %e = math.exp %A_log : tensor<1536x16xf32>
+  %A = arith.negf %e : tensor<1536x16xf32>
+  %y, %s2 = ssm.selective_update %s, %x, %dt, %A, %B, %C
+      : (tensor<1x1536x16xf32>, tensor<1x1536xf32>, tensor<1x1536xf32>, tensor<1536x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
+      -> (tensor<1x1536xf32>, tensor<1x1536x16xf32>)
+  return %y, %s2 : tensor<1x1536xf32>, tensor<1x1536x16xf32>
+}
+func.func @decode_step_a_log_batch2(%s: tensor<2x1536x16xf32>, %x: tensor<2x1536xf32>, %dt: tensor<2x1536xf32>, %A_log: tensor<1536x16xf32>,
+                                    %B: tensor<2x16xf32>, %C: tensor<2x16xf32>) -> (tensor<2x1536xf32>, tensor<2x1536x16xf32>) {
+  %e = math.exp %A_log : tensor<1536x16xf32>
+  %A = arith.negf %e : tensor<1536x16xf32>
+  %y, %s2 = ssm.selective_update %s, %x, %dt, %A, %B, %C
+      : (tensor<2x1536x16xf32>, tensor<2x1536xf32>, tensor<2x1536xf32>, tensor<1536x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+      -> (tensor<2x1536xf32>, tensor<2x1536x16xf32>)
+  return %y, %s2 : tensor<2x1536xf32>, tensor<2x1536x16xf32>
+}
+
 // A short scan is not chunked.
 // CHECK-LABEL: func.func @short_scan
 // CHECK-NOT: ssm.time_chunk
