@@ -26,8 +26,8 @@ Peers are optional and built locally for the measurement only (never vendored):
 
 Weights (--weights, default f32): ours imports the checkpoint with `ssm-import --weights W`
 (f32, f16, bf16, or q8: int8 with an f16 scale per block of 32, as Q8_0) and llama.cpp
-reads the matching GGUF (f32 -> F32, f16 -> F16, q8 -> Q8_0; bf16 -> F16, the GGUFs
-synth_checkpoint.py writes having no BF16). rwkv.cpp always reads the FP32 file.
+reads the matching GGUF (f32 -> F32, f16 -> F16, bf16 -> BF16, q8 -> Q8_0). rwkv.cpp
+always reads the FP32 file.
 
 Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m] [--threads 2] [--rounds 3]
           [--weights f32|f16|bf16|q8] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
@@ -50,7 +50,7 @@ from run import median_ms  # noqa: E402  (bench/run.py: runs a command, reads it
 ROOT = os.path.dirname(HERE)
 SYNTH = os.path.join(HERE, "synth_checkpoint.py")
 # --weights -> the GGUF type llama.cpp reads (synth_checkpoint.py writes no BF16 GGUF).
-GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "f16", "q8": "q8_0"}
+GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "bf16", "q8": "q8_0"}
 
 
 def run(cmd, timeout=3600, env=None):

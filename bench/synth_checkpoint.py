@@ -11,7 +11,7 @@ them to), so that the numerics the benchmark exercises are those of a real model
               backbone.embeddings.weight and a tied head), default mamba-130m shapes:
               d_model 768, 24 layers, vocab 50280, d_state 16, d_conv 4, expand 2,
               dt_rank 48. With --gguf TYPES it also writes the same weights as
-              DIR/model-<type>.gguf (f32, f16 and q8_0: llama.cpp's Mamba tensor
+              DIR/model-<type>.gguf (f32, f16, bf16 and q8_0: llama.cpp's Mamba tensor
               names and keys, A stored as -exp(A_log), a vocabulary of type "none"),
               for llama.cpp's llama-bench.
   rwkv4 FILE  an RWKV-4 model in rwkv.cpp's file format (version 100, FP32 or FP16
@@ -58,8 +58,17 @@ def write_safetensors(path, tensors):
 
 
 GGUF_UINT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING = 4, 6, 7, 8
-GGML_F32, GGML_F16, GGML_Q8_0 = 0, 1, 8
-GGML_FILE_TYPE = {"f32": 0, "f16": 1, "q8_0": 7}
+GGML_F32, GGML_F16, GGML_Q8_0, GGML_BF16 = 0, 1, 8, 30
+# ggml's llama_ftype: MOSTLY_F16 1, MOSTLY_Q8_0 7, MOSTLY_BF16 32
+GGML_FILE_TYPE = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7}
+
+
+def to_bf16_bytes(arr):
+    """float32 -> bfloat16 bits, rounded to nearest even (as ggml's and torch's
+    conversions round finite values)."""
+    u = np.ascontiguousarray(arr, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return r.tobytes()
 
 
 def quantize_q8_0(arr):
@@ -86,7 +95,7 @@ def _gguf_str(s):
 def write_gguf(path, kv, tensors, wtype):
     """kv: list of (key, gguf type, value); tensors: list of (name, np.ndarray float32).
     Stored as llama.cpp's converter stores them: matrices named *.weight (but not
-    norms or the conv1d filter) as `wtype` (f32|f16|q8_0), a matrix whose rows do
+    norms or the conv1d filter) as `wtype` (f32|f16|bf16|q8_0), a matrix whose rows do
     not split into 32-blocks as F16 under q8_0, everything else as F32."""
     infos, datas, offset = [], [], 0
     for name, arr in tensors:
@@ -98,6 +107,8 @@ def write_gguf(path, kv, tensors, wtype):
             kind = "f16"
         if kind == "f16":
             ttype, data = GGML_F16, arr.astype(np.float16).tobytes()
+        elif kind == "bf16":
+            ttype, data = GGML_BF16, to_bf16_bytes(arr)
         elif kind == "q8_0":
             ttype, data = GGML_Q8_0, quantize_q8_0(arr)
         else:
@@ -267,7 +278,7 @@ def main():
     m.add_argument("--d-conv", type=int, default=4)
     m.add_argument("--expand", type=int, default=2)
     m.add_argument("--dt-rank", type=int, default=0, help="0: ceil(d_model / 16)")
-    m.add_argument("--gguf", default="", help="comma-separated GGUF weight types to write too: f32,f16,q8_0")
+    m.add_argument("--gguf", default="", help="comma-separated GGUF weight types to write too: f32,f16,bf16,q8_0")
     r = sub.add_parser("rwkv4", help="RWKV-4, rwkv.cpp format (default RWKV-4 169M shapes)")
     r.add_argument("out_file")
     r.add_argument("--embed", type=int, default=768)
@@ -285,7 +296,7 @@ def main():
         types = [t for t in a.gguf.split(",") if t]
         for t in types:
             if t not in GGML_FILE_TYPE:
-                ap.error(f"unknown GGUF type '{t}' (expected f32, f16 or q8_0)")
+                ap.error(f"unknown GGUF type '{t}' (expected f32, f16, bf16 or q8_0)")
         outs = ["config.json", "model.safetensors"] + [f"model-{t}.gguf" for t in types]
         for o in outs:
             _refuse_existing(os.path.join(a.out_dir, o), a.force)
