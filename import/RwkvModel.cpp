@@ -503,7 +503,12 @@ bool rwkvConfigFromJson(const std::string &text, RwkvConfig &c, std::string &err
   }
   for (const nlohmann::json &p : j["params"]) {
     RwkvParam param;
-    if (!p.is_object() || !str(p, "name", param.name))
+    if (!p.is_object()) {
+      error = "model.json: an entry of \"params\" is not an object (" + p.dump().substr(0, 40) +
+              ")";
+      return false;
+    }
+    if (!str(p, "name", param.name))
       return false;
     if (!p.contains("shape") || !p["shape"].is_array()) {
       error = "model.json: param '" + param.name + "' has no \"shape\" array";

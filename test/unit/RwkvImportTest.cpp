@@ -407,6 +407,16 @@ TEST(RwkvModel, ModelJsonParamsMustFitTheConfig) {
   m["config"]["ffn_dim"] = c.ffnDim + 1;
   EXPECT_FALSE(rwkvConfigFromJson(m.dump(), d, err));
   EXPECT_NE(err.find("but its config says rwkv4 with ffn_dim"), std::string::npos) << err;
+
+  // A param that is not an object was refused with no message (fuzz-model-json).
+  nlohmann::json n = nlohmann::json::parse(json);
+  n["params"][2] = 17;
+  err.clear();
+  EXPECT_FALSE(rwkvConfigFromJson(n.dump(), d, err));
+  EXPECT_NE(err.find("an entry of \"params\" is not an object (17)"), std::string::npos) << err;
+  err.clear();
+  EXPECT_FALSE(buildModelMLIR(n.dump(), 2, mlir, err));
+  EXPECT_FALSE(err.empty());
 }
 
 TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
