@@ -52,7 +52,8 @@ int64_t layerIndex(const std::string &name) {
 
 } // namespace
 
-json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &source) {
+json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &source,
+                    int64_t batch) {
   json j;
   j["format"] = "ssm-opt-model";
   j["version"] = 1;
@@ -62,6 +63,8 @@ json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &sou
   j["source"] = source;
   j["seq_len"] = seqLen;
   j["functions"] = {{"sequence", "forward_sequence"}, {"step", "forward_step"}};
+  if (batch > 0)
+    j["functions"]["step_batched"] = {{"name", "forward_step_batched"}, {"batch", batch}};
   json states = json::array();
   for (const MambaState &s : mambaStates(c))
     states.push_back({{"name", s.name}, {"shape", s.shape}, {"init", s.init}});
@@ -75,7 +78,7 @@ json mambaModelJson(const MambaConfig &c, int64_t seqLen, const std::string &sou
 
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
                  const std::string &outDir, bool force, int64_t seqLen, std::string &error,
-                 LogitsRows rows, WeightsMode weightsMode, StFile *stored) {
+                 LogitsRows rows, WeightsMode weightsMode, StFile *stored, int64_t batch) {
   json rawConfig;
   if (!readJsonFile(configPath, rawConfig, error))
     return false;
@@ -91,6 +94,11 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   std::string mlir;
   json model;
   int64_t numLayers = 0;
+  if (mamba2 && batch > 0) {
+    error = "--batch: batched step functions are built for Mamba-1 models only, and " +
+            configPath + " describes a Mamba-2 model";
+    return false;
+  }
   if (mamba2) {
     Mamba2Config cfg;
     if (!parseMamba2Config(rawConfig, cfg, error, &configFormat)) {
@@ -107,10 +115,10 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       error = configPath + ": " + error;
       return false;
     }
-    if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error, rows))
+    if (!buildMambaMLIR(mambaConfigToJson(cfg), seqLen, mlir, error, rows, batch))
       return false;
     params = mambaParams(cfg);
-    model = mambaModelJson(cfg, seqLen, safetensorsPath);
+    model = mambaModelJson(cfg, seqLen, safetensorsPath, batch);
     numLayers = cfg.numLayers;
   }
   StFile in;

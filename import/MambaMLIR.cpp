@@ -1,4 +1,4 @@
-// The Mamba-1 model graph as MLIR text: @forward_sequence (prefill, selective scan) and @forward_step (decode).
+// The Mamba-1 model graph as MLIR text: @forward_sequence (prefill, selective scan), @forward_step (decode) and optionally @forward_step_batched (decode of B streams at once).
 //
 // The structure follows examples/mamba1_block_130m.mlir (transformers'
 // MambaBlock: RMSNorm, in_proj split into x and z, causal conv + silu,
@@ -8,7 +8,10 @@
 // SSM states threaded through as function arguments and results. The decode
 // form runs the same conv op on one token with the carried window as
 // initial_states (its final_states is the updated window) and the SSM
-// step as ssm.selective_update.
+// step as ssm.selective_update. The batched decode form is the decode form
+// with B rows instead of one (B streams, one token each): the matmuls read
+// each weight once for the B rows, and the conv and SSM states carry a
+// leading batch dim B (the ops' own batch dim).
 //
 // Text rather than builder calls: the importer then needs no MLIR context,
 // and the output reads like the hand-written examples. Tests parse and verify
@@ -233,10 +236,16 @@ std::string stateSsaName(const std::string &stateName) {
 /// One Mamba block on the residual stream `h` (L, d_model): `p` holds the
 /// block's weights under their Hugging Face names with prefix `pre`;
 /// appends the new conv window and SSM state (state shapes) to `stateOut`.
+///
+/// `batch` > 0 is the batched decode form (step): h is (batch, d_model), one
+/// token per row, and the states come and go with their batch dim (batch,
+/// d_inner, W-1) and (batch, d_inner, N); otherwise the states have no batch
+/// dim and the ops see a batch of 1.
 void writeLayer(Writer &wr, const MambaConfig &c, std::map<std::string, Val> &p,
                 const std::string &pre, Val &h, const Val &convState, const Val &ssmState,
-                std::vector<Val> &stateOut, int64_t L, bool step) {
+                std::vector<Val> &stateOut, int64_t L, bool step, int64_t batch = 0) {
   const int64_t di = c.intermediateSize, n = c.stateSize, r = c.timeStepRank, w = c.convKernel;
+  const int64_t nb = batch > 0 ? batch : 1; // the ops' batch dim
   const std::string m = pre + "mixer.";
   std::ostringstream &os = wr.os;
   os << "\n  // RMSNorm, then the mixer's in_proj, split into x and z.\n";
@@ -249,11 +258,13 @@ void writeLayer(Writer &wr, const MambaConfig &c, std::map<std::string, Val> &p,
 
   os << "  // Depthwise causal conv (width " << w
      << ") + silu, channel-major, from the carried window.\n";
-  Val xc = step ? wr.reshape(x, {1, di, 1}, "[[0], [1, 2]]", "xc")
+  Val xc = step ? wr.reshape(x, {nb, di, 1}, "[[0], [1, 2]]", "xc")
                 : wr.reshape(wr.transpose(x), {1, di, L}, "[[0, 1], [2]]", "xc");
   Val cw = wr.reshape(p[m + "conv1d.weight"], {di, w}, "[[0, 1], [2]]", "conv_w");
-  Val cs = wr.reshape(convState, {1, di, w - 1}, "[[0, 1], [2]]", "conv_window");
-  Val conv{wr.fresh("conv"), {1, di, L}}, convFinal{wr.fresh("conv_state"), {1, di, w - 1}};
+  Val cs = batch > 0 ? convState
+                     : wr.reshape(convState, {1, di, w - 1}, "[[0, 1], [2]]", "conv_window");
+  Val conv{wr.fresh("conv"), {nb, di, step ? 1 : L}},
+      convFinal{wr.fresh("conv_state"), {nb, di, w - 1}};
   os << "  " << conv.name << ", " << convFinal.name << " = ssm.causal_conv1d silu " << xc.name
      << ", " << cw.name;
   if (c.useConvBias)
@@ -261,8 +272,9 @@ void writeLayer(Writer &wr, const MambaConfig &c, std::map<std::string, Val> &p,
   os << " initial_states(" << cs.name << ")\n      : (" << xc.type() << ", " << cw.type()
      << (c.useConvBias ? ", " + p[m + "conv1d.bias"].type() : std::string()) << ", "
      << cs.type() << ") -> (" << conv.type() << ", " << convFinal.type() << ")\n";
-  stateOut.push_back(wr.reshape(convFinal, {di, w - 1}, "[[0, 1], [2]]", "conv_state_out"));
-  Val u = step ? wr.reshape(conv, {1, di}, "[[0], [1, 2]]", "u")
+  stateOut.push_back(batch > 0 ? convFinal
+                               : wr.reshape(convFinal, {di, w - 1}, "[[0, 1], [2]]", "conv_state_out"));
+  Val u = step ? wr.reshape(conv, {nb, di}, "[[0], [1, 2]]", "u")
                : wr.transpose(wr.reshape(conv, {di, L}, "[[0, 1], [2]]"));
 
   os << "  // x_proj -> (dt, B, C); dt_proj lifts dt to d_inner (its bias goes to the "
@@ -282,8 +294,8 @@ void writeLayer(Writer &wr, const MambaConfig &c, std::map<std::string, Val> &p,
   Val y2;
   if (step) {
     os << "  // One step of the selective scan: softplus(dt + bias), D skip, silu(z) gate.\n";
-    Val st = wr.reshape(ssmState, {1, di, n}, "[[0, 1], [2]]", "h");
-    Val y{wr.fresh("y"), {1, di}}, hNew{wr.fresh("ssm_state"), {1, di, n}};
+    Val st = batch > 0 ? ssmState : wr.reshape(ssmState, {1, di, n}, "[[0, 1], [2]]", "h");
+    Val y{wr.fresh("y"), {nb, di}}, hNew{wr.fresh("ssm_state"), {nb, di, n}};
     os << "  " << y.name << ", " << hNew.name << " = ssm.selective_update " << st.name << ", "
        << u.name << ", " << dt.name << ", " << A.name << ", " << B.name << ", " << C.name
        << " D(" << D.name << ") z(" << z.name << ") dt_bias(" << dtBias.name
@@ -291,7 +303,8 @@ void writeLayer(Writer &wr, const MambaConfig &c, std::map<std::string, Val> &p,
        << ", " << A.type() << ", " << B.type() << ", " << C.type() << ", " << D.type() << ", "
        << z.type() << ", " << dtBias.type() << ") -> (" << y.type() << ", " << hNew.type()
        << ")\n";
-    stateOut.push_back(wr.reshape(hNew, {di, n}, "[[0, 1], [2]]", "ssm_state_out"));
+    stateOut.push_back(batch > 0 ? hNew
+                                 : wr.reshape(hNew, {di, n}, "[[0, 1], [2]]", "ssm_state_out"));
     y2 = y;
   } else {
     os << "  // The selective scan from the carried state: softplus(dt + bias), D skip, "
@@ -342,19 +355,39 @@ std::vector<MambaParam> blockParams(const MambaConfig &c) {
   return out;
 }
 
+/// `shape` with a leading batch dim when `batch` > 0 (the batched decode form).
+Shape withBatch(int64_t batch, const Shape &shape) {
+  if (batch <= 0)
+    return shape;
+  Shape s{batch};
+  s.insert(s.end(), shape.begin(), shape.end());
+  return s;
+}
+
+/// The three forms' private block functions.
+const char *blockName(bool step, int64_t batch) {
+  return batch > 0 ? "block_step_batched" : step ? "block_step" : "block_sequence";
+}
+
 /// The private function of one block, called once per layer:
 /// (h, conv window, SSM state, the layer's weights) -> (h, window, state).
-void writeBlock(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, bool step) {
-  const int64_t L = step ? 1 : seqLen;
+/// `batch` > 0: the batched decode form (writeLayer), h (batch, d_model).
+void writeBlock(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, bool step,
+                int64_t batch = 0) {
+  const int64_t L = batch > 0 ? batch : step ? 1 : seqLen;
   std::vector<MambaState> states = mambaStates(c);
   Writer wr(c);
   std::map<std::string, Val> p;
   const std::string pre = "backbone.layers.0.";
-  Val h{"%h", {L, c.hiddenSize}}, convState{"%conv_state", states[0].shape},
-      ssmState{"%ssm_state", states[1].shape};
-  out << "// One block (RMSNorm, mixer, residual) on " << L << (L == 1 ? " token" : " tokens")
-      << ", called once per layer.\n";
-  out << "func.func private @" << (step ? "block_step" : "block_sequence") << "(\n    "
+  Val h{"%h", {L, c.hiddenSize}}, convState{"%conv_state", withBatch(batch, states[0].shape)},
+      ssmState{"%ssm_state", withBatch(batch, states[1].shape)};
+  if (batch > 0)
+    out << "// One block (RMSNorm, mixer, residual) on one token of each of " << batch
+        << " streams, called once per layer.\n";
+  else
+    out << "// One block (RMSNorm, mixer, residual) on " << L << (L == 1 ? " token" : " tokens")
+        << ", called once per layer.\n";
+  out << "func.func private @" << blockName(step, batch) << "(\n    "
       << h.name << ": " << h.type() << ", " << convState.name << ": " << convState.type()
       << ", " << ssmState.name << ": " << ssmState.type();
   for (const MambaParam &mp : blockParams(c)) {
@@ -365,7 +398,7 @@ void writeBlock(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, b
       << ") {\n";
   wr.os << "  %zero = arith.constant 0.0 : f32\n";
   std::vector<Val> stateOut;
-  writeLayer(wr, c, p, pre, h, convState, ssmState, stateOut, L, step);
+  writeLayer(wr, c, p, pre, h, convState, ssmState, stateOut, L, step, batch);
   wr.os << "  return " << h.name << ", " << stateOut[0].name << ", " << stateOut[1].name
         << " : " << h.type() << ", " << stateOut[0].type() << ", " << stateOut[1].type()
         << "\n}\n";
@@ -374,11 +407,13 @@ void writeBlock(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, b
 
 /// One function: `step` selects the decode form (one token,
 /// ssm.selective_update) over the prefill form (seqLen tokens, selective
-/// scan).
+/// scan); `batch` > 0 (with `step`) the batched decode form
+/// @forward_step_batched: tokens (batch), one per stream, states with a
+/// leading batch dim, logits (batch, vocab).
 void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen, bool step,
-                   LogitsRows rows) {
-  const int64_t L = step ? 1 : seqLen;
-  const int64_t logitRows = rows == LogitsRows::All ? L : 1;
+                   LogitsRows rows, int64_t batch = 0) {
+  const int64_t L = batch > 0 ? batch : step ? 1 : seqLen;
+  const int64_t logitRows = batch > 0 || rows == LogitsRows::All ? L : 1;
   const int64_t di = c.intermediateSize, n = c.stateSize,
                 r = c.timeStepRank, w = c.convKernel, v = c.vocabSize;
   std::vector<MambaParam> params = mambaParams(c);
@@ -390,13 +425,17 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
     p[mp.name] = Val{paramSsaName(mp.name), mp.shape};
   std::vector<Val> stateIn;
   for (const MambaState &s : states)
-    stateIn.push_back(Val{stateSsaName(s.name), s.shape});
+    stateIn.push_back(Val{stateSsaName(s.name), withBatch(batch, s.shape)});
   Val tokens{"%tokens", {L}};
 
-  const char *fn = step ? "forward_step" : "forward_sequence";
-  out << "// " << (step ? "Decode: one token through the state-update form."
-                        : "Prefill: " + std::to_string(L) +
-                              " tokens through the scan form, from the carried states.")
+  const char *fn = batch > 0 ? "forward_step_batched" : step ? "forward_step" : "forward_sequence";
+  out << "// "
+      << (batch > 0 ? "Decode of " + std::to_string(batch) +
+                          " streams at once: token i and row i of every state (and of the "
+                          "logits) are stream i's;\n// each row as @forward_step computes it."
+          : step    ? std::string("Decode: one token through the state-update form.")
+                    : "Prefill: " + std::to_string(L) +
+                          " tokens through the scan form, from the carried states.")
       << "\n";
   out << "func.func @" << fn << "(\n    %tokens: " << tensorType({L}, "i32")
       << " {ssm.name = \"tokens\"}";
@@ -428,7 +467,7 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
       types += ", " + wv.type();
     }
     std::string res = "%layer" + std::to_string(l);
-    os << "  " << res << ":3 = func.call @" << (step ? "block_step" : "block_sequence") << "("
+    os << "  " << res << ":3 = func.call @" << blockName(step, batch) << "("
        << operands << ")\n      : (" << types << ") -> (" << h.type() << ", "
        << convState.type() << ", " << ssmState.type() << ")\n";
     h = Val{res + "#0", h.shape};
@@ -460,7 +499,8 @@ void writeFunction(std::ostringstream &out, const MambaConfig &c, int64_t seqLen
 
 } // namespace
 
-std::string buildMambaModule(const MambaConfig &c, int64_t seqLen, LogitsRows rows) {
+std::string buildMambaModule(const MambaConfig &c, int64_t seqLen, LogitsRows rows,
+                             int64_t batch) {
   std::ostringstream out;
   out << "// Mamba-1 language model (Hugging Face MambaForCausalLM): d_model " << c.hiddenSize
       << ", d_inner " << c.intermediateSize << ", d_state " << c.stateSize << ", d_conv "
@@ -480,11 +520,17 @@ std::string buildMambaModule(const MambaConfig &c, int64_t seqLen, LogitsRows ro
   writeFunction(out, c, seqLen, /*step=*/true, LogitsRows::Last);
   out << "\n";
   writeBlock(out, c, seqLen, /*step=*/true);
+  if (batch > 0) {
+    out << "\n";
+    writeFunction(out, c, seqLen, /*step=*/true, LogitsRows::Last, batch);
+    out << "\n";
+    writeBlock(out, c, seqLen, /*step=*/true, batch);
+  }
   return out.str();
 }
 
 bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                    std::string &error, LogitsRows rows) {
+                    std::string &error, LogitsRows rows, int64_t batch) {
   MambaConfig c;
   if (!parseMambaConfig(config, c, error))
     return false;
@@ -492,7 +538,12 @@ bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &m
     error = "sequence length " + std::to_string(seqLen) + " is out of range (1 to 16777216)";
     return false;
   }
-  mlir = buildMambaModule(c, seqLen, rows);
+  if (batch < 0 || batch > kMaxStepBatch) {
+    error = "step batch " + std::to_string(batch) + " is out of range (1 to " +
+            std::to_string(kMaxStepBatch) + ")";
+    return false;
+  }
+  mlir = buildMambaModule(c, seqLen, rows, batch);
   return true;
 }
 

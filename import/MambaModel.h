@@ -14,7 +14,9 @@
 // importMamba, which writes
 //   <dir>/model.mlir          buildMambaMLIR(config, seqLen): @forward_sequence
 //                             (prefill, the selective scan) and @forward_step
-//                             (decode, ssm.selective_update)
+//                             (decode, ssm.selective_update); with a step
+//                             batch B (ssm-import --batch B) also
+//                             @forward_step_batched (B streams, one token each)
 //   <dir>/weights.safetensors every parameter the graph reads, F32 (F16, BF16
 //                             and F64 sources are widened), keyed by its
 //                             mamba_ssm name (mambaParams; a transformers
@@ -27,10 +29,15 @@
 //                             "functions", "source_dtypes", "source_layout",
 //                             "source_config"}
 //
-// Both functions take (tokens, states in model.json order, weights in
-// mambaParams order) and return (logits, states in the same order); tokens
+// Every function takes (tokens, states in model.json order, weights in
+// mambaParams order) and returns (logits, states in the same order); tokens
 // are i32 ids, states are tagged {ssm.state = "layers.N.conv_state" |
 // "layers.N.ssm_state"}, weights {ssm.param = "<Hugging Face name>"}.
+// @forward_step_batched takes tokens (B), each state with a leading batch
+// dim, (B, d_inner, W-1) and (B, d_inner, N), and returns logits (B, vocab)
+// and the states so: row i is what @forward_step returns for token i and
+// row i of each state (model.json "functions": {"step_batched": {"name":
+// "forward_step_batched", "batch": B}}).
 #ifndef SSM_IMPORT_MAMBAMODEL_H
 #define SSM_IMPORT_MAMBAMODEL_H
 
@@ -134,17 +141,20 @@ std::vector<MambaState> mambaStates(const MambaConfig &config);
 
 /// The model graph (module text) for sequences of `seqLen` tokens;
 /// @forward_sequence returns the logits of `rows` (import/ModelBuilder.h).
+/// `batch` > 0 adds @forward_step_batched for that many streams.
 std::string buildMambaModule(const MambaConfig &config, int64_t seqLen,
-                             LogitsRows rows = LogitsRows::Last);
+                             LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
 
 /// buildMambaModule from a Hugging Face config (or model.json's "config").
-/// Returns false with `error` on an invalid config or seqLen < 1.
+/// Returns false with `error` on an invalid config, seqLen < 1, or a batch
+/// outside 0 (none) to kMaxStepBatch.
 bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                    std::string &error, LogitsRows rows = LogitsRows::Last);
+                    std::string &error, LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
 
-/// The model.json document of an import.
+/// The model.json document of an import; `batch` > 0 adds
+/// functions.step_batched {"name": "forward_step_batched", "batch": batch}.
 nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
-                              const std::string &source);
+                              const std::string &source, int64_t batch = 0);
 
 /// Imports a Mamba-1 checkpoint (either layout, either config format) into
 /// `outDir` (see the file comment), or a Mamba-2 one when the config says
@@ -156,11 +166,13 @@ nlohmann::json mambaModelJson(const MambaConfig &config, int64_t seqLen,
 /// `error` naming the file, field or tensor. model.mlir's @forward_sequence
 /// returns the logits of `rows`; its weight arguments are f32 (the caller
 /// types them as stored: passes/WeightStorage.h). `stored`, if given, gets
-/// the names, dtypes and shapes of the tensors written (no data).
+/// the names, dtypes and shapes of the tensors written (no data). `batch`
+/// > 0 (Mamba-1 only; a Mamba-2 config is refused naming the option) adds
+/// @forward_step_batched for that many streams.
 bool importMamba(const std::string &safetensorsPath, const std::string &configPath,
                  const std::string &outDir, bool force, int64_t seqLen, std::string &error,
                  LogitsRows rows = LogitsRows::Last, WeightsMode weights = WeightsMode::Source,
-                 StFile *stored = nullptr);
+                 StFile *stored = nullptr, int64_t batch = 0);
 
 } // namespace ssm::importer
 

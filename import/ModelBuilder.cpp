@@ -9,6 +9,25 @@
 
 namespace ssm::importer {
 
+namespace {
+/// model.json's functions.step_batched.batch (0 when there is no entry).
+bool stepBatchOf(const nlohmann::json &j, int64_t &batch, std::string &error) {
+  batch = 0;
+  if (!j.contains("functions") || !j["functions"].is_object() ||
+      !j["functions"].contains("step_batched"))
+    return true;
+  const nlohmann::json &e = j["functions"]["step_batched"];
+  if (!e.is_object() || !e.contains("batch") || !e["batch"].is_number_integer() ||
+      e["batch"].get<int64_t>() < 1 || e["batch"].get<int64_t>() > kMaxStepBatch) {
+    error = "model.json functions.step_batched must be {\"name\": ..., \"batch\": 1 to " +
+            std::to_string(kMaxStepBatch) + "}, got " + e.dump();
+    return false;
+  }
+  batch = e["batch"].get<int64_t>();
+  return true;
+}
+} // namespace
+
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
                     std::string &error, LogitsRows rows) {
   if (seqLen < 1) {
@@ -25,6 +44,14 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
     return false;
   }
   std::string arch = j["architecture"].get<std::string>();
+  int64_t batch = 0;
+  if (!stepBatchOf(j, batch, error))
+    return false;
+  if (batch > 0 && arch != "mamba1") {
+    error = "model.json has functions.step_batched, but batched step functions are built for "
+            "mamba1 models only, not " + arch;
+    return false;
+  }
   if (arch == "rwkv4" || arch == "rwkv5.1" || arch == "rwkv5.2" || arch == "rwkv6" ||
       arch == "rwkv7") {
     RwkvConfig config;
@@ -37,7 +64,7 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
       error = "model.json has no object \"config\"";
       return false;
     }
-    return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error, rows)
+    return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error, rows, batch)
                             : buildMamba2MLIR(j["config"], seqLen, mlir, error, rows);
   }
   error = "unknown architecture '" + arch +

@@ -15,7 +15,13 @@
 // position only (R = 1: the final hidden state is sliced before the norm and
 // the LM head, so a long prompt does not pay L x vocab for one row) or, in
 // the LogitsRows::All variant, of every position (R = L). forward_step runs
-// the state-update form. A model directory's model.mlir is exactly
+// the state-update form. A Mamba-1 model imported with --batch B also has
+//
+//   func.func @forward_step_batched(%tokens: tensor<Bxi32> {ssm.name = "tokens"},
+//       <same states, each with a leading dim B>, <same weights>)
+//       -> (tensor<Bx<vocab>xf32> {ssm.name = "logits"}, <states, leading dim B>)
+//
+// whose row i is forward_step of token i on row i of each state. A model directory's model.mlir is exactly
 // buildModelMLIR(model.json, --seq-len, --all-logits ? All : Last). No MLIR
 // link.
 #ifndef SSM_IMPORT_MODELBUILDER_H
@@ -32,9 +38,16 @@ enum class LogitsRows {
   All,  // (L, vocab): every position (scoring, --all-logits-out)
 };
 
+/// The largest step batch (ssm-import --batch; model.json
+/// functions.step_batched.batch).
+constexpr int64_t kMaxStepBatch = 1024;
+
 /// Dispatches on model.json's "architecture" ("rwkv4", "rwkv5.1", "rwkv5.2",
-/// "rwkv6", "rwkv7", "mamba1", "mamba2"). Returns false with `error` set for bad JSON, an unknown
-/// architecture, or seqLen < 1.
+/// "rwkv6", "rwkv7", "mamba1", "mamba2"). A model.json with
+/// functions.step_batched (Mamba-1 only) also gets @forward_step_batched for
+/// its batch. Returns false with `error` set for bad JSON, an unknown
+/// architecture, seqLen < 1, or a step_batched entry that is malformed or
+/// on another architecture.
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
                     std::string &error, LogitsRows rows = LogitsRows::Last);
 

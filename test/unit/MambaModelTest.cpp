@@ -1,5 +1,6 @@
 // Mamba-1 import: config validation, the parameter and state lists, the graph text, and importMamba's files and errors.
 #include "import/MambaModel.h"
+#include "import/ModelBuilder.h"
 #include "import/Safetensors.h"
 
 #include <gtest/gtest.h>
@@ -396,6 +397,45 @@ TEST(MambaGraph, RejectsBadSequenceLengthAndConfig) {
   cfg.erase("state_size");
   EXPECT_FALSE(buildMambaMLIR(cfg, 8, mlir, error));
   EXPECT_EQ(error, "missing field 'state_size'");
+}
+
+TEST(MambaGraph, BatchedStepFunctionOnlyWhenAskedAndRebuiltFromModelJson) {
+  MambaConfig c;
+  std::string error, plain, batched, rebuilt;
+  ASSERT_TRUE(parseMambaConfig(smallConfig(), c, error)) << error;
+  ASSERT_TRUE(buildMambaMLIR(smallConfig(), 5, plain, error)) << error;
+  ASSERT_TRUE(buildMambaMLIR(smallConfig(), 5, batched, error, LogitsRows::Last, 3)) << error;
+  EXPECT_EQ(plain.find("forward_step_batched"), std::string::npos);
+  // The batched form comes after the unbatched module, which is unchanged.
+  ASSERT_EQ(batched.compare(0, plain.size(), plain), 0);
+  EXPECT_NE(batched.find("func.func @forward_step_batched(\n    %tokens: tensor<3xi32>"),
+            std::string::npos);
+  // States (d_inner 16, W-1 2, N 3) with the batch dim in front; logits (3, vocab 11).
+  EXPECT_NE(batched.find("%l0_conv_state: tensor<3x16x2xf32> {ssm.state = \"layers.0.conv_state\"}"),
+            std::string::npos);
+  EXPECT_NE(batched.find("-> (tensor<3x11xf32> {ssm.name = \"logits\"}"), std::string::npos);
+
+  // model.json (what the runner regenerates graphs from) carries the batch.
+  json model = mambaModelJson(c, 5, "x.safetensors", 3);
+  EXPECT_EQ(model["functions"]["step_batched"],
+            json({{"name", "forward_step_batched"}, {"batch", 3}}));
+  EXPECT_FALSE(mambaModelJson(c, 5, "x.safetensors")["functions"].contains("step_batched"));
+  ASSERT_TRUE(buildModelMLIR(model.dump(), 5, rebuilt, error)) << error;
+  EXPECT_EQ(rebuilt, batched);
+
+  // Refused: a batch out of range, a malformed entry, another architecture.
+  EXPECT_FALSE(buildMambaMLIR(smallConfig(), 5, rebuilt, error, LogitsRows::Last, kMaxStepBatch + 1));
+  EXPECT_NE(error.find("step batch 1025 is out of range"), std::string::npos) << error;
+  for (json bad : {json(0), json("2"), json(2.5)}) {
+    json m = model;
+    m["functions"]["step_batched"]["batch"] = bad;
+    EXPECT_FALSE(buildModelMLIR(m.dump(), 5, rebuilt, error)) << bad.dump();
+    EXPECT_NE(error.find("functions.step_batched must be"), std::string::npos) << error;
+  }
+  json other = model;
+  other["architecture"] = "mamba2";
+  EXPECT_FALSE(buildModelMLIR(other.dump(), 5, rebuilt, error));
+  EXPECT_NE(error.find("mamba1 models only, not mamba2"), std::string::npos) << error;
 }
 
 //===----------------------------------------------------------------------===//

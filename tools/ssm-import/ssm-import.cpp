@@ -2,7 +2,7 @@
 //
 //   ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits] [--weights W]
 //   ssm-import mamba <model.safetensors> [--config config.json] -o <dir> [--force] [--seq-len N]
-//              [--all-logits] [--weights W]
+//              [--all-logits] [--weights W] [--batch B]
 //
 // model.mlir is buildModelMLIR(model.json, N, rows) (import/ModelBuilder.h) with its
 // weight arguments typed as weights.safetensors stores them (passes/WeightStorage.h);
@@ -52,7 +52,7 @@ const char *kUsage =
     "  ssm-import rwkv <model.bin> -o <dir> [--force] [--seq-len N] [--all-logits]\n"
     "                  [--weights source|f32|f16|bf16|q8]\n"
     "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
-    "                   [--all-logits] [--weights source|f32|f16|bf16|q8]\n"
+    "                   [--all-logits] [--weights source|f32|f16|bf16|q8] [--batch B]\n"
     "\n"
     "Formats:\n"
     "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2, 6, 7)\n"
@@ -88,6 +88,10 @@ const char *kUsage =
     "                      deployable: prompts of any length run with no compilation;\n"
     "                      a failed compile publishes nothing\n"
     "  --target T          with --compile: the Halide target (default host)\n"
+    "  --batch B           (Mamba-1) also write @forward_step_batched: one token of\n"
+    "                      each of B streams per call (tokens (B), states with a\n"
+    "                      leading dim B, logits (B, vocab)), so every weight is read\n"
+    "                      once for B streams; ssm_streams_step uses it (1 to 1024)\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
@@ -195,7 +199,8 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
 }
 
 int importMambaModel(const std::string &input, const std::string &configPath,
-                     const std::string &outDir, bool force, int64_t seqLen, LogitsRows rows) {
+                     const std::string &outDir, bool force, int64_t seqLen, LogitsRows rows,
+                     int64_t batch) {
   std::string configFile = configPath;
   if (configFile.empty()) {
     // As from_pretrained finds it: config.json in the checkpoint's folder.
@@ -208,7 +213,8 @@ int importMambaModel(const std::string &input, const std::string &configPath,
   }
   std::string error;
   StFile stored; // the tensors written, without their data
-  if (!importMamba(input, configFile, outDir, force, seqLen, error, rows, gWeights, &stored))
+  if (!importMamba(input, configFile, outDir, force, seqLen, error, rows, gWeights, &stored,
+                   batch))
     return cannotRun(error);
   // Type the weights as stored, then check what was written, as for RWKV.
   std::string written = (fs::path(outDir) / "model.mlir").string();
@@ -234,7 +240,10 @@ int importMambaModel(const std::string &input, const std::string &configPath,
                 weightsNote();
   }
   std::cout << "ssm-import: " << input << " -> " << gOutputName << ": " << summary << ", seq-len "
-            << seqLen << "\n";
+            << seqLen;
+  if (batch > 0)
+    std::cout << ", step batch " << batch;
+  std::cout << "\n";
   return 0;
 }
 
@@ -273,6 +282,7 @@ int main(int argc, char **argv) {
   std::string target;
   LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
+  int64_t batch = 0; // no batched step function
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string &opt, std::string &out) {
@@ -325,6 +335,18 @@ int main(int argc, char **argv) {
       if (v.empty() || *end != '\0' || n < 1 || n > (1 << 20))
         return cannotRun("--seq-len takes an integer from 1 to 1048576, got '" + v + "'");
       seqLen = n;
+    } else if (a == "--batch" || a == "-batch" || a.rfind("--batch=", 0) == 0) {
+      std::string v;
+      if (a.find('=') != std::string::npos)
+        v = a.substr(a.find('=') + 1);
+      else if (!value(a, v))
+        return cannotRun("--batch needs a positive integer");
+      char *end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > kMaxStepBatch)
+        return cannotRun("--batch takes an integer from 1 to " + std::to_string(kMaxStepBatch) +
+                         ", got '" + v + "'");
+      batch = n;
     } else if (a.size() > 1 && a[0] == '-') {
       return cannotRun("unknown option '" + a + "' (see --help)");
     } else {
@@ -356,6 +378,9 @@ int main(int argc, char **argv) {
   std::error_code ec;
   if (!fs::exists(input, ec))
     return cannotRun(input + ": no such file");
+  if (format == "rwkv" && batch > 0)
+    return cannotRun("--batch: batched step functions are built for Mamba-1 models only, not "
+                     "RWKV (" + input + ")");
   if (format == "rwkv" && !configPath.empty())
     return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
   // Written into a temporary sibling and published only when whole and
@@ -369,7 +394,7 @@ int main(int argc, char **argv) {
   gOutputName = outDir;
   int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen, rows)
                             : importMambaModel(input, configPath, staged, /*force=*/true, seqLen,
-                                                         rows);
+                                               rows, batch);
   if (rc == 0 && compile)
     rc = compileStaged(compiler, staged, outDir, target);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))
