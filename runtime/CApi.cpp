@@ -37,7 +37,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.4.0"; }
+const char *ssm_runtime_version(void) { return "0.5.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {
@@ -89,6 +89,10 @@ size_t ssm_model_sequence_lengths(const ssm_model_t *model, int64_t *lengths, si
 }
 
 int ssm_model_has_step(const ssm_model_t *model) { return model && model->impl->hasStep(); }
+
+int64_t ssm_model_step_batch(const ssm_model_t *model) {
+  return model ? model->impl->stepBatch() : 0;
+}
 
 ssm_status_t ssm_model_set_threads(ssm_model_t *model, int threads) {
   SSM_REQUIRE(model, "model is NULL");
@@ -189,12 +193,41 @@ ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n, const int3
                     " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
   }
   return guarded([&] {
-    // Each stream's step on its own worker (at most one per core), the
-    // caller's thread included; a stream's calls stay on one thread.
     std::vector<Status> status(n);
+    // The streams of a model with a batched step function: one call per B
+    // of them (Model::stepTogether), model by model in order of appearance.
+    std::vector<size_t> alone; // the others
+    std::vector<bool> grouped(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      if (grouped[i])
+        continue;
+      ssm::rt::Model &model = streams[i]->impl->model();
+      if (model.stepBatch() == 0) {
+        alone.push_back(i);
+        continue;
+      }
+      std::vector<size_t> index;
+      std::vector<ssm::rt::Stream *> group;
+      std::vector<int32_t> groupTokens;
+      for (size_t j = i; j < n; ++j)
+        if (!grouped[j] && &streams[j]->impl->model() == &model) {
+          grouped[j] = true;
+          index.push_back(j);
+          group.push_back(streams[j]->impl.get());
+          groupTokens.push_back(tokens[j]);
+        }
+      size_t failed = 0;
+      Status s = model.stepTogether(group.data(), group.size(), groupTokens.data(), &failed);
+      if (!s.isOk())
+        status[index[failed]] = s;
+    }
+    // Each other stream's step on its own worker (at most one per core),
+    // the caller's thread included; a stream's calls stay on one thread.
     std::atomic<size_t> next{0};
+    const size_t m = alone.size();
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
+      for (size_t a; (a = next.fetch_add(1)) < m;) {
+        const size_t i = alone[a];
         try {
           status[i] = streams[i]->impl->step(tokens[i]);
         } catch (const std::bad_alloc &) {
@@ -204,7 +237,7 @@ ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n, const int3
         }
       }
     };
-    size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    size_t workers = std::min<size_t>(m, std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::thread> threads;
     for (size_t w = 1; w < workers; ++w)
       threads.emplace_back(work);

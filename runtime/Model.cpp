@@ -1,6 +1,7 @@
 // Models and streams: compiled functions checked and bound to the weights once, states carried per stream.
 #include "runtime/Model.h"
 
+#include "runtime/BatchedStep.h"
 #include "runtime/Shape.h"
 #include "runtime/StateFile.h"
 
@@ -58,15 +59,18 @@ Status Model::addModule(const std::string &moduleDir) {
     bool missing = !std::filesystem::exists(moduleDir + "/manifest.json", ec);
     return {missing ? Code::NotFound : Code::InvalidFile, error};
   }
-  size_t before = entries_.size();
+  size_t before = entries_.size(), batchedBefore = batchedEntries_.size();
   bool any = false;
   for (const FunctionInfo &fn : module->functions()) {
     bool isSeq = fn.name == spec_.sequenceFunction, isStep = fn.name == spec_.stepFunction;
-    if (!isSeq && !isStep)
+    bool isBatched = !spec_.batchedStepFunction.empty() && fn.name == spec_.batchedStepFunction;
+    if (!isSeq && !isStep && !isBatched)
       continue;
     any = true;
-    if (Status s = addFunction(*module, fn, isStep); !s) {
+    if (Status s = addFunction(*module, fn, isStep, isBatched ? spec_.stepBatch : 0);
+        !s) {
       entries_.resize(before);
+      batchedEntries_.resize(batchedBefore);
       return s;
     }
   }
@@ -79,12 +83,24 @@ Status Model::addModule(const std::string &moduleDir) {
   return Status::ok();
 }
 
-Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool step) {
+Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool step,
+                          int64_t batch) {
   auto e = std::make_unique<Entry>();
   e->module = &module;
   e->fn = &fn;
   e->step = step;
+  e->batch = batch;
+  // The batched step function holds each state `rows` times (a leading batch dim).
+  const int64_t rows = batch > 0 ? batch : 1;
   std::string where = "@" + fn.name;
+  if (batch > 0)
+    for (const TensorInfo &a : fn.arguments)
+      if (a.state.empty() && a.param.empty() && a.name == "tokens" && a.shape.size() == 1 &&
+          a.shape[0] != batch)
+        return {Code::Mismatch, where + " (the batched step function) takes " +
+                                    std::to_string(a.shape[0]) + " tokens, but " + spec_.dir +
+                                    "/model.json says functions.step_batched.batch = " +
+                                    std::to_string(batch)};
   for (size_t i = 0; i < fn.arguments.size(); ++i) {
     const TensorInfo &a = fn.arguments[i];
     e->argumentState.push_back(-1);
@@ -95,10 +111,14 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
         return {Code::Mismatch, "state '" + a.state + "' of " + where +
                                     " is not among the states of " + spec_.dir + "/model.json"};
       int64_t n = checkedNumel(a.shape);
-      if (n != spec_.states[s].numel || a.dtype != "float32")
+      if (n != rows * spec_.states[s].numel || a.dtype != "float32")
         return {Code::Mismatch, "state '" + a.state + "' has " +
-                                    std::to_string(spec_.states[s].numel) + " values, the model " +
-                                    std::to_string(n) + " (check the states of model.json)"};
+                                    std::to_string(spec_.states[s].numel) + " values" +
+                                    (batch > 0 ? " per stream (" + std::to_string(batch) +
+                                                     " streams in " + where + ")"
+                                               : std::string()) +
+                                    ", the model " + std::to_string(n) +
+                                    " (check the states of model.json)"};
       e->argumentState.back() = s;
     } else if (!a.param.empty()) {
       auto it = weightViews_.find(a.param);
@@ -158,7 +178,7 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
     e->resultState.push_back(-1);
     if (!r.state.empty()) {
       int s = spec_.findState(r.state);
-      if (s < 0 || checkedNumel(r.shape) != spec_.states[s].numel)
+      if (s < 0 || checkedNumel(r.shape) != rows * spec_.states[s].numel)
         return {Code::Mismatch, "result state '" + r.state + "' of " + where +
                                     " is not a state of model.json or has another size"};
       e->resultState.back() = s;
@@ -176,11 +196,15 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
   if (vocab_ == 0)
     vocab_ = vocab;
   if (vocab != vocab_ || numel <= 0 || numel % vocab_ != 0 ||
-      (numel / vocab_ != e->length && numel / vocab_ != 1))
+      (numel / vocab_ != e->length && (numel / vocab_ != 1 || batch > 0)))
     return {Code::Mismatch, where + " returns logits of shape " + shapeString(ls) + " for " +
                                 std::to_string(e->length) + " tokens and a vocabulary of " +
                                 std::to_string(vocab_)};
   e->logitsRows = numel / vocab_;
+  if (batch > 0) {
+    batchedEntries_.push_back(std::move(e));
+    return Status::ok();
+  }
   if (step && e->length != 1)
     return {Code::Mismatch, where + " (the step function) takes " + std::to_string(e->length) +
                                 " tokens, not 1"};
@@ -200,6 +224,10 @@ std::vector<int64_t> Model::sequenceLengths() const {
 
 bool Model::hasStep() const {
   return std::any_of(entries_.begin(), entries_.end(), [](const auto &e) { return e->step; });
+}
+
+int64_t Model::stepBatch() const {
+  return batchedEntries_.empty() ? 0 : batchedEntries_.front()->batch;
 }
 
 void Model::setThreads(int n) {

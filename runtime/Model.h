@@ -18,6 +18,16 @@
 // different threads at once; one stream is used by one thread at a time.
 // addModule() and setThreads() must not run while streams run.
 //
+// Several streams stepped together (stepTogether) go through the model's
+// batched step function when a module has one (model.json
+// "functions.step_batched", B streams per call: ssm-import --batch B): their
+// states are gathered into the call's batch buffers, B at a time, and the
+// new states and logits scattered back, so each weight is read once per B
+// streams instead of once per stream (decode is bound by reading the
+// weights). Each stream ends exactly where a step of its own would leave
+// it, up to the kernels' rounding (a batched matmul may sum in another
+// order).
+//
 // Memory: the weights once (mapped F32, or converted f32 for other dtypes),
 // then per stream and per compiled function used the kernels' results (the
 // logits of its L positions and one copy of the state) and the buffers
@@ -33,6 +43,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,8 +80,24 @@ public:
   /// Token counts of the compiled sequence functions, ascending.
   std::vector<int64_t> sequenceLengths() const;
   bool hasStep() const;
+  /// Streams per call of the compiled batched step function (model.json
+  /// functions.step_batched), or 0 when no module has it.
+  int64_t stepBatch() const;
   /// Threads of every module's Halide thread pool (0: one per core).
   void setThreads(int n);
+
+  /// Steps streams[i] (n >= 1 distinct streams of this model, none in use
+  /// by another thread) on tokens[i] through the batched step function, in
+  /// calls of stepBatch() streams; a last partial call is padded with rows
+  /// at the init state whose results are discarded. Several threads may
+  /// call it at once (each call takes its own batch buffers). Errors: no
+  /// batched step function (Unsupported), a token outside the vocabulary
+  /// (InvalidArgument, nothing stepped), a kernel error (KernelFailed):
+  /// then the streams of the failing call and after it are unchanged, those
+  /// before it have stepped, and `failed` (if given) is the index of the
+  /// failing call's first stream.
+  Status stepTogether(Stream *const *streams, size_t n, const int32_t *tokens,
+                      size_t *failed = nullptr);
 
 private:
   friend class Stream;
@@ -80,6 +107,7 @@ private:
     CompiledModule *module = nullptr;
     const FunctionInfo *fn = nullptr;
     bool step = false;
+    int64_t batch = 0;        // the batched step function: streams per call (= length)
     int64_t length = 0;       // tokens per call
     int tokensArgument = -1;
     int logitsResult = -1;
@@ -87,12 +115,19 @@ private:
     std::vector<int> argumentState, resultState; // spec state index or -1
     std::vector<const HostTensor *> weightArguments; // per argument, null if not a weight
   };
-  Status addFunction(CompiledModule &module, const FunctionInfo &fn, bool step);
+  Status addFunction(CompiledModule &module, const FunctionInfo &fn, bool step, int64_t batch);
+  /// Batch buffers of the batched step function bound to it (runtime/BatchedStep.h).
+  struct BatchSlot;
+  std::unique_ptr<BatchSlot> takeBatchSlot(const Entry &e, Status &status);
+  void returnBatchSlot(std::unique_ptr<BatchSlot> slot);
 
   ModelSpec spec_;
   std::unique_ptr<WeightFile> weights_;
   std::vector<std::unique_ptr<CompiledModule>> modules_;
   std::vector<std::unique_ptr<Entry>> entries_;
+  std::vector<std::unique_ptr<Entry>> batchedEntries_; // the batched step functions
+  std::mutex batchSlotsMutex_;
+  std::vector<std::unique_ptr<BatchSlot>> batchSlots_; // idle, bound to batchedEntries_[0]
   std::map<std::string, HostTensor> weightViews_; // bound once, shared by all streams
   int64_t vocab_ = 0;
   int threads_ = 0;
@@ -143,8 +178,10 @@ public:
   Status load(const std::string &path);
 
   const Model &model() const { return model_; }
+  Model &model() { return model_; }
 
 private:
+  friend class Model; // stepTogether gathers and scatters the states
   struct Bound;
   Status run(const Model::Entry &e, const int32_t *tokens, std::vector<float> *allLogits);
   /// Copies the states the last call left on the device into states_.

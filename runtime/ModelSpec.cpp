@@ -91,6 +91,17 @@ Status parse(const std::string &path, ModelSpec &spec) {
   if (model.contains("functions") && model["functions"].is_object()) {
     spec.sequenceFunction = model["functions"].value("sequence", spec.sequenceFunction);
     spec.stepFunction = model["functions"].value("step", spec.stepFunction);
+    if (model["functions"].contains("step_batched")) {
+      const auto &b = model["functions"]["step_batched"];
+      if (!b.is_object() || !b.contains("name") || !b["name"].is_string() ||
+          b["name"].get<std::string>().empty() || !b.contains("batch") ||
+          !integerIn(b["batch"], 1024) || b["batch"].get<int64_t>() < 1)
+        return {Code::InvalidFile, path + ": functions.step_batched must be {\"name\": a function "
+                                          "name, \"batch\": an integer from 1 to 1024}, got " +
+                                       b.dump()};
+      spec.batchedStepFunction = b["name"].get<std::string>();
+      spec.stepBatch = b["batch"].get<int64_t>();
+    }
   }
   std::string id = spec.architecture + '\0' + config.dump() + '\0';
   uint64_t h = fnv1a(id.data(), id.size());

@@ -4,7 +4,10 @@
 //   "architecture"  string, e.g. "rwkv4", "mamba1" (part of the state fingerprint)
 //   "config"        object; "n_vocab" or "vocab_size" is the vocabulary size
 //   "byte_tokens"   bool: tokens are UTF-8 bytes (default: vocabulary 256)
-//   "functions"     {"sequence": name, "step": name}; default forward_sequence, forward_step
+//   "functions"     {"sequence": name, "step": name}; default forward_sequence, forward_step;
+//                   optionally "step_batched": {"name": name, "batch": B}, a step
+//                   function of B streams at once (tokens (B), each state with a
+//                   leading dim B, logits (B, vocab); ssm-import --batch B)
 //   "states"        [{"name", "shape", "init"}]: each stream starts with every
 //                   element of state `name` at `init` (default 0)
 #ifndef SSM_RUNTIME_MODELSPEC_H
@@ -32,6 +35,9 @@ struct ModelSpec {
   int64_t vocab = 0; // 0: not in model.json (taken from the compiled logits)
   bool byteTokens = false;
   std::string sequenceFunction = "forward_sequence", stepFunction = "forward_step";
+  /// functions.step_batched: its name and batch size (empty and 0 when absent).
+  std::string batchedStepFunction;
+  int64_t stepBatch = 0;
   std::vector<StateSpec> states; // model.json order
   /// Identifies what a saved state belongs to: FNV-1a 64 of the
   /// architecture, the config and each state's name and shape.
@@ -39,7 +45,8 @@ struct ModelSpec {
 
   /// Reads <dir>/model.json. Errors (InvalidFile, NotFound) name the file and
   /// the field: not an ssm-opt model, a malformed state entry, a shape that is
-  /// negative or over 2^28 values, a field of the wrong JSON type.
+  /// negative or over 2^28 values, a field of the wrong JSON type, a
+  /// functions.step_batched that is not {"name": string, "batch": 1 to 1024}.
   static Status load(const std::string &dir, ModelSpec &out);
 
   /// The index of state `name` in `states`, or -1.

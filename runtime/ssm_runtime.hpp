@@ -60,6 +60,8 @@ public:
   void setThreads(int n) { check(ssm_model_set_threads(handle_, n)); }
   int64_t vocabSize() const { return ssm_model_vocab_size(handle_); }
   bool hasStep() const { return ssm_model_has_step(handle_) != 0; }
+  /// Streams per call of the batched step function stepTogether uses (0: none).
+  int64_t stepBatch() const { return ssm_model_step_batch(handle_); }
   std::vector<int64_t> sequenceLengths() const {
     std::vector<int64_t> l(ssm_model_sequence_lengths(handle_, nullptr, 0));
     ssm_model_sequence_lengths(handle_, l.data(), l.size());
@@ -141,8 +143,9 @@ private:
   ssm_model_t *model_ = nullptr;
 };
 
-/// Steps streams[i] on tokens[i] together (ssm_streams_step); returns each
-/// stream's logits after its token.
+/// Steps streams[i] on tokens[i] together (ssm_streams_step: through the
+/// model's batched step function when it has one); returns each stream's
+/// logits after its token.
 inline std::vector<std::vector<float>> stepTogether(const std::vector<Stream *> &streams,
                                                     const std::vector<int32_t> &tokens) {
   if (streams.size() != tokens.size())

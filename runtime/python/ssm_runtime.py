@@ -59,6 +59,7 @@ _sig = {
     "ssm_model_add_module": (ctypes.c_int, [_p, ctypes.c_char_p]),
     "ssm_model_free": (None, [_p]),
     "ssm_model_vocab_size": (ctypes.c_int64, [_p]),
+    "ssm_model_step_batch": (ctypes.c_int64, [_p]),
     "ssm_model_set_threads": (ctypes.c_int, [_p, ctypes.c_int]),
     "ssm_model_state_count": (ctypes.c_size_t, [_p]),
     "ssm_model_state_info": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
@@ -165,6 +166,11 @@ class Model:
     def set_threads(self, n):
         _check(_lib.ssm_model_set_threads(self._h, n))
 
+    @property
+    def step_batch(self):
+        """Streams per call of the batched step function step_streams uses (0: none)."""
+        return _lib.ssm_model_step_batch(self._h)
+
     def states(self):
         """[(name, shape, numel)] in model.json order."""
         out = []
@@ -256,8 +262,10 @@ class Stream:
 
 
 def step_streams(streams, tokens):
-    """Steps streams[i] on tokens[i] together (ssm_streams_step: bit for bit what each
-    stream's step() gives); returns each stream's logits, array('f')."""
+    """Steps streams[i] on tokens[i] together (ssm_streams_step: through the model's
+    batched step function when it has one, Model.step_batch streams per call, within
+    float32 rounding of each stream's step(); otherwise the steps on threads, bit for
+    bit); returns each stream's logits, array('f')."""
     if len(streams) != len(tokens):
         raise ValueError("step_streams: one token per stream")
     n = len(streams)
