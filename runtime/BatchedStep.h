@@ -7,7 +7,8 @@
 // states of up to B streams into a BatchSlot's buffers (row i = stream i),
 // calls the function once, and copies row i of each new state and of the
 // logits back into stream i; rows no stream fills hold the model.json init
-// values and token 0, and their results are dropped. A slot's call is bound
+// values and token 0, and their results are dropped (a lone stream left
+// over takes its own step instead, when the model has one). A slot's call is bound
 // once; slots are pooled per model, one per concurrent stepTogether.
 #ifndef SSM_RUNTIME_BATCHEDSTEP_H
 #define SSM_RUNTIME_BATCHEDSTEP_H

@@ -89,7 +89,9 @@ public:
   /// Steps streams[i] (n >= 1 distinct streams of this model, none in use
   /// by another thread) on tokens[i] through the batched step function, in
   /// calls of stepBatch() streams; a last partial call is padded with rows
-  /// at the init state whose results are discarded. Several threads may
+  /// at the init state whose results are discarded, except that a single
+  /// stream left over takes its own step (if the model has a step
+  /// function: cheaper than a call of B rows). Several threads may
   /// call it at once (each call takes its own batch buffers). Errors: no
   /// batched step function (Unsupported), a token outside the vocabulary
   /// (InvalidArgument, nothing stepped), a kernel error (KernelFailed):

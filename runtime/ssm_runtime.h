@@ -150,11 +150,12 @@ SSM_RT_API ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token,
  * tokens outside the vocabulary are refused before any stream runs.
  * The streams of a model with a batched step function (ssm_model_step_batch() = B > 0)
  * run through it, B streams per call (the last call padded with rows at the initial
- * state, whose results are dropped): their states are copied into the call's batch
- * buffers and the new states and logits back, so each weight is read once per B
- * streams. Each stream's states, logits and position end as a step of its own would
- * leave them, within float32 rounding (the batched kernels may sum in another order:
- * within 1e-5 relative, 1e-6 absolute on the tests' models). The streams of other
+ * state, whose results are dropped; a single stream left over takes its own step
+ * instead, which costs less than a call of B rows): their states are copied into the
+ * call's batch buffers and the new states and logits back, so each weight is read
+ * once per B streams. Each stream's states, logits and position end as a step of its
+ * own would leave them, within float32 rounding (the batched kernels may sum in another
+ * order: within 1e-5 relative, 1e-6 absolute on the tests' models). The streams of other
  * models run their step functions concurrently, at most one worker per core, the
  * caller's thread included, equal bit for bit to stepping each alone (their kernels
  * are not batched: on a machine whose cores one step already fills, that is no
