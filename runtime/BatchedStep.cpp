@@ -16,32 +16,67 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
     }
   }
   auto slot = std::make_unique<BatchSlot>();
-  slot->entry = &e;
+  BatchSlot &b = *slot;
+  b.entry = &e;
   const int64_t B = e.batch;
-  slot->tokens.shape = {B};
-  slot->tokens.dtype = "int32";
-  slot->tokens.ints.assign(static_cast<size_t>(B), 0);
-  slot->states.resize(spec_.states.size());
-  std::vector<const HostTensor *> args;
-  for (size_t i = 0; i < e.fn->arguments.size(); ++i) {
-    if (static_cast<int>(i) == e.tokensArgument) {
-      args.push_back(&slot->tokens);
-    } else if (int s = e.argumentState[i]; s >= 0) {
-      HostTensor &t = slot->states[s];
-      t.shape = e.fn->arguments[i].shape; // (B, ...), checked against model.json by addFunction
-      t.data.assign(static_cast<size_t>(B * spec_.states[s].numel), spec_.states[s].init);
-      args.push_back(&t);
-    } else {
-      args.push_back(e.weightArguments[i]);
+  const FunctionInfo &fn = *e.fn;
+  b.tokens.shape = {B};
+  b.tokens.dtype = "int32";
+  b.tokens.ints.assign(static_cast<size_t>(B), 0);
+  // Each state the function takes must come back (the calls swap them).
+  b.stateResult.assign(spec_.states.size(), -1);
+  for (size_t r = 0; r < fn.results.size(); ++r)
+    if (e.resultState[r] >= 0)
+      b.stateResult[e.resultState[r]] = static_cast<int>(r);
+  for (size_t i = 0; i < fn.arguments.size(); ++i)
+    if (int s = e.argumentState[i]; s >= 0 && (b.stateResult[s] < 0 ||
+                                               fn.results[b.stateResult[s]].shape != fn.arguments[i].shape)) {
+      status = {Code::Mismatch, "@" + fn.name + " takes state '" + spec_.states[s].name +
+                                    "' but does not return it in the same shape"};
+      return nullptr;
+    }
+  // results[1] first holds call[0]'s inputs: sized here, then bound as
+  // call[1]'s outputs (bind keeps their storage: same sizes).
+  b.results[1].resize(fn.results.size());
+  for (size_t r = 0; r < fn.results.size(); ++r) {
+    HostTensor &t = b.results[1][r];
+    t.shape = fn.results[r].shape;
+    t.dtype = fn.results[r].dtype;
+    int64_t n = 1;
+    for (int64_t d : t.shape)
+      n *= d;
+    if (t.dtype == "int32")
+      t.ints.assign(static_cast<size_t>(n), 0);
+    else
+      t.data.assign(static_cast<size_t>(n), 0.0f);
+  }
+  std::vector<const float *> before;
+  for (const HostTensor &t : b.results[1])
+    before.push_back(t.data.data());
+  std::string error;
+  for (int p = 0; p < 2; ++p) {
+    std::vector<const HostTensor *> args;
+    for (size_t i = 0; i < fn.arguments.size(); ++i) {
+      if (static_cast<int>(i) == e.tokensArgument)
+        args.push_back(&b.tokens);
+      else if (int s = e.argumentState[i]; s >= 0)
+        args.push_back(&b.results[1 - p][b.stateResult[s]]);
+      else
+        args.push_back(e.weightArguments[i]);
+    }
+    b.call[p] = e.module->bind(fn, args, b.results[p], error);
+    if (!b.call[p]) {
+      status = {Code::Mismatch, error};
+      return nullptr;
     }
   }
-  slot->rowAtInit.assign(static_cast<size_t>(B), true);
-  std::string error;
-  slot->call = e.module->bind(*e.fn, args, slot->results, error);
-  if (!slot->call) {
-    status = {Code::Mismatch, error};
-    return nullptr;
-  }
+  for (size_t r = 0; r < b.results[1].size(); ++r)
+    if (b.results[1][r].data.data() != before[r]) {
+      status = {Code::Internal, "@" + fn.name + ": binding moved a batch buffer"};
+      return nullptr;
+    }
+  for (auto &rows : b.rows)
+    rows.assign(static_cast<size_t>(B), BatchSlot::Row{});
   status = Status::ok();
   return slot;
 }
@@ -92,51 +127,65 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       }
       continue;
     }
-    // Gather: row j of every state buffer is stream start + j's state.
+    // Gather: row j of the next call's state arguments is stream start +
+    // j's states, unless it still holds them (the last call's results,
+    // copied out to this stream and unchanged since).
+    const int p = b.next;
+    std::vector<HostTensor> &in = b.results[1 - p];
+    std::vector<BatchSlot::Row> &inRows = b.rows[1 - p];
     for (size_t j = 0; j < k; ++j) {
       Stream &s = *streams[start + j];
       if (Status st = s.syncStates(); !st) {
         returnBatchSlot(std::move(slot));
         return st;
       }
-      for (size_t si = 0; si < b.states.size(); ++si)
-        if (!b.states[si].data.empty()) {
-          const auto &src = s.states_[si].data;
-          std::copy(src.begin(), src.end(), b.states[si].data.begin() + j * src.size());
-        }
       b.tokens.ints[j] = tokens[start + j];
-      b.rowAtInit[j] = false;
+      BatchSlot::Row &row = inRows[j];
+      if (row.stream == &s && row.version == s.stateVersion_ && !s.statesOnHost_)
+        continue;
+      for (size_t si = 0; si < b.stateResult.size(); ++si)
+        if (b.stateResult[si] >= 0) {
+          const auto &src = s.states_[si].data;
+          std::copy(src.begin(), src.end(), in[b.stateResult[si]].data.begin() + j * src.size());
+        }
+      row = {&s, s.stateVersion_, false};
     }
     // Padding rows: the init state and token 0 (their results are dropped).
     for (size_t j = k; j < B; ++j) {
       b.tokens.ints[j] = 0;
-      if (b.rowAtInit[j])
+      if (inRows[j].init)
         continue;
-      for (size_t si = 0; si < b.states.size(); ++si)
-        if (!b.states[si].data.empty()) {
+      for (size_t si = 0; si < b.stateResult.size(); ++si)
+        if (b.stateResult[si] >= 0) {
           const size_t numel = static_cast<size_t>(spec_.states[si].numel);
-          std::fill_n(b.states[si].data.begin() + j * numel, numel, spec_.states[si].init);
+          std::fill_n(in[b.stateResult[si]].data.begin() + j * numel, numel, spec_.states[si].init);
         }
-      b.rowAtInit[j] = true;
+      inRows[j] = {nullptr, 0, true};
     }
     std::string error;
-    if (!b.call->invoke(error)) {
+    if (!b.call[p]->invoke(error)) {
       returnBatchSlot(std::move(slot));
       return {Code::KernelFailed, "@" + e.fn->name + ": " + error};
     }
     // Scatter: row j of each new state and of the logits to stream start + j.
-    const auto &logits = b.results[e.logitsResult].data;
+    const std::vector<HostTensor> &out = b.results[p];
+    const auto &logits = out[e.logitsResult].data;
     for (size_t j = 0; j < k; ++j) {
       Stream &s = *streams[start + j];
-      for (size_t r = 0; r < b.results.size(); ++r)
+      for (size_t r = 0; r < out.size(); ++r)
         if (int si = e.resultState[r]; si >= 0) {
           auto &dst = s.states_[si].data;
-          auto row = b.results[r].data.begin() + j * dst.size();
+          auto row = out[r].data.begin() + j * dst.size();
           std::copy(row, row + dst.size(), dst.begin());
         }
       s.logits_.assign(logits.begin() + j * vocab, logits.begin() + (j + 1) * vocab);
       s.position_ += 1;
+      s.touchStates();
+      b.rows[p][j] = {&s, s.stateVersion_, false};
     }
+    for (size_t j = k; j < B; ++j)
+      b.rows[p][j] = {};
+    b.next = 1 - p;
   }
   returnBatchSlot(std::move(slot));
   return Status::ok();

@@ -8,8 +8,16 @@
 // calls the function once, and copies row i of each new state and of the
 // logits back into stream i; rows no stream fills hold the model.json init
 // values and token 0, and their results are dropped (a lone stream left
-// over takes its own step instead, when the model has one). A slot's call is bound
-// once; slots are pooled per model, one per concurrent stepTogether.
+// over takes its own step instead, when the model has one).
+//
+// A slot binds the function twice, each call's new states being the other
+// call's inputs, and the calls alternate: after a call, its results still
+// hold the states just copied back, so when the next call has the same
+// stream in the same row and the stream's states have not changed since
+// (Stream::stateVersion_), that row is not copied in again. Decode loops
+// that step the same streams in the same order copy each state once per
+// token (out), not twice. Slots are pooled per model, one per concurrent
+// stepTogether.
 #ifndef SSM_RUNTIME_BATCHEDSTEP_H
 #define SSM_RUNTIME_BATCHEDSTEP_H
 
@@ -19,13 +27,22 @@ namespace ssm::rt {
 
 struct Model::BatchSlot {
   const Model::Entry *entry = nullptr;
-  HostTensor tokens;              // (B) int32
-  std::vector<HostTensor> states; // per model.json state: (B, ...) when the function takes it
-  std::vector<HostTensor> results;
-  std::unique_ptr<BoundCall> call;
-  /// Per row: its states hold the init values (a padding row); rows a
-  /// stream filled are reset before they pad again.
-  std::vector<bool> rowAtInit;
+  HostTensor tokens; // (B) int32, both calls'
+  /// results[p]: what call[p] returns (the logits and each state, (B, ...));
+  /// its states are call[1 - p]'s state arguments.
+  std::vector<HostTensor> results[2];
+  std::unique_ptr<BoundCall> call[2];
+  int next = 0; // the call to run next; its inputs are results[1 - next]'s states
+  /// Per model.json state: the result index that holds it.
+  std::vector<int> stateResult;
+  /// What row j of results[p]'s states holds: `stream`'s states at `version`,
+  /// the init values (`init`), or neither (stream null, init false).
+  struct Row {
+    const Stream *stream = nullptr;
+    uint64_t version = 0;
+    bool init = false;
+  };
+  std::vector<Row> rows[2];
 };
 
 } // namespace ssm::rt

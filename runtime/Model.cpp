@@ -6,6 +6,7 @@
 #include "runtime/StateFile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 
 namespace ssm::rt {
@@ -248,7 +249,13 @@ struct Stream::Bound {
   std::vector<bool> carried;
 };
 
+void Stream::touchStates() {
+  static std::atomic<uint64_t> versions{0};
+  stateVersion_ = ++versions;
+}
+
 Stream::Stream(Model &model) : model_(model) {
+  touchStates();
   for (const StateSpec &s : model.spec().states) {
     HostTensor t;
     t.shape = s.shape;
@@ -282,6 +289,7 @@ void Stream::keepStatesOnHost() {
 
 void Stream::reset() {
   syncStates(); // so that the next call uploads the init values
+  touchStates();
   const auto &specs = model_.spec().states;
   for (size_t i = 0; i < states_.size(); ++i)
     std::fill(states_[i].data.begin(), states_[i].data.end(), specs[i].init);
@@ -335,6 +343,7 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
   if (resident_ != &b)
     if (Status st = syncStates(); !st)
       return st;
+  touchStates();
   std::copy(tokens, tokens + e.length, b.tokens.ints.begin());
   std::string error;
   if (!b.call->invoke(error))
@@ -416,6 +425,7 @@ Status Stream::setState(const std::string &name, const float *values, size_t n) 
                                        std::to_string(n)};
   if (Status st = syncStates(); !st)
     return st;
+  touchStates();
   std::copy(values, values + n, states_[s].data.begin());
   return Status::ok();
 }
@@ -455,6 +465,7 @@ Status Stream::load(const std::string &path) {
                                 " logits, the model's vocabulary is " + std::to_string(model_.vocab())};
   if (Status st = syncStates(); !st)
     return st;
+  touchStates();
   for (size_t i = 0; i < s.states.size(); ++i)
     std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].data.begin());
   logits_ = std::move(s.logits);

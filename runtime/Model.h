@@ -195,6 +195,11 @@ private:
   /// stale), or null.
   mutable Bound *resident_ = nullptr;
   bool statesOnHost_ = false; // keepStatesOnHost()
+  /// Changes whenever states_ may have changed (a call, setState, load,
+  /// reset, a batched step), unique across all streams: a batch slot whose
+  /// row holds this stream's states at this version need not copy them in.
+  uint64_t stateVersion_ = 0;
+  void touchStates();
   std::vector<float> logits_;
   int64_t position_ = 0;
 };

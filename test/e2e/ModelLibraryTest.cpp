@@ -475,6 +475,58 @@ TEST(ModelLibraryMamba, StreamsSteppedThroughTheBatchedFunctionEqualStreamsAlone
   }
 }
 
+/// The same 4 streams stepped together in the same order, so that the batch
+/// buffers still hold their states from one call to the next, and changed
+/// in between (reset and prefill, setState, a step alone, save/reset/load):
+/// every call sees the change, as replicas stepped alone do.
+TEST(ModelLibraryMamba, BatchBuffersFollowChangesBetweenCalls) {
+  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + "/mamba-b4";
+  ASSERT_TRUE(fs::exists(dir + "/compiled")) << dir << " is not prepared: run the tests through ctest";
+  Model model(dir);
+  ASSERT_EQ(model.stepBatch(), 4);
+  const auto states = model.states();
+  std::vector<Stream> together, alone;
+  for (int i = 0; i < 4; ++i) {
+    together.emplace_back(model);
+    alone.emplace_back(model);
+    std::vector<int32_t> prompt = {static_cast<int32_t>(60 + i), static_cast<int32_t>(90 + 7 * i)};
+    together.back().prefill(prompt);
+    alone.back().prefill(prompt);
+  }
+  std::vector<Stream *> ptrs;
+  for (Stream &s : together)
+    ptrs.push_back(&s);
+  const std::string saved = std::string(SSM_MODEL_LIBRARY_DIR) + "/mamba-b4-s0.ssmstate";
+  for (int k = 0; k < 8; ++k) {
+    if (k == 2) {
+      together[1].reset();
+      together[1].prefill({5, 6});
+      alone[1].reset();
+      alone[1].prefill({5, 6});
+    } else if (k == 4) {
+      for (const auto &st : states) {
+        together[2].setState(st.name, together[0].state(st.name, st.numel));
+        alone[2].setState(st.name, alone[0].state(st.name, st.numel));
+      }
+    } else if (k == 5) {
+      together[3].step(17);
+      alone[3].step(17);
+    } else if (k == 6) {
+      together[0].save(saved);
+      together[0].reset();
+      together[0].load(saved);
+    }
+    std::vector<int32_t> tokens;
+    for (int i = 0; i < 4; ++i)
+      tokens.push_back(static_cast<int32_t>((23 * k + 41 * i + 3) % 256));
+    std::vector<std::vector<float>> got = ssm::runtime::stepTogether(ptrs, tokens);
+    for (int i = 0; i < 4; ++i)
+      EXPECT_TRUE(closeTo(got[i], alone[i].step(tokens[i]))) << "stream " << i << ", call " << k;
+  }
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(together[i].position(), alone[i].position()) << "stream " << i;
+}
+
 /// A model.json with functions.step_batched that the compiled modules do not
 /// match is refused; one without it (older imports) steps streams on threads.
 TEST(ModelLibraryMamba, BatchedStepEntryChecks) {
