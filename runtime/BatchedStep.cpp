@@ -2,6 +2,8 @@
 #include "runtime/BatchedStep.h"
 
 #include <algorithm>
+#include <system_error>
+#include <thread>
 
 namespace ssm::rt {
 
@@ -167,18 +169,39 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       returnBatchSlot(std::move(slot));
       return {Code::KernelFailed, "@" + e.fn->name + ": " + error};
     }
-    // Scatter: row j of each new state and of the logits to stream start + j.
+    // Scatter: row j of each new state and of the logits to stream start + j,
+    // the rows split between this thread and a helper when the model may
+    // use more than one (one thread's copies reach about half the memory
+    // bandwidth: mamba-130m, 8 streams, 22.5 MB per call).
     const std::vector<HostTensor> &out = b.results[p];
     const auto &logits = out[e.logitsResult].data;
+    auto copyOut = [&](size_t from, size_t to) {
+      for (size_t j = from; j < to; ++j) {
+        Stream &s = *streams[start + j];
+        for (size_t r = 0; r < out.size(); ++r)
+          if (int si = e.resultState[r]; si >= 0) {
+            auto &dst = s.states_[si].data;
+            auto row = out[r].data.begin() + j * dst.size();
+            std::copy(row, row + dst.size(), dst.begin());
+          }
+        s.logits_.assign(logits.begin() + j * vocab, logits.begin() + (j + 1) * vocab);
+      }
+    };
+    size_t half = k;
+    std::thread helper;
+    if (k >= 2 && threads_ != 1 && std::thread::hardware_concurrency() > 1) {
+      half = k / 2;
+      try {
+        helper = std::thread(copyOut, half, k);
+      } catch (const std::system_error &) {
+        half = k; // no thread: all rows here
+      }
+    }
+    copyOut(0, half);
+    if (helper.joinable())
+      helper.join();
     for (size_t j = 0; j < k; ++j) {
       Stream &s = *streams[start + j];
-      for (size_t r = 0; r < out.size(); ++r)
-        if (int si = e.resultState[r]; si >= 0) {
-          auto &dst = s.states_[si].data;
-          auto row = out[r].data.begin() + j * dst.size();
-          std::copy(row, row + dst.size(), dst.begin());
-        }
-      s.logits_.assign(logits.begin() + j * vocab, logits.begin() + (j + 1) * vocab);
       s.position_ += 1;
       s.touchStates();
       b.rows[p][j] = {&s, s.stateVersion_, false};
