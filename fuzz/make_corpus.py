@@ -151,12 +151,15 @@ for rel in ["Dialect/ops.mlir", "Passes/decompose.mlir", "Reference/worked-examp
 
 # Mamba-1 and Mamba-2 model.json as ssm-import writes them for the shared tiny models.
 shared = os.path.join(root, "..", "..", "shared", "models")
-for name, path in [("mamba1.json", "mamba/tiny-mamba-seed5"), ("mamba2.json", "mamba2/tiny-mamba2-g1-untied")]:
+# mamba1-batched.json: with functions.step_batched (ssm-import --batch 2).
+for name, path, extra in [("mamba1.json", "mamba/tiny-mamba-seed5", []),
+                          ("mamba1-batched.json", "mamba/tiny-mamba-seed5", ["--batch", "2"]),
+                          ("mamba2.json", "mamba2/tiny-mamba2-g1-untied", [])]:
     src = os.path.join(shared, path)
     if not os.path.isdir(src):
         continue
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([os.path.join(bindir, "ssm-import"), "mamba", os.path.join(src, "model.safetensors"),
-                        "--config", os.path.join(src, "config.json"), "-o", os.path.join(tmp, "m")],
+                        "--config", os.path.join(src, "config.json"), "-o", os.path.join(tmp, "m")] + extra,
                        check=True, stdout=subprocess.DEVNULL)
         out("fuzz-model-json", name, open(os.path.join(tmp, "m", "model.json")).read())
