@@ -33,7 +33,9 @@ struct Cursor {
   void skipSpace() {
     while (!atEnd()) {
       char c = text[pos];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      // MLIR's lexer also skips a NUL byte as whitespace (Lexer::lexToken),
+      // so `dimensions \0 = [...]` reaches the parser: found by fuzz-ir.
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0') {
         ++pos;
       } else if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
         while (!atEnd() && text[pos] != '\n')

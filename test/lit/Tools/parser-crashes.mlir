@@ -30,6 +30,13 @@
 // RHUGE: reduce-huge-dims.mlir:4:87: error: 'linalg.reduce': integer 99999999999999999999 does not fit in i64 in its dimensions
 // RHUGE: exit=1
 
+// NUL bytes between the keyword and '=' (MLIR's lexer skips them as
+// whitespace; the check did not, and the parser faulted: fuzz-ir).
+// RUN: python3 -c "import sys; t = open(sys.argv[1], 'rb').read().replace(b'dimensions =', b'dimensions\0\0 =\0'); open(sys.argv[2], 'wb').write(t)" %S/Inputs/reduce-huge-dims.mlir %t.nul.mlir
+// RUN: sh -c 'ssm-opt %t.nul.mlir > /dev/null; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RNUL
+// RNUL: .nul.mlir:4:{{[0-9]+}}: error: 'linalg.reduce': integer 99999999999999999999 does not fit in i64 in its dimensions
+// RNUL: exit=1
+
 // -2^63: MLIR negates an i64 magnitude, so this is "too large" there too.
 // RUN: sed 's/\[99999999999999999999\]/[-9223372036854775808]/' %S/Inputs/reduce-huge-dims.mlir > %t/min.mlir
 // RUN: sh -c 'ssm-opt %t/min.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RMIN
