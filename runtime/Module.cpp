@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
@@ -21,6 +22,39 @@ namespace ssm::rt {
 using ArgvFn = int (*)(void **);
 
 namespace {
+/// A manifest number that is not an integer of the type it is read into
+/// (nlohmann's get<int> converts 4.1e100 with undefined behaviour: found by
+/// fuzz-manifest under UBSan). Thrown by integerAt / integersAt, caught where
+/// the json::exceptions of the same reads are.
+struct BadManifestNumber {};
+
+template <typename T> T checkedInteger(const nlohmann::json &v) {
+  if (!v.is_number_integer())
+    throw BadManifestNumber{};
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+      throw BadManifestNumber{};
+    return static_cast<T>(v.get<uint64_t>());
+  }
+  int64_t x = v.get<int64_t>();
+  if (x < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+      x > static_cast<int64_t>(std::numeric_limits<T>::max()))
+    throw BadManifestNumber{};
+  return static_cast<T>(x);
+}
+template <typename T> T integerAt(const nlohmann::json &o, const char *key) {
+  return checkedInteger<T>(o.at(key));
+}
+std::vector<int> integersAt(const nlohmann::json &o, const char *key) {
+  const nlohmann::json &v = o.at(key);
+  if (!v.is_array())
+    throw BadManifestNumber{};
+  std::vector<int> out;
+  for (const nlohmann::json &e : v)
+    out.push_back(checkedInteger<int>(e));
+  return out;
+}
+
 /// Halide's runtime reports a failed check (a buffer of the wrong size, a
 /// constraint) through halide_error, whose default handler aborts the
 /// process. Ours keeps the message for the failing call to return.
@@ -505,13 +539,15 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
       info.segmented = true;
       bool ok = f["steps"].is_array();
       try {
-        info.stepValues = f.at("step_values").get<int>();
-        info.resultValues = f.at("result_values").get<std::vector<int>>();
+        info.stepValues = integerAt<int>(f, "step_values");
+        info.resultValues = integersAt(f, "result_values");
         for (const auto &st : f["steps"])
           info.steps.push_back({st.at("function").get<std::string>(),
-                                st.at("inputs").get<std::vector<int>>(),
-                                st.at("outputs").get<std::vector<int>>()});
+                                integersAt(st, "inputs"),
+                                integersAt(st, "outputs")});
       } catch (const nlohmann::json::exception &) {
+        ok = false;
+      } catch (const BadManifestNumber &) {
         ok = false;
       }
       // Every value is defined once, before it is read.
@@ -535,13 +571,15 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
       TimeChunking tc;
       bool ok = c.is_object();
       try {
-        tc.chunk = c.at("chunk").get<int64_t>();
-        tc.length = c.at("length").get<int64_t>();
-        tc.argumentTimeAxes = c.at("argument_time_axes").get<std::vector<int>>();
-        tc.resultTimeAxes = c.at("result_time_axes").get<std::vector<int>>();
-        tc.stateArgument = c.at("state_argument").get<int>();
-        tc.stateResult = c.at("state_result").get<int>();
+        tc.chunk = integerAt<int64_t>(c, "chunk");
+        tc.length = integerAt<int64_t>(c, "length");
+        tc.argumentTimeAxes = integersAt(c, "argument_time_axes");
+        tc.resultTimeAxes = integersAt(c, "result_time_axes");
+        tc.stateArgument = integerAt<int>(c, "state_argument");
+        tc.stateResult = integerAt<int>(c, "state_result");
       } catch (const nlohmann::json::exception &) {
+        ok = false;
+      } catch (const BadManifestNumber &) {
         ok = false;
       }
       size_t kernelArgs = info.arguments.size() + info.kernelExtraArguments.size();

@@ -52,6 +52,13 @@
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: kernel ssm_forward_step__seg1 failed with Halide error {{-?[0-9]+}}: Constraint violated
 // SHAPE: exit=2
+// A manifest number that is not an integer of its type (fuzz-manifest, UBSan:
+// get<int> of 4.1e100) is refused as a malformed entry, not converted.
+// RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
+// RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f.__setitem__(\"step_values\",4.1e100) for f in m[\"functions\"] if f[\"name\"]==\"forward_step\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=STEPVALUES
+// STEPVALUES: manifest.json: malformed "steps" of @forward_step
+// STEPVALUES: exit=2
 
 // Options: one file for both outputs, a negative --generate, a file that is
 // not a model folder given a prompt.
