@@ -192,6 +192,23 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
     while (!c.atEnd() && isIdChar(c.peek()))
       ++c.pos;
     llvm::StringRef id = text.slice(start, c.pos);
+    // A named linalg op's custom form takes its properties as `<{...}>`, and
+    // MLIR 19's parseNamedStructuredOp casts whatever attribute is there to a
+    // DictionaryAttr unchecked (`linalg.matmul_transpose_b<1.0>` aborted in
+    // NamedAttrList, "SmallVector unable to grow": found by fuzz-interpreter).
+    if (id.starts_with("linalg.")) {
+      size_t after = c.pos;
+      c.skipSpace();
+      if (c.peek() == '<') {
+        size_t at = c.pos;
+        ++c.pos;
+        c.skipSpace();
+        if (c.peek() != '{')
+          return PrecheckIssue{at, "'" + id.str() + "': properties must be a dictionary, as in "
+                                   "<{key = value}>"};
+      }
+      c.pos = after;
+    }
     if (id == "linalg.transpose") {
       pendingOp = id, pendingKeyword = "permutation", pendingGeneric = false;
       continue;

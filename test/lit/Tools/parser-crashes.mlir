@@ -37,6 +37,13 @@
 // RNUL: .nul.mlir:4:{{[0-9]+}}: error: 'linalg.reduce': integer 99999999999999999999 does not fit in i64 in its dimensions
 // RNUL: exit=1
 
+// A named linalg op's properties that are not a dictionary (MLIR casts them
+// unchecked: an abort in NamedAttrList, found by fuzz-interpreter).
+// RUN: %{opt} matmul-bad-properties.mlir 2>&1 | FileCheck %s --check-prefix=PROPS
+// RUN: %{run} matmul-bad-properties.mlir 2>&1 | FileCheck %s --check-prefix=PROPS
+// PROPS: matmul-bad-properties.mlir:3:33: error: 'linalg.matmul_transpose_b': properties must be a dictionary, as in <{key = value}>
+// PROPS: exit=1
+
 // -2^63: MLIR negates an i64 magnitude, so this is "too large" there too.
 // RUN: sed 's/\[99999999999999999999\]/[-9223372036854775808]/' %S/Inputs/reduce-huge-dims.mlir > %t/min.mlir
 // RUN: sh -c 'ssm-opt %t/min.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RMIN
