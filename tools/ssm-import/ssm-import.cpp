@@ -292,6 +292,19 @@ int main(int argc, char **argv) {
       (void)opt;
       return true;
     };
+    // The value of `--opt=V` or of `--opt V`.
+    auto optionValue = [&](std::string &out) {
+      if (a.find('=') == std::string::npos)
+        return value(a, out);
+      out = a.substr(a.find('=') + 1);
+      return true;
+    };
+    // `v` as an integer from 1 to `max`, the whole string.
+    auto integerFrom1 = [](const std::string &v, long long max, long long &n) {
+      char *end = nullptr;
+      n = std::strtoll(v.c_str(), &end, 10);
+      return !v.empty() && *end == '\0' && n >= 1 && n <= max;
+    };
     if (a == "-h" || a == "--help" || a == "-help") {
       std::cout << kUsage;
       return 0;
@@ -305,9 +318,7 @@ int main(int argc, char **argv) {
     } else if (a == "--compile" || a == "-compile") {
       compile = true;
     } else if (a == "--target" || a == "-target" || a.rfind("--target=", 0) == 0) {
-      if (a.find('=') != std::string::npos)
-        target = a.substr(a.find('=') + 1);
-      else if (!value(a, target))
+      if (!optionValue(target))
         return cannotRun("--target needs a Halide target");
     } else if (a == "--all-logits" || a == "-all-logits") {
       rows = LogitsRows::All;
@@ -318,32 +329,24 @@ int main(int argc, char **argv) {
       configPath = a.substr(9);
     } else if (a == "--weights" || a == "-weights" || a.rfind("--weights=", 0) == 0) {
       std::string v;
-      if (a.find('=') != std::string::npos)
-        v = a.substr(a.find('=') + 1);
-      else if (!value(a, v))
+      if (!optionValue(v))
         return cannotRun("--weights needs one of source, f32, f16, bf16, q8");
       if (!parseWeightsMode(v, gWeights))
         return cannotRun("--weights takes source, f32, f16, bf16 or q8, got '" + v + "'");
     } else if (a == "--seq-len" || a == "-seq-len" || a.rfind("--seq-len=", 0) == 0) {
       std::string v;
-      if (a.find('=') != std::string::npos)
-        v = a.substr(a.find('=') + 1);
-      else if (!value(a, v))
+      long long n = 0;
+      if (!optionValue(v))
         return cannotRun("--seq-len needs a positive integer");
-      char *end = nullptr;
-      long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > (1 << 20))
+      if (!integerFrom1(v, 1 << 20, n))
         return cannotRun("--seq-len takes an integer from 1 to 1048576, got '" + v + "'");
       seqLen = n;
     } else if (a == "--batch" || a == "-batch" || a.rfind("--batch=", 0) == 0) {
       std::string v;
-      if (a.find('=') != std::string::npos)
-        v = a.substr(a.find('=') + 1);
-      else if (!value(a, v))
+      long long n = 0;
+      if (!optionValue(v))
         return cannotRun("--batch needs a positive integer");
-      char *end = nullptr;
-      long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > kMaxStepBatch)
+      if (!integerFrom1(v, kMaxStepBatch, n))
         return cannotRun("--batch takes an integer from 1 to " + std::to_string(kMaxStepBatch) +
                          ", got '" + v + "'");
       batch = n;
