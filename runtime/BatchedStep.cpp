@@ -40,18 +40,8 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
   // results[1] first holds call[0]'s inputs: sized here, then bound as
   // call[1]'s outputs (bind keeps their storage: same sizes).
   b.results[1].resize(fn.results.size());
-  for (size_t r = 0; r < fn.results.size(); ++r) {
-    HostTensor &t = b.results[1][r];
-    t.shape = fn.results[r].shape;
-    t.dtype = fn.results[r].dtype;
-    int64_t n = 1;
-    for (int64_t d : t.shape)
-      n *= d;
-    if (t.dtype == "int32")
-      t.ints.assign(static_cast<size_t>(n), 0);
-    else
-      t.data.assign(static_cast<size_t>(n), 0.0f);
-  }
+  for (size_t r = 0; r < fn.results.size(); ++r)
+    shapeTensor(b.results[1][r], fn.results[r]);
   std::vector<const float *> before;
   for (const HostTensor &t : b.results[1])
     before.push_back(t.data.data());

@@ -54,6 +54,18 @@ std::vector<int> integersAt(const nlohmann::json &o, const char *key) {
     out.push_back(checkedInteger<int>(e));
   return out;
 }
+/// Runs `read`'s manifest reads: false when one is missing, of the wrong JSON
+/// type, or not an integer of its type.
+template <typename F> bool manifestReads(F read) {
+  try {
+    read();
+    return true;
+  } catch (const nlohmann::json::exception &) {
+    return false;
+  } catch (const BadManifestNumber &) {
+    return false;
+  }
+}
 
 /// Halide's runtime reports a failed check (a buffer of the wrong size, a
 /// constraint) through halide_error, whose default handler aborts the
@@ -537,19 +549,14 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
       return nullptr;
     if (f.contains("steps")) {
       info.segmented = true;
-      bool ok = f["steps"].is_array();
-      try {
+      bool ok = f["steps"].is_array() && manifestReads([&] {
         info.stepValues = integerAt<int>(f, "step_values");
         info.resultValues = integersAt(f, "result_values");
         for (const auto &st : f["steps"])
           info.steps.push_back({st.at("function").get<std::string>(),
                                 integersAt(st, "inputs"),
                                 integersAt(st, "outputs")});
-      } catch (const nlohmann::json::exception &) {
-        ok = false;
-      } catch (const BadManifestNumber &) {
-        ok = false;
-      }
+      });
       // Every value is defined once, before it is read.
       int defined = static_cast<int>(info.arguments.size());
       for (const SegmentStep &st : info.steps) {
@@ -569,19 +576,14 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     if (f.contains("time_chunking")) {
       const auto &c = f["time_chunking"];
       TimeChunking tc;
-      bool ok = c.is_object();
-      try {
+      bool ok = c.is_object() && manifestReads([&] {
         tc.chunk = integerAt<int64_t>(c, "chunk");
         tc.length = integerAt<int64_t>(c, "length");
         tc.argumentTimeAxes = integersAt(c, "argument_time_axes");
         tc.resultTimeAxes = integersAt(c, "result_time_axes");
         tc.stateArgument = integerAt<int>(c, "state_argument");
         tc.stateResult = integerAt<int>(c, "state_result");
-      } catch (const nlohmann::json::exception &) {
-        ok = false;
-      } catch (const BadManifestNumber &) {
-        ok = false;
-      }
+      });
       size_t kernelArgs = info.arguments.size() + info.kernelExtraArguments.size();
       ok = ok && tc.chunk > 0 && tc.length > 0 &&
            tc.argumentTimeAxes.size() == info.arguments.size() &&
@@ -708,7 +710,6 @@ std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
   return bindTo(fn, inputs, outs, error);
 }
 
-namespace {
 void shapeTensor(HostTensor &t, const TensorInfo &info) {
   t.shape = info.shape;
   t.dtype = info.dtype;
@@ -726,7 +727,6 @@ void shapeTensor(HostTensor &t, const TensorInfo &info) {
     t.ints.clear();
   }
 }
-} // namespace
 
 std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
                                                   const std::vector<const HostTensor *> &inputs,

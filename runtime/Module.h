@@ -63,6 +63,11 @@ struct TensorInfo {
   std::string dtype;
 };
 
+/// Gives `t` the shape and dtype of `info`, its own storage zero-filled (none
+/// when it is `external`). Storage of the same size is kept: bind() does
+/// this to its outputs.
+void shapeTensor(HostTensor &t, const TensorInfo &info);
+
 /// A function the runtime runs as a host loop over time chunks, carrying
 /// the state between kernel calls (manifest "time_chunking").
 struct TimeChunking {
