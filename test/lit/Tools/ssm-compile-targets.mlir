@@ -16,6 +16,13 @@
 // ARM-MANIFEST: "target": "arm-64-linux
 // ARM-MANIFEST: "shared_library": null
 //
+// "host" resolves to features this CPU runs: Halide 14's avx512_sapphirerapids
+// (which lets LLVM use AVX512-FP16) only where the CPU has avx512_fp16, so
+// f16 kernels do not die with SIGILL on AMD Zen 5 (codegen/Compile.cpp).
+// RUN: ssm-compile --print-target --target host | python3 %S/Inputs/host_features.py | FileCheck %s --check-prefix=HOST
+// RUN: ssm-compile --print-target --target host-opencl | python3 %S/Inputs/host_features.py | FileCheck %s --check-prefix=HOST
+// HOST: host target: OK
+//
 // Each of Halide 14's autoscheduler plugins schedules the whole pipeline
 // (the IR's schedules ignored) and the result agrees with the reference.
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule li2018 | FileCheck %s
