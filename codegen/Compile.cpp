@@ -5,6 +5,7 @@
 #include "codegen/Segments.h"
 #include "codegen/Translate.h"
 #include "codegen/kernels/Widen.h"
+#include "runtime/CpuFeatures.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -15,10 +16,6 @@
 
 #include <fstream>
 #include <set>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 using namespace mlir;
 
@@ -31,19 +28,6 @@ std::string join(const std::string &dir, const std::string &file) {
   return std::string(p);
 }
 
-/// True when this CPU executes AVX512-FP16 instructions (CPUID leaf 7,
-/// subleaf 0, EDX bit 23; Intel Sapphire Rapids and later).
-bool cpuHasAvx512Fp16() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-    return false;
-  return (edx >> 23) & 1;
-#else
-  return false;
-#endif
-}
-
 /// The host's target as Halide 14 detects it, less what the CPU cannot run.
 /// Halide 14 reads AVX-VNNI plus AVX512-BF16 as Sapphire Rapids, and for
 /// avx512_sapphirerapids LLVM is allowed AVX512-FP16: every f16 load widens
@@ -52,8 +36,8 @@ bool cpuHasAvx512Fp16() {
 /// the kernels keep AVX-512 (Cannon Lake: VBMI, IFMA) and widen with F16C.
 /// An explicitly named avx512_sapphirerapids (a cross compile) is kept.
 Halide::Target withoutUnrunnableHostFeatures(Halide::Target t, const std::string &spelled) {
-  if (t.has_feature(Halide::Target::AVX512_SapphireRapids) && !cpuHasAvx512Fp16() &&
-      spelled.find("avx512_sapphirerapids") == std::string::npos)
+  if (t.has_feature(Halide::Target::AVX512_SapphireRapids) &&
+      !rt::cpuRunsFeature("avx512_sapphirerapids") && spelled.find("avx512_sapphirerapids") == std::string::npos)
     t = t.without_feature(Halide::Target::AVX512_SapphireRapids);
   return t;
 }

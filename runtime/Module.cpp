@@ -1,6 +1,8 @@
 // Loading compiled modules (dlopen + manifest) and calling their kernels.
 #include "runtime/Module.h"
 
+#include "runtime/CpuFeatures.h"
+
 #include "HalideBuffer.h"
 
 #include <nlohmann/json.hpp>
@@ -612,6 +614,15 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
                         j["shared_library_bytes"].dump() + " (truncated or replaced?)");
       return nullptr;
     }
+  }
+  // Kernels built for instructions this CPU lacks would die with SIGILL in
+  // the first call (a module compiled on another machine, or for a named
+  // target): refuse them here, naming the feature.
+  std::string missing = unrunnableFeature(m->targetString);
+  if (!missing.empty()) {
+    error = dir + ": compiled for " + m->targetString + ", and this CPU cannot run its '" +
+            missing + "' instructions (compile it here with --target host)";
+    return nullptr;
   }
   m->handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!m->handle) {
