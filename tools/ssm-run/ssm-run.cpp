@@ -1,5 +1,6 @@
 // ssm-run: runs ssm graphs (an MLIR function on .npy inputs, or a golden case) and checks results.
 #include "frontend/SafeParse.h"
+#include "import/Safetensors.h"
 #include "passes/InitAll.h"
 #include "reference/Interpreter.h"
 #include "runtime/Compare.h"
@@ -29,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <ctime>
@@ -86,7 +88,8 @@ cl::list<std::string> inputs("input",
                                       "ssm.param, or argN)"),
                              cl::value_desc("[name=]file.npy"), cl::cat(category));
 cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded data: weights (ssm.param) "
-                                   "matrices U(-a, a) with a = sqrt(3 / fan_in), vectors U(0.5, 1.5); other inputs U(-0.5, 0.5)"),
+                                   "matrices U(-a, a) with a = sqrt(3 / fan_in), vectors U(0.5, 1.5); int8 ones integers in "
+                                   "[-127, 127]; other inputs U(-0.5, 0.5)"),
                   cl::init(-1), cl::cat(category));
 cl::opt<std::string> outputDir("output-dir", cl::desc("Write each result as result<i>.npy here"),
                                cl::init(""), cl::cat(category));
@@ -218,6 +221,45 @@ struct EngineError {
   int exitCode = kCannotRun;
 };
 
+/// An argument of the compiled function from the interpreter's values: int32
+/// and float32 as they are; float16 and bfloat16 rounded to nearest even
+/// (through f32, as the reference interpreter's ssm.dequantize rounds them)
+/// and int8 as integers, both into `bytes`, which the tensor views. Fails,
+/// naming the argument and the element, on an int8 value that is not an
+/// integer in [-128, 127].
+bool toStorage(const ssm::ref::Array &a, const ssm::rt::TensorInfo &info,
+               ssm::rt::HostTensor &t, std::vector<uint8_t> &bytes, std::string &error) {
+  t.shape = a.shape;
+  t.dtype = info.dtype;
+  const size_t n = a.data.size();
+  if (t.dtype == "int32") {
+    t.ints.assign(a.data.begin(), a.data.end());
+  } else if (t.dtype == "float16" || t.dtype == "bfloat16") {
+    bytes.resize(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+      float f = static_cast<float>(a.data[i]);
+      uint16_t h = t.dtype == "float16" ? ssm::importer::floatToHalf(f) : ssm::importer::floatToBf16(f);
+      std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
+    t.rawView = bytes.data();
+  } else if (t.dtype == "int8") {
+    bytes.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      double v = a.data[i];
+      if (!(v >= -128 && v <= 127) || v != std::floor(v)) {
+        error = "argument '" + info.name + "' is int8, but its element " + std::to_string(i) +
+                " is " + std::to_string(v) + " (not an integer in [-128, 127])";
+        return false;
+      }
+      bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
+    }
+    t.rawView = bytes.data();
+  } else {
+    t.data.assign(a.data.begin(), a.data.end());
+  }
+  return true;
+}
+
 /// The cpu engine: compiles `mlirText` (cached, in a child ssm-compile),
 /// loads the module, runs @fnName once as a warm-up and `repeat` timed runs
 /// (binding excluded: CONTRACTS.md times the function alone).
@@ -250,13 +292,10 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
                   " arguments, got " + std::to_string(args.size());
     return false;
   }
+  std::vector<std::vector<uint8_t>> storage(args.size()); // 16- and 8-bit arguments
   for (size_t i = 0; i < args.size(); ++i) {
-    inputs[i].shape = args[i].shape;
-    inputs[i].dtype = fn->arguments[i].dtype;
-    if (inputs[i].dtype == "int32")
-      inputs[i].ints.assign(args[i].data.begin(), args[i].data.end());
-    else
-      inputs[i].data.assign(args[i].data.begin(), args[i].data.end());
+    if (!toStorage(args[i], fn->arguments[i], inputs[i], storage[i], err.message))
+      return false;
     inputPtrs.push_back(&inputs[i]);
   }
   std::vector<ssm::rt::HostTensor> outputs;
@@ -486,9 +525,14 @@ int runFile(mlir::MLIRContext &ctx) {
     }
     // Integer arguments (token ids, indices) are filled with 0: any other
     // value could be out of range for what they index.
+    // int8 arguments (quantized weights, ssm.dequantize) get integers in
+    // [-127, 127], the range Q8_0 blocks use.
     bool isInt = t && t.getElementType().isInteger(32);
+    bool isI8 = t && t.getElementType().isInteger(8);
     for (double &v : a.data)
-      v = isInt ? 0.0 : offset + scale * uniform(rng);
+      v = isInt  ? 0.0
+          : isI8 ? std::round(254.0 * uniform(rng))
+                 : offset + scale * uniform(rng);
     args.push_back(std::move(a));
   }
 
