@@ -87,6 +87,17 @@ bool cpuRunsFeature(const std::string &f) {
   return true;
 }
 
+std::string runnableFeatures() {
+  std::string out;
+#if defined(__x86_64__) || defined(__i386__)
+  for (const char *f : {"sse41", "avx", "f16c", "fma", "avx2", "avx512", "avx512_skylake",
+                        "avx512_cannonlake", "avx512_sapphirerapids", "avx512_knl"})
+    if (cpuRunsFeature(f))
+      out += (out.empty() ? "" : "-") + std::string(f);
+#endif
+  return out;
+}
+
 std::string unrunnableFeature(const std::string &target) {
 #if defined(__x86_64__) || defined(__i386__)
   std::istringstream parts(target);

@@ -26,6 +26,11 @@ bool cpuRunsFeature(const std::string &feature);
 /// it runs them all or the target is not an x86 one.
 std::string unrunnableFeature(const std::string &target);
 
+/// The x86 features above this CPU runs, joined by '-' in that order ("" on
+/// other hosts): what "host" resolves to, for keys of compiled code that
+/// machines with different CPUs may share (the compile cache).
+std::string runnableFeatures();
+
 } // namespace ssm::rt
 
 #endif

@@ -20,6 +20,7 @@
 #include "tools/ssm-run/CompileCache.h"
 
 #include "codegen/Compile.h"
+#include "runtime/CpuFeatures.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -216,6 +217,10 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
   };
   field("ir", mlirText);
   field("target", target);
+  // "host" names this CPU's features: machines sharing a cache folder with
+  // different CPUs must not share its entries (runtime/CpuFeatures.h).
+  if (target == "host" || llvm::StringRef(target).starts_with("host-"))
+    field("host-cpu", rt::runnableFeatures());
   field("compiler", codegen::kCompilerVersion);
   for (const std::string &a : compileArgs)
     field("arg", a);
