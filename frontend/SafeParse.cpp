@@ -6,6 +6,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -293,6 +294,50 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
   }
 }
 
+mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
+  mlir::WalkResult r = root->walk([](mlir::Operation *op) {
+    // tensor/memref expand_shape and collapse_shape: ExpandShapeOp::verify
+    // builds an affine map per reassociation group from the group's first
+    // expression, and an empty group (`[[], [0, 1]]`) dereferenced a null
+    // context (SIGSEGV in AffineMap::get, found by fuzz-interpreter). A
+    // reassociation of the wrong attribute type is left to the verifier,
+    // which checks types before it calls the op's verify().
+    if (!op->isRegistered() || !op->getPropertiesStorageSize())
+      return mlir::WalkResult::advance();
+    std::optional<mlir::Attribute> attr = op->getInherentAttr("reassociation");
+    auto groups = attr ? llvm::dyn_cast_or_null<mlir::ArrayAttr>(*attr) : mlir::ArrayAttr();
+    if (!groups)
+      return mlir::WalkResult::advance();
+    for (auto [i, g] : llvm::enumerate(groups)) {
+      auto group = llvm::dyn_cast<mlir::ArrayAttr>(g);
+      if (group && group.empty()) {
+        op->emitOpError() << "reassociation group " << i
+                          << " is empty (each group lists at least one dimension)";
+        return mlir::WalkResult::interrupt();
+      }
+    }
+    return mlir::WalkResult::advance();
+  });
+  return mlir::failure(r.wasInterrupted());
+}
+
+mlir::LogicalResult checkBeforeVerify(const llvm::MemoryBuffer &buffer,
+                                      const mlir::DialectRegistry &registry) {
+  mlir::MLIRContext ctx(registry);
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(buffer.getBuffer(), buffer.getBufferIdentifier(), false),
+      llvm::SMLoc());
+  // Parse errors are the caller's parser's to report; only this check speaks.
+  mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+  mlir::ParserConfig config(&ctx, /*verifyAfterParse=*/false);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sm, config);
+  if (!module)
+    return mlir::success();
+  mlir::SourceMgrDiagnosticHandler report(sm, &ctx);
+  return checkBeforeVerify(*module);
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::SourceMgr &sourceMgr,
                                                      mlir::MLIRContext *ctx) {
   unsigned id = sourceMgr.getMainFileID();
@@ -304,8 +349,13 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::SourceMgr &sourceMgr,
         << issue->message;
     return nullptr;
   }
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, ctx);
-  if (!module || mlir::failed(checkStaticLimits(*module)))
+  // Verified here rather than by the parser, after the checks of what the
+  // upstream verifiers crash on.
+  mlir::ParserConfig config(ctx, /*verifyAfterParse=*/false);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
+  if (!module || mlir::failed(checkBeforeVerify(*module)) || mlir::failed(mlir::verify(*module)) ||
+      mlir::failed(checkStaticLimits(*module)))
     return nullptr;
   return module;
 }

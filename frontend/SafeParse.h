@@ -10,7 +10,9 @@
 // the input shape at permutation[i] before checking that the permutation is
 // one (`permutation = [5, 0]` reads out of bounds), and GenericOp::parse
 // casts iterator_types elements to StringAttr unchecked. We check the text before
-// the upstream parser sees it; see /work/notes/issue-11.md for the report.
+// the upstream parser sees it, and the parsed IR for what upstream verifiers
+// crash on before they run (checkBeforeVerify); issue 11's closing notes
+// list them for an upstream report.
 #ifndef SSM_FRONTEND_SAFEPARSE_H
 #define SSM_FRONTEND_SAFEPARSE_H
 
@@ -19,8 +21,12 @@
 #include "llvm/ADT/StringRef.h"
 
 namespace llvm {
+class MemoryBuffer;
 class SourceMgr;
 } // namespace llvm
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
 
 namespace ssm {
 
@@ -47,8 +53,23 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text);
 /// few levels: a dense literal's rank, a type inside an attribute).
 constexpr int64_t kMaxNesting = 1000;
 
+/// Checks a parsed, not yet verified, op tree for what MLIR 19's verifiers
+/// crash on: an empty reassociation group of tensor.expand_shape /
+/// collapse_shape (ExpandShapeOp::verify builds an AffineMap from the
+/// group's first expression). Reports the first problem at its op.
+mlir::LogicalResult checkBeforeVerify(mlir::Operation *root);
+
+/// The same on text, for drivers that parse and verify in one call
+/// (MlirOptMain): parses `buffer` without verifying, in a context of its own
+/// with `registry`'s dialects, and prints a problem found to stderr at its
+/// file:line:col. Text that does not parse succeeds here (the driver's own
+/// parse reports it).
+mlir::LogicalResult checkBeforeVerify(const llvm::MemoryBuffer &buffer,
+                                      const mlir::DialectRegistry &registry);
+
 /// precheckMlirText on the main buffer of `sourceMgr`, then
-/// mlir::parseSourceFile, then checkStaticLimits (StaticLimits.h). Problems
+/// mlir::parseSourceFile without its verification, checkBeforeVerify,
+/// mlir::verify, then checkStaticLimits (StaticLimits.h). Problems
 /// are reported as diagnostics of `ctx` at their file:line:col (install a
 /// SourceMgrDiagnosticHandler first); returns null on any of them.
 mlir::OwningOpRef<mlir::ModuleOp> parseModuleChecked(llvm::SourceMgr &sourceMgr,

@@ -103,6 +103,9 @@ int main(int argc, char **argv) {
                     llvm::SourceMgr::DK_Error, issue->message);
     return kFailed;
   }
+  // Nor may MLIR's verifiers, which MlirOptMain runs right after its parse.
+  if (mlir::failed(ssm::checkBeforeVerify(**input, registry)))
+    return kFailed;
 
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   mlir::MlirOptMainConfig cliConfig = config;

@@ -44,6 +44,24 @@
 // PROPS: matmul-bad-properties.mlir:3:33: error: 'linalg.matmul_transpose_b': properties must be a dictionary, as in <{key = value}>
 // PROPS: exit=1
 
+// An empty reassociation group of tensor.expand_shape / collapse_shape, in
+// the custom and the generic form (the upstream verifier faulted: SIGSEGV in
+// AffineMap::get, found by fuzz-interpreter). Checked on the parsed IR
+// before MLIR's verifiers run (checkBeforeVerify).
+// RUN: %{opt} reshape-empty-group.mlir 2>&1 | FileCheck %s --check-prefix=REGROUP
+// RUN: %{run} reshape-empty-group.mlir 2>&1 | FileCheck %s --check-prefix=REGROUP
+// RUN: %{compile} reshape-empty-group.mlir 2>&1 | FileCheck %s --check-prefix=REGROUP
+// REGROUP: reshape-empty-group.mlir:5:8: error: 'tensor.expand_shape' op reassociation group 0 is empty (each group lists at least one dimension)
+// REGROUP: exit=1
+// RUN: sed -e 's/tensor.expand_shape %x \[\[\], \[0, 1, 2\]\] output_shape \[8, 24, 1\] : tensor<8x24xf32> into tensor<8x24x1xf32>/"tensor.expand_shape"(%x) <{reassociation = [[0, 1, 2], []], static_output_shape = array<i64: 8, 24, 1>}> : (tensor<8x24xf32>) -> tensor<8x24x1xf32>/' %S/Inputs/reshape-empty-group.mlir > %t.regroup-generic.mlir
+// RUN: sh -c 'ssm-opt %t.regroup-generic.mlir > /dev/null; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=REGEN
+// REGEN: regroup-generic.mlir:5:8: error: 'tensor.expand_shape' op reassociation group 1 is empty
+// REGEN: exit=1
+// RUN: sed -e '/expand_shape/d' -e 's/return %e, %c : tensor<8x24x1xf32>, tensor<192xf32>/return %c : tensor<192xf32>/' -e 's/-> (tensor<8x24x1xf32>, tensor<192xf32>)/-> tensor<192xf32>/' %S/Inputs/reshape-empty-group.mlir > %t.regroup-collapse.mlir
+// RUN: sh -c 'ssm-run %t.regroup-collapse.mlir --seed 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RECOL
+// RECOL: regroup-collapse.mlir:5:8: error: 'tensor.collapse_shape' op reassociation group 1 is empty
+// RECOL: exit=1
+
 // -2^63: MLIR negates an i64 magnitude, so this is "too large" there too.
 // RUN: sed 's/\[99999999999999999999\]/[-9223372036854775808]/' %S/Inputs/reduce-huge-dims.mlir > %t/min.mlir
 // RUN: sh -c 'ssm-opt %t/min.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RMIN
