@@ -37,17 +37,16 @@ std::string join(const std::string &dir, const std::string &file) {
 /// An explicitly named avx512_sapphirerapids (a cross compile) is kept.
 Halide::Target withoutUnrunnableHostFeatures(Halide::Target t, const std::string &spelled) {
   if (t.has_feature(Halide::Target::AVX512_SapphireRapids) &&
-      !rt::cpuRunsFeature("avx512_sapphirerapids") && spelled.find("avx512_sapphirerapids") == std::string::npos)
+      !rt::cpuRunsFeature("avx512_sapphirerapids") &&
+      spelled.find("avx512_sapphirerapids") == std::string::npos)
     t = t.without_feature(Halide::Target::AVX512_SapphireRapids);
   return t;
 }
 
 Halide::Target toHalideTarget(const std::string &s) {
-  if (s == "host")
-    return withoutUnrunnableHostFeatures(Halide::get_host_target(), s);
-  // Halide resolves "host-<features>" itself.
+  // Halide resolves "host" and "host-<features>" itself.
   Halide::Target t(s);
-  if (s.rfind("host", 0) == 0)
+  if (s == "host" || llvm::StringRef(s).starts_with("host-"))
     t = withoutUnrunnableHostFeatures(t, s);
   // ssm.lti_kernel computes its modes in f64 (codegen/kernels/LtiKernel.cpp):
   // OpenCL kernels may use doubles (cl_khr_fp64; PoCL and the GPU vendors'

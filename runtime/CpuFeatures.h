@@ -16,8 +16,8 @@ namespace ssm::rt {
 /// True when this CPU executes the instructions Halide's x86 target feature
 /// `feature` (its spelling in target strings: "sse41", "avx", "avx2", "fma",
 /// "f16c", "avx512", "avx512_skylake", "avx512_cannonlake",
-/// "avx512_sapphirerapids", "avx512_knl") lets the compiler use. Names that are not x86
-/// instruction-set features (os, arch, "opencl", "no_runtime", ...) and every
+/// "avx512_sapphirerapids", "avx512_knl") lets the compiler use. Names that
+/// are not x86 instruction-set features (os, arch, "opencl", "no_runtime", ...) and every
 /// name on a non-x86 host are reported as runnable.
 bool cpuRunsFeature(const std::string &feature);
 
