@@ -3,6 +3,7 @@
 
 #include "frontend/StaticLimits.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
@@ -136,6 +137,62 @@ std::optional<PrecheckIssue> checkPermutation(const std::vector<int64_t> &values
   return std::nullopt;
 }
 
+/// For `tensor.from_elements`'s custom form (the cursor after the op name):
+/// the element count of the `: tensor<AxBx...>` that follows, or nothing
+/// when the text does not have that shape (the parser then reports it).
+/// Sets `typeAt` to the type's offset; `overflow` when the product passes
+/// int64.
+std::optional<int64_t> fromElementsCount(Cursor c, size_t &typeAt, bool &overflow) {
+  overflow = false;
+  // The operands and attr-dict come before the ':' at this nesting level.
+  int64_t depth = 0;
+  while (!c.atEnd()) {
+    c.skipSpace();
+    char ch = c.peek();
+    if (ch == '"') {
+      ++c.pos;
+      while (!c.atEnd() && c.peek() != '"' && c.peek() != '\n')
+        c.pos += c.peek() == '\\' ? 2 : 1;
+      ++c.pos;
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{' || ch == '<') {
+      ++depth;
+    } else if (ch == ')' || ch == ']' || ch == '}' || ch == '>') {
+      if (--depth < 0)
+        return std::nullopt;
+    } else if (ch == ':' && depth == 0) {
+      break;
+    } else if (ch == '=' && depth == 0) {
+      return std::nullopt; // the next op's `%x = ...`: no type here
+    }
+    ++c.pos;
+  }
+  if (!c.consume(":"))
+    return std::nullopt;
+  c.skipSpace();
+  typeAt = c.pos;
+  if (!c.consume("tensor") || !c.consume("<"))
+    return std::nullopt;
+  c.skipSpace();
+  int64_t n = 1;
+  while (std::isdigit(static_cast<unsigned char>(c.peek()))) {
+    int64_t dim = 0;
+    while (std::isdigit(static_cast<unsigned char>(c.peek()))) {
+      if (__builtin_mul_overflow(dim, 10, &dim) ||
+          __builtin_add_overflow(dim, c.peek() - '0', &dim))
+        overflow = true;
+      ++c.pos;
+    }
+    if (c.peek() != 'x')
+      return std::nullopt;
+    ++c.pos;
+    if (overflow || __builtin_mul_overflow(n, dim, &n))
+      overflow = true;
+  }
+  return n;
+}
+
 std::string listName(bool isPermutation) {
   return isPermutation ? "permutation" : "dimensions";
 }
@@ -209,6 +266,24 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
                                    "<{key = value}>"};
       }
       c.pos = after;
+    }
+    // tensor.from_elements' custom form infers its operands' types from the
+    // result type, one per element, into a SmallVector before it checks the
+    // operand count: `tensor<90228672988384xf32>` aborted in MLIR 19's
+    // FromElementsOp::parse ("SmallVector unable to grow", found by
+    // fuzz-interpreter) and 3e9 elements took 23 GB. Each element needs an
+    // operand in the text, so a count beyond the text's length cannot be right.
+    if (id == "tensor.from_elements") {
+      size_t typeAt = c.pos;
+      bool overflow = false;
+      std::optional<int64_t> n = fromElementsCount(c, typeAt, overflow);
+      if (n && (overflow || *n > int64_t(text.size())))
+        return PrecheckIssue{typeAt, "'tensor.from_elements': the result type has " +
+                                         (overflow ? std::string("more than 2^63")
+                                                   : std::to_string(*n)) +
+                                         " elements, more operands than the text can hold "
+                                         "(one per element)"};
+      continue;
     }
     if (id == "linalg.transpose") {
       pendingOp = id, pendingKeyword = "permutation", pendingGeneric = false;
@@ -302,6 +377,27 @@ mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
     // context (SIGSEGV in AffineMap::get, found by fuzz-interpreter). A
     // reassociation of the wrong attribute type is left to the verifier,
     // which checks types before it calls the op's verify().
+    // tensor.from_elements: its generated verifier builds a vector of one
+    // type per result element before comparing it with the operands' types
+    // (the generic form `"tensor.from_elements"(%a) : (f32) ->
+    // tensor<90228672988384xf32>` aborted the same way as the custom form).
+    if (auto fe = llvm::dyn_cast<mlir::tensor::FromElementsOp>(op)) {
+      auto type = llvm::dyn_cast<mlir::RankedTensorType>(fe.getResult().getType());
+      if (type && type.hasStaticShape()) {
+        int64_t n = 1;
+        bool overflow = false;
+        for (int64_t d : type.getShape())
+          overflow |= __builtin_mul_overflow(n, d, &n);
+        if (overflow || n != int64_t(op->getNumOperands())) {
+          op->emitOpError() << "has " << op->getNumOperands() << " operands for a result of "
+                            << (overflow ? std::string("more than 2^63")
+                                         : std::to_string(n))
+                            << " elements (" << type << "): one operand per element";
+          return mlir::WalkResult::interrupt();
+        }
+      }
+      return mlir::WalkResult::advance();
+    }
     if (!op->isRegistered() || !op->getPropertiesStorageSize())
       return mlir::WalkResult::advance();
     std::optional<mlir::Attribute> attr = op->getInherentAttr("reassociation");

@@ -45,7 +45,10 @@ struct PrecheckIssue {
 /// must be string literals (GenericOp::parse casts each element to
 /// StringAttr unchecked: `[1.5]` died with std::bad_alloc while building its
 /// diagnostic); brackets may nest at most kMaxNesting deep (the parser
-/// recurses without a limit). Comments and string literals are skipped. Returns
+/// recurses without a limit); the result type of tensor.from_elements' custom
+/// form may have at most as many elements as the text has bytes (its parser
+/// builds one operand type per element before it counts the operands:
+/// 9e13 elements aborted it). Comments and string literals are skipped. Returns
 /// the first problem, or nothing when the text is safe to hand to the parser.
 std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text);
 
@@ -56,7 +59,9 @@ constexpr int64_t kMaxNesting = 1000;
 /// Checks a parsed, not yet verified, op tree for what MLIR 19's verifiers
 /// crash on: an empty reassociation group of tensor.expand_shape /
 /// collapse_shape (ExpandShapeOp::verify builds an AffineMap from the
-/// group's first expression). Reports the first problem at its op.
+/// group's first expression), and a tensor.from_elements whose operand count
+/// is not its result's element count (its verifier builds one type per
+/// element first). Reports the first problem at its op.
 mlir::LogicalResult checkBeforeVerify(mlir::Operation *root);
 
 /// The same on text, for drivers that parse and verify in one call
