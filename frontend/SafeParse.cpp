@@ -184,9 +184,13 @@ std::optional<int64_t> fromElementsCount(Cursor c, size_t &typeAt, bool &overflo
         overflow = true;
       ++c.pos;
     }
+    // MLIR's lexer skips whitespace (a NUL byte too) between the tokens:
+    // `tensor<90228672988384 \0 xf32>` (fuzz-interpreter).
+    c.skipSpace();
     if (c.peek() != 'x')
       return std::nullopt;
     ++c.pos;
+    c.skipSpace();
     if (overflow || __builtin_mul_overflow(n, dim, &n))
       overflow = true;
   }

@@ -72,6 +72,12 @@
 // RUN: %{compile} from-elements-huge.mlir 2>&1 | FileCheck %s --check-prefix=FEHUGE
 // FEHUGE: from-elements-huge.mlir:4:34: error: 'tensor.from_elements': the result type has 90228672988384 elements, more operands than the text can hold (one per element)
 // FEHUGE: exit=1
+// NUL bytes and spaces between the dims and the 'x's (MLIR's lexer skips
+// them; fuzz-interpreter).
+// RUN: python3 -c "import sys; t = open(sys.argv[1], 'rb').read().replace(b'tensor<90228672988384xf32>\n', b'tensor<90228672988384\0\0 x\0f32>\n', 1); open(sys.argv[2], 'wb').write(t)" %S/Inputs/from-elements-huge.mlir %t.fe-nul.mlir
+// RUN: sh -c 'ssm-opt %t.fe-nul.mlir > /dev/null; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FENUL
+// FENUL: fe-nul.mlir:4:34: error: 'tensor.from_elements': the result type has 90228672988384 elements
+// FENUL: exit=1
 // RUN: sed -e 's/tensor.from_elements %a : tensor<90228672988384xf32>/"tensor.from_elements"(%a) : (f32) -> tensor<3000000000xf32>/' -e 's/90228672988384/3000000000/g' %S/Inputs/from-elements-huge.mlir > %t.fe-generic.mlir
 // RUN: sh -c 'ssm-opt %t.fe-generic.mlir > /dev/null; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FEGEN
 // RUN: sh -c 'ssm-run %t.fe-generic.mlir --seed 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FEGEN
