@@ -381,6 +381,18 @@ mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
     // context (SIGSEGV in AffineMap::get, found by fuzz-interpreter). A
     // reassociation of the wrong attribute type is left to the verifier,
     // which checks types before it calls the op's verify().
+    // tensor.concat: ConcatOp::verify checks `dim` against the rank from
+    // above only, then reads the inputs' shapes at it: `dim(-1)` faulted
+    // (SIGSEGV in ConcatOp::verify, found by a hand mutation of issue 11's kind).
+    if (auto concat = llvm::dyn_cast<mlir::tensor::ConcatOp>(op)) {
+      mlir::IntegerAttr attr = concat.getDimAttr(); // null when missing: the verifier says so
+      int64_t dim = attr ? attr.getValue().getSExtValue() : 0;
+      if (dim < 0) {
+        op->emitOpError() << "dim " << dim << " is negative (it counts from 0)";
+        return mlir::WalkResult::interrupt();
+      }
+      return mlir::WalkResult::advance();
+    }
     // tensor.from_elements: its generated verifier builds a vector of one
     // type per result element before comparing it with the operands' types
     // (the generic form `"tensor.from_elements"(%a) : (f32) ->

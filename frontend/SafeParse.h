@@ -61,7 +61,8 @@ constexpr int64_t kMaxNesting = 1000;
 /// collapse_shape (ExpandShapeOp::verify builds an AffineMap from the
 /// group's first expression), and a tensor.from_elements whose operand count
 /// is not its result's element count (its verifier builds one type per
-/// element first). Reports the first problem at its op.
+/// element first), and a tensor.concat with a negative dim (ConcatOp::verify
+/// reads the shapes at it). Reports the first problem at its op.
 mlir::LogicalResult checkBeforeVerify(mlir::Operation *root);
 
 /// The same on text, for drivers that parse and verify in one call

@@ -87,6 +87,18 @@
 // RUN: ssm-run %t.fe-ok.mlir --seed 0 | FileCheck %s --check-prefix=FEOK
 // FEOK: result0 shape=(2,)
 
+// tensor.concat with a negative dim: MLIR 19's ConcatOp::verify checks the
+// dim against the rank from above only and read the shapes at -1 (SIGSEGV).
+// RUN: %{opt} concat-negative-dim.mlir 2>&1 | FileCheck %s --check-prefix=CONCAT
+// RUN: %{run} concat-negative-dim.mlir 2>&1 | FileCheck %s --check-prefix=CONCAT
+// RUN: %{compile} concat-negative-dim.mlir 2>&1 | FileCheck %s --check-prefix=CONCAT
+// CONCAT: concat-negative-dim.mlir:2:7: error: 'tensor.concat' op dim -1 is negative (it counts from 0)
+// CONCAT: exit=1
+// RUN: sed -e 's/tensor.concat dim(-1) %a, %a :/"tensor.concat"(%a, %a) <{dim = -3 : i64}> :/' %S/Inputs/concat-negative-dim.mlir > %t.concat-generic.mlir
+// RUN: sh -c 'ssm-opt %t.concat-generic.mlir > /dev/null; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=CONCATGEN
+// CONCATGEN: concat-generic.mlir:2:7: error: 'tensor.concat' op dim -3 is negative
+// CONCATGEN: exit=1
+
 // -2^63: MLIR negates an i64 magnitude, so this is "too large" there too.
 // RUN: sed 's/\[99999999999999999999\]/[-9223372036854775808]/' %S/Inputs/reduce-huge-dims.mlir > %t/min.mlir
 // RUN: sh -c 'ssm-opt %t/min.mlir; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RMIN
