@@ -49,8 +49,10 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
     // Cache blocks sized for f32 rows whatever the weight's width (measured
     // so; narrower weights only make a block lighter on L2).
     const int64_t rowBytes = std::max<int64_t>(1, k) * 4;
-    const int64_t rowTileCount = (m + s.tileRows - 1) / s.tileRows;
-    const int64_t colTileCount = (n + s.tileCols - 1) / s.tileCols;
+    // At least one tile each way: an empty product (m or n 0) clamped its
+    // tile counts into [1, 0] and then divided by 0 (SIGFPE in ssm-compile).
+    const int64_t rowTileCount = std::max<int64_t>(1, (m + s.tileRows - 1) / s.tileRows);
+    const int64_t colTileCount = std::max<int64_t>(1, (n + s.tileCols - 1) / s.tileCols);
     s.colTiles = std::clamp<int64_t>((384 << 10) / (s.tileCols * rowBytes), 1,
                                      std::min<int64_t>(colTileCount, 4096));
     s.rowTiles = std::clamp<int64_t>((3 << 19) / (s.tileRows * rowBytes), 1,

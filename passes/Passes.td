@@ -15,7 +15,8 @@ def SsmDecompose : Pass<"ssm-decompose", "mlir::func::FuncOp"> {
     kernel, not for speed. The reference interpreter gives the same result for
     both forms (test/lit/Passes/decompose-run.mlir).
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+  let dependentDialects = ["ssm::SSMDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
@@ -55,7 +56,8 @@ def SsmLtiToConv : Pass<"ssm-lti-to-conv", "mlir::func::FuncOp"> {
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
            "auto (the cost model or the op's ssm.lti_algorithm), direct, fft or scan">
   ];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+  let dependentDialects = ["ssm::SSMDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect"];
 }
 
@@ -74,6 +76,7 @@ def SsmChunkTime : Pass<"ssm-chunk-time", "mlir::func::FuncOp"> {
   let options = [
     Option<"chunk", "chunk", "int64_t", /*default=*/"512", "time steps per kernel call">
   ];
+  let dependentDialects = ["ssm::SSMDialect"];
 }
 
 def SsmChunkScan : Pass<"ssm-chunk-scan", "mlir::func::FuncOp"> {
@@ -100,7 +103,8 @@ def SsmChunkScan : Pass<"ssm-chunk-scan", "mlir::func::FuncOp"> {
   let options = [
     Option<"chunk", "chunk", "int64_t", /*default=*/"64", "steps per chunk (>= 1)">
   ];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+  let dependentDialects = ["ssm::SSMDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];
 }
 
@@ -124,6 +128,7 @@ def SsmFuse : Pass<"ssm-fuse", "mlir::func::FuncOp"> {
     inlined whatever reads them, ssm kernels and matmuls included, unless
     the function returns them: as root stages they would copy the buffer.
   }];
+  let dependentDialects = ["ssm::SSMDialect"];
 }
 
 def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
@@ -155,7 +160,10 @@ def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "Halide target string, e.g. host, x86-64-linux-avx2, x86-64-linux-avx512_skylake, arm-64-linux, host-opencl, x86-64-linux-cuda-cuda_capability_80">
   ];
-  let dependentDialects = [];
+  // The schedules are ssm attributes, also on graphs with no ssm op (plain
+  // linalg): without the dialect loaded, creating one faulted (SIGSEGV in
+  // StageScheduleAttr::get from `ssm-opt -ssm-cpu-pipeline` on a matmul).
+  let dependentDialects = ["ssm::SSMDialect"];
 }
 
 #endif // SSM_PASSES_TD
