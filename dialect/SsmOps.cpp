@@ -94,6 +94,17 @@ LogicalResult checkStateSize(Operation *op, StringRef name, int64_t n) {
                            << "') is " << n << "; it must be at least 1";
 }
 
+/// A scan over time must have at least one step. A sequence of length 0 is
+/// refused: the compiled affine_scan and wkv7 kernels failed on it with
+/// Halide error -7 and the wkv4 kernel returned a zero state where the
+/// reference returns the initial one (issue 11's rule: the verifier decides).
+LogicalResult checkSequenceLength(Operation *op, StringRef name, int64_t dim, int64_t len) {
+  if (len == kDyn || len >= 1)
+    return success();
+  return op->emitOpError() << "the sequence length (dim " << dim << " of '" << name
+                           << "') is 0; a scan needs at least one step";
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -108,6 +119,8 @@ LogicalResult AffineScanOp::verify() {
   if (dim < 0 || dim >= rank)
     return emitOpError() << "scan dimension " << dim << " is out of range for "
                          << "operand 'b' of shape " << shapeString(b);
+  if (failed(checkSequenceLength(op, "b", dim, b[dim])))
+    return failure();
   ArrayRef<int64_t> a = shapeOf(getA());
   if ((int64_t)a.size() != rank)
     return emitOpError() << "operand 'a' has shape " << shapeString(a)
@@ -378,6 +391,8 @@ LogicalResult Wkv4Op::verify() {
     return failure();
   ArrayRef<int64_t> k = shapeOf(getK());
   int64_t batch = k[0], c = k[2];
+  if (failed(checkSequenceLength(op, "k", 1, k[1])))
+    return failure();
   if (failed(checkShape(op, "v", getV(), k, "the shape of 'k' (batch, L, C)")) ||
       failed(checkShape(op, "w", getW(), {c}, "(C)")) ||
       failed(checkShape(op, "u", getU(), {c}, "(C)")))
@@ -409,6 +424,8 @@ LogicalResult Wkv7Op::verify() {
     return failure();
   ArrayRef<int64_t> r = shapeOf(getR());
   int64_t batch = r[0], h = r[2], n = r[3];
+  if (failed(checkSequenceLength(op, "r", 1, r[1])))
+    return failure();
   for (auto [name, v] : {std::pair<StringRef, Value>{"w", getW()}, {"k", getK()}, {"v", getV()},
                          {"a", getA()}, {"b", getB()}})
     if (failed(checkShape(op, name, v, r, "the shape of 'r' (batch, L, H, N)")))
