@@ -59,6 +59,11 @@ struct DecomposeSelectiveScan : OpRewritePattern<SelectiveScanOp> {
     int64_t len = uType.getDimSize(tm ? 1 : 2);
     int64_t dim = uType.getDimSize(tm ? 2 : 1);
     int64_t n = aType.getDimSize(1);
+    // No steps: an affine_scan of length 0 does not verify (no compiled
+    // kernel handles one); the selective_scan, which both engines run at
+    // L = 0, stays.
+    if (len == 0)
+      return rw.notifyMatchFailure(op, "a sequence of length 0");
     Type f32 = rw.getF32Type();
 
     // Canonical iteration space (b, l, d, n); the scan runs along l.
