@@ -5,7 +5,7 @@
 // CHECK: ssm.selective_scan
 // CHECK-NOT: ssm.affine_scan
 // RUN: ssm-run %s --seed 1 | FileCheck %s --check-prefix=EXEC
-// RUN: ssm-opt %s -ssm-decompose -o %t.mlir && ssm-run %t.mlir --seed 1 | FileCheck %s --check-prefix=EXEC
+// RUN: rm -f %t.mlir && ssm-opt %s -ssm-decompose -o %t.mlir && ssm-run %t.mlir --seed 1 | FileCheck %s --check-prefix=EXEC
 // EXEC-DAG: result0 shape=(1, 0, 8)
 // EXEC-DAG: result1 shape=(1, 8, 4) mean=0.000000e+00 mean_abs=0.000000e+00 min=0.000000e+00 max=0.000000e+00
 
