@@ -375,12 +375,6 @@ std::optional<PrecheckIssue> precheckMlirText(llvm::StringRef text) {
 
 mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
   mlir::WalkResult r = root->walk([](mlir::Operation *op) {
-    // tensor/memref expand_shape and collapse_shape: ExpandShapeOp::verify
-    // builds an affine map per reassociation group from the group's first
-    // expression, and an empty group (`[[], [0, 1]]`) dereferenced a null
-    // context (SIGSEGV in AffineMap::get, found by fuzz-interpreter). A
-    // reassociation of the wrong attribute type is left to the verifier,
-    // which checks types before it calls the op's verify().
     // tensor.concat: ConcatOp::verify checks `dim` against the rank from
     // above only, then reads the inputs' shapes at it: `dim(-1)` faulted
     // (SIGSEGV in ConcatOp::verify, found by a hand mutation of issue 11's kind).
@@ -397,8 +391,9 @@ mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
     // type per result element before comparing it with the operands' types
     // (the generic form `"tensor.from_elements"(%a) : (f32) ->
     // tensor<90228672988384xf32>` aborted the same way as the custom form).
-    if (auto fe = llvm::dyn_cast<mlir::tensor::FromElementsOp>(op)) {
-      auto type = llvm::dyn_cast<mlir::RankedTensorType>(fe.getResult().getType());
+    // The op is not verified yet: it may have no result at all.
+    if (llvm::isa<mlir::tensor::FromElementsOp>(op) && op->getNumResults() == 1) {
+      auto type = llvm::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
       if (type && type.hasStaticShape()) {
         int64_t n = 1;
         bool overflow = false;
@@ -414,6 +409,12 @@ mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
       }
       return mlir::WalkResult::advance();
     }
+    // tensor/memref expand_shape and collapse_shape: ExpandShapeOp::verify
+    // builds an affine map per reassociation group from the group's first
+    // expression, and an empty group (`[[], [0, 1]]`) dereferenced a null
+    // context (SIGSEGV in AffineMap::get, found by fuzz-interpreter). A
+    // reassociation of the wrong attribute type is left to the verifier,
+    // which checks types before it calls the op's verify().
     if (!op->isRegistered() || !op->getPropertiesStorageSize())
       return mlir::WalkResult::advance();
     std::optional<mlir::Attribute> attr = op->getInherentAttr("reassociation");

@@ -83,6 +83,12 @@
 // RUN: sh -c 'ssm-run %t.fe-generic.mlir --seed 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FEGEN
 // FEGEN: fe-generic.mlir:4:8: error: 'tensor.from_elements' op has 1 operands for a result of 3000000000 elements ('tensor<3000000000xf32>'): one operand per element
 // FEGEN: exit=1
+// The generic form without a result: the check must not read one (the op
+// is not verified yet); the verifier then reports it.
+// RUN: %{opt} from-elements-no-result.mlir 2>&1 | FileCheck %s --check-prefix=FENORES
+// RUN: %{run} from-elements-no-result.mlir 2>&1 | FileCheck %s --check-prefix=FENORES
+// FENORES: from-elements-no-result.mlir:2:3: error: 'tensor.from_elements' op requires one result
+// FENORES: exit=1
 // RUN: sed -e 's/tensor.from_elements %a : tensor<90228672988384xf32>/tensor.from_elements %a, %a {x = 1 : i32} : tensor<2xf32>/' -e 's/90228672988384/2/g' %S/Inputs/from-elements-huge.mlir > %t.fe-ok.mlir
 // RUN: ssm-run %t.fe-ok.mlir --seed 0 | FileCheck %s --check-prefix=FEOK
 // FEOK: result0 shape=(2,)
