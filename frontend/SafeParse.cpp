@@ -395,14 +395,10 @@ mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
     if (llvm::isa<mlir::tensor::FromElementsOp>(op) && op->getNumResults() == 1) {
       auto type = llvm::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
       if (type && type.hasStaticShape()) {
-        int64_t n = 1;
-        bool overflow = false;
-        for (int64_t d : type.getShape())
-          overflow |= __builtin_mul_overflow(n, d, &n);
-        if (overflow || n != int64_t(op->getNumOperands())) {
+        std::optional<int64_t> n = checkedNumel({type.getShape().begin(), type.getShape().end()});
+        if (!n || *n != int64_t(op->getNumOperands())) {
           op->emitOpError() << "has " << op->getNumOperands() << " operands for a result of "
-                            << (overflow ? std::string("more than 2^63")
-                                         : std::to_string(n))
+                            << (n ? std::to_string(*n) : std::string("more than 2^63"))
                             << " elements (" << type << "): one operand per element";
           return mlir::WalkResult::interrupt();
         }

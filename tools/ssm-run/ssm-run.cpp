@@ -604,10 +604,11 @@ int runFile(mlir::MLIRContext &ctx) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
+    const size_t count = std::max<size_t>(1, r.data.size());
+    if (r.data.empty())
+      lo = hi = 0; // an empty result: 0 throughout, not INF/-INF
     outs() << formatv("result{0} shape={1} mean={2:e} mean_abs={3:e} min={4:e} max={5:e}\n", i,
-                      ssm::ref::shapeToString(r.shape), r.data.empty() ? 0.0 : sum / r.data.size(),
-                      r.data.empty() ? 0.0 : sumAbs / r.data.size(), r.data.empty() ? 0.0 : lo,
-                      r.data.empty() ? 0.0 : hi); // an empty result: 0 throughout, not INF/-INF
+                      ssm::ref::shapeToString(r.shape), sum / count, sumAbs / count, lo, hi);
     if (printValues) {
       outs() << "result" << i << " = [";
       for (size_t k = 0; k < r.data.size(); ++k)
