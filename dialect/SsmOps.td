@@ -60,6 +60,8 @@ def SSM_AffineScanOp : SSM_Op<"affine_scan", [Pure, AttrSizedOperandSegments]> {
       (h[t-1] is taken as 0), for packed variable-length sequences.
     * `reverse`: the scan runs from the last index to the first; `h_last` is
       then the state at index 0.
+    * The scanned dimension of `b` has at least one step: the verifier
+      refuses length 0 ("a scan needs at least one step").
 
     Results: `h` (b's shape) and `h_last`.
 
@@ -108,6 +110,7 @@ def SSM_SelectiveScanOp : SSM_Op<"selective_scan", [Pure, AttrSizedOperandSegmen
     | h0, h_last       | (batch, dim, N)             | (batch, dim, N)              |
 
     With G groups, channel d reads group d / (dim / G); G must divide dim.
+    N (d_state) is at least 1: the verifier refuses a zero-size state.
     B and C choose their form independently. `h_last` is the state after the
     last token. A is real (the complex-A variant of mamba_ssm is not supported).
 
@@ -160,6 +163,7 @@ def SSM_SelectiveUpdateOp : SSM_Op<"selective_update", [Pure, AttrSizedOperandSe
 
     Head h reads group h / (H / G). The state is a value here; bufferization
     donates the input state buffer to `new_state` (updated in place).
+    N (d_state) is at least 1: the verifier refuses a zero-size state.
   }];
   let arguments = (ins SSM_F32Tensor:$state, SSM_F32Tensor:$x, SSM_F32Tensor:$dt,
                        SSM_F32Tensor:$A, SSM_F32Tensor:$B, SSM_F32Tensor:$C,
@@ -203,6 +207,7 @@ def SSM_LtiKernelOp : SSM_Op<"lti_kernel", [Pure]> {
     K = 2 Re(sum ...), the S4D convention. B is 1 when absent (folded into C). With a complex A, a real B or C is a
     complex number with zero imaginary part.
     delta is (H); the result is (H, length), its static shape giving the length.
+    N is at least 1: the verifier refuses a zero-size state.
 
     With Abar 0.8, Bbar 1, C 1: K = (1, 0.8, 0.64, ...).
 
@@ -325,6 +330,8 @@ def SSM_SsdScanOp : SSM_Op<"ssd_scan", [Pure, AttrSizedOperandSegments]> {
     dimension (RWKV-5, gated linear attention). `chunk_size` is the chunk
     length compiled code uses for the chunked form (small matrix products
     within a chunk, a scan over chunk states); it does not change the result.
+    N (d_state, read from B) is at least 1: the verifier refuses a zero-size
+    state.
   }];
   let arguments = (ins SSM_F32Tensor:$X, SSM_F32Tensor:$A, SSM_F32Tensor:$B, SSM_F32Tensor:$C,
                        Optional<SSM_F32Tensor>:$initial_state, Optional<SSM_F32Tensor>:$bonus,
@@ -367,7 +374,9 @@ def SSM_Wkv4Op : SSM_Op<"wkv4", [Pure, AttrSizedOperandSegments]> {
 
     The state operands are optional, all three or none; without them the
     scan starts from aa = bb = 0, pp = -1e30 (rwkv.cpp's initial state).
-    The results are wkv and the state after the last token.
+    The results are wkv and the state after the last token. L is at least 1:
+    the verifier refuses a sequence of length 0 ("a scan needs at least one
+    step").
 
     ```mlir
     %wkv, %aa1, %bb1, %pp1 = ssm.wkv4 %w, %u, %k, %v state(%aa, %bb, %pp)
@@ -419,7 +428,8 @@ def SSM_Wkv7Op : SSM_Op<"wkv7", [Pure]> {
 
     w is a log decay, as `ssm.wkv4`'s w and `ssm.ssd_scan`'s A (ggml's
     `rwkv_wkv7` takes exp(w)). The results are y and the state after the
-    last token.
+    last token. L is at least 1: the verifier refuses a sequence of length 0
+    ("a scan needs at least one step").
 
     ```mlir
     %y, %s1 = ssm.wkv7 %r, %w, %k, %v, %a, %b initial_state(%s0)
