@@ -118,7 +118,21 @@ def llama_ms(args, model, form):
     n = args.prefill if form == "prefill" else args.decode
     cmd = [args.llama_bench, "-m", model.gguf, "-t", str(args.threads), "-r", str(args.repeat),
            "-o", "json", "-p", str(n if form == "prefill" else 0), "-n", str(n if form == "decode" else 0)]
-    res = json.loads(run(cmd))
+    try:
+        out = run(cmd)
+    except RuntimeError as e:
+        if "cur_backend_id != -1" in str(e):
+            # Seen on Intel Sapphire Rapids: with -DGGML_NATIVE=ON ggml builds
+            # its AMX buffer type, which cannot hold the F16 and Q8_0 Mamba
+            # tensors, and llama-bench aborts while scheduling the graph.
+            raise SystemExit(
+                f"realsize_bench: llama-bench aborted on {model.gguf} in ggml's backend scheduler "
+                "(GGML_ASSERT(*cur_backend_id != -1)): its AMX buffer type, built on a CPU with AMX, "
+                "does not take Mamba's F16/Q8_0 tensors. Rebuild llama.cpp without AMX: cmake ... "
+                "-DCMAKE_C_FLAGS='-mno-amx-int8 -mno-amx-tile -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-int8 "
+                "-mno-amx-tile -mno-amx-bf16' (README, 'Real-size models').") from None
+        raise
+    res = json.loads(out)
     ns = res[0].get("samples_ns") or [res[0]["avg_ns"]]
     return statistics.median(ns) / 1e6
 
