@@ -244,8 +244,9 @@ struct Stream::Bound {
   HostTensor tokens;
   std::vector<HostTensor> results;
   std::unique_ptr<BoundCall> call;
-  /// Per result: a state that stays on the device between calls (GPU
-  /// modules), not copied into states_ after each call.
+  /// Per result: a state carried to the next call (BoundCall::carryState:
+  /// on the device of a GPU module, in ping-pong buffers on the CPU), not
+  /// copied into states_ after each call.
   std::vector<bool> carried;
 };
 
@@ -329,12 +330,12 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
         states_[e.argumentState[i]].shape = saved[k++];
     if (!b->call)
       return {Code::Mismatch, error};
-    // A state the function returns and takes back stays on the device.
+    // A state the function returns and takes back is carried to the next call.
     b->carried.assign(b->results.size(), false);
     for (size_t i = 0; i < b->results.size(); ++i)
       for (size_t k = 0; k < e.fn->arguments.size() && e.resultState[i] >= 0; ++k)
         if (e.argumentState[k] == e.resultState[i]) {
-          b->carried[i] = b->call->carryOnDevice(i, k);
+          b->carried[i] = b->call->carryState(i, k);
           break;
         }
     it = bound_.emplace(&e, std::move(b)).first;

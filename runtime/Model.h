@@ -160,14 +160,15 @@ public:
   int64_t position() const { return position_; }
 
   /// The current value of state `index` (model.json order).
-  /// On a GPU module the states stay on the device between calls
-  /// (BoundCall::carryOnDevice); reading one here, save(), setState(),
-  /// load(), reset() and a call of another compiled function first copy
-  /// them back to the host.
+  /// The states are carried between calls of the same compiled function
+  /// (BoundCall::carryState: on a GPU module they stay on the device; on
+  /// the CPU the call's result buffer and states_ trade places each
+  /// step); reading one here, save(), setState(), load(), reset() and a
+  /// call of another compiled function first put them back in states_.
   const HostTensor &state(size_t index) const;
   /// From now on every call leaves the states on the host (a zero-copy view
   /// of a state, ssm_stream_state_dlpack, must see each step and its writes
-  /// must reach the next call). Only GPU modules keep them elsewhere.
+  /// must reach the next call): each call then puts them back in states_.
   void keepStatesOnHost();
   /// Overwrites state `name` with `n` values (n must be its size).
   Status setState(const std::string &name, const float *values, size_t n);
@@ -186,13 +187,14 @@ private:
   friend class Model; // stepTogether gathers and scatters the states
   struct Bound;
   Status run(const Model::Entry &e, const int32_t *tokens, std::vector<float> *allLogits);
-  /// Copies the states the last call left on the device into states_.
+  /// Puts the states the last call carried (on the device, or in its CPU
+  /// result buffers) back into states_.
   Status syncStates() const;
   Model &model_;
   std::vector<HostTensor> states_; // spec order; storage never moves (bound by address)
   std::map<const Model::Entry *, std::unique_ptr<Bound>> bound_;
-  /// The call whose device buffers hold the current states (states_ is
-  /// stale), or null.
+  /// The call whose carried buffers may hold the current states (states_
+  /// may be stale), or null.
   mutable Bound *resident_ = nullptr;
   bool statesOnHost_ = false; // keepStatesOnHost()
   /// Changes whenever states_ may have changed (a call, setState, load,

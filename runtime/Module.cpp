@@ -188,7 +188,7 @@ struct BoundCall::Impl {
   bool uploaded = false;       // the weights are on the device
   size_t deviceInputs = 0;     // kernel buffers before the results
   std::vector<bool> isWeight;  // per kernel input buffer
-  // States carried on the device (BoundCall::carryOnDevice). Per kernel
+  // States carried on the device (BoundCall::carryState). Per kernel
   // buffer, `keep`: the device copy is the one that counts, so an input is
   // not uploaded before the call (the previous call left the state there)
   // and a result is not copied back after it. Each Carry copies a result
@@ -200,6 +200,13 @@ struct BoundCall::Impl {
     size_t fromBuffer = 0;
     std::vector<std::pair<Impl *, size_t>> to;
     bool resident = false; // the inputs' device copies hold the state
+    // CPU modules: the result's buffer and the (one) input's trade their
+    // host memory after each call, so the next call reads the state where
+    // this one wrote it and writes the next state over the old one. After
+    // an odd number of calls the state is in the result's memory
+    // (resident), and `argumentHost`, the argument's own memory, is stale.
+    bool swap = false;
+    uint8_t *argumentHost = nullptr;
   };
   std::vector<Carry> carries;
   const FunctionInfo *info = nullptr;
@@ -240,6 +247,11 @@ struct BoundCall::Impl {
   /// device copy (then the argument's HostTensor holds the state).
   bool moveCarries(std::string &error) {
     for (Carry &c : carries) {
+      if (c.swap) {
+        std::swap(raw(c.from, c.fromBuffer)->host, raw(c.to[0].first, c.to[0].second)->host);
+        c.resident = !c.resident;
+        continue;
+      }
       halide_buffer_t *src = raw(c.from, c.fromBuffer);
       bool onDevice = src->device && src->device_interface;
       for (auto &[im, k] : c.to) {
@@ -278,6 +290,75 @@ struct BoundCall::Impl {
       }
       c.resident = false;
     }
+    return true;
+  }
+
+  /// How many kernel buffers of this call (and of its steps) have `host` as
+  /// their memory, counting the results copied out at the end.
+  int buffersOn(const uint8_t *host) const {
+    int n = 0;
+    for (void *b : argv)
+      n += static_cast<halide_buffer_t *>(b)->host == host;
+    for (const auto &s : steps)
+      n += s->impl->buffersOn(host);
+    auto on = [&](const HostTensor *t) {
+      auto at = [&](const void *p) { return p && static_cast<const uint8_t *>(p) == host; };
+      return at(t->external) + at(t->view) + at(t->rawView) +
+             (!t->data.empty() && at(t->data.data())) + (!t->ints.empty() && at(t->ints.data()));
+    };
+    for (const auto &[from, to] : copies)
+      n += on(from) + on(to);
+    return n;
+  }
+
+  /// The CPU form of BoundCall::carryState: the result's and the argument's
+  /// buffers trade memory after each call (Carry::swap). Only where exactly
+  /// one kernel buffer reads the argument, one writes the result, no later
+  /// step of the same call reads the result, and neither memory backs any
+  /// other buffer of the call.
+  bool carryOnHost(size_t result, size_t argument) {
+    const FunctionInfo &fn = *info;
+    Carry c;
+    c.swap = true;
+    if (!fn.segmented) {
+      c.from = this;
+      c.fromBuffer = fn.arguments.size() + result;
+      c.to.push_back({this, argument});
+    } else {
+      int value = fn.resultValues[result];
+      if (value < static_cast<int>(fn.arguments.size()))
+        return false; // an argument passed through: nothing to carry
+      for (size_t j = 0; j < fn.steps.size(); ++j) {
+        Impl *step = steps[j]->impl.get();
+        const SegmentStep &st = fn.steps[j];
+        for (size_t k = 0; k < st.outputs.size(); ++k)
+          if (st.outputs[k] == value) {
+            c.from = step;
+            c.fromBuffer = step->info->arguments.size() + k;
+          }
+        for (size_t k = 0; k < st.inputs.size(); ++k) {
+          if (st.inputs[k] == value)
+            return false; // a later step reads the new state in this call
+          if (st.inputs[k] == static_cast<int>(argument))
+            c.to.push_back({step, k});
+        }
+      }
+      if (!c.from || c.to.size() != 1)
+        return false;
+    }
+    Impl *to = c.to[0].first;
+    for (const Carry &other : carries)
+      if ((other.from == c.from && other.fromBuffer == c.fromBuffer) || other.to[0] == c.to[0])
+        return false; // already carried
+    if (!c.from->fn || c.from->chunking || to->chunking || c.fromBuffer >= c.from->argv.size())
+      return false;
+    halide_buffer_t *src = raw(c.from, c.fromBuffer), *dst = raw(to, c.to[0].second);
+    if (!src->host || !dst->host || src->host == dst->host ||
+        src->size_in_bytes() != dst->size_in_bytes() || buffersOn(src->host) != 1 ||
+        buffersOn(dst->host) != 1)
+      return false;
+    c.argumentHost = dst->host;
+    carries.push_back(std::move(c));
     return true;
   }
 
@@ -374,7 +455,7 @@ bool BoundCall::invoke(std::string &error) {
   return impl->call(error) && impl->moveCarries(error);
 }
 
-bool BoundCall::carryOnDevice(size_t result, size_t argument) {
+bool BoundCall::carryState(size_t result, size_t argument) {
   Impl &im = *impl;
   if (!im.info || result >= im.info->results.size() || argument >= im.info->arguments.size())
     return false;
@@ -382,6 +463,11 @@ bool BoundCall::carryOnDevice(size_t result, size_t argument) {
   const TensorInfo &r = fn.results[result], &a = fn.arguments[argument];
   if (r.shape != a.shape || r.dtype != a.dtype)
     return false;
+  bool device = im.device;
+  for (const auto &s : im.steps)
+    device = device || s->impl->device;
+  if (!device)
+    return im.carryOnHost(result, argument);
   Impl::Carry c;
   if (!fn.segmented) {
     if (!im.device || im.chunking)
@@ -428,6 +514,15 @@ bool BoundCall::syncToHost(std::string &error) {
   for (Impl::Carry &c : impl->carries) {
     if (!c.resident)
       continue;
+    if (c.swap) { // the state into the argument's memory, and the buffers back
+      halide_buffer_t *src = Impl::raw(c.from, c.fromBuffer);
+      halide_buffer_t *dst = Impl::raw(c.to[0].first, c.to[0].second);
+      std::memcpy(c.argumentHost, dst->host, dst->size_in_bytes());
+      src->host = dst->host;
+      dst->host = c.argumentHost;
+      c.resident = false;
+      continue;
+    }
     auto [im, k] = c.to.front();
     halide_buffer_t *dst = Impl::raw(im, k);
     dst->set_device_dirty(true);

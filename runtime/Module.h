@@ -112,21 +112,30 @@ public:
   /// Runs the kernel; results land in the HostTensors given to bind().
   bool invoke(std::string &error);
 
-  /// GPU modules: declares that result `result` is the next call's input
-  /// `argument` (a state carried across decode steps; same shape and
-  /// dtype). After each call the result is copied on the device into that
-  /// input's device buffer, and neither goes through the host: the
-  /// result's HostTensor is not written and the argument's HostTensor is
-  /// stale until syncToHost(). The first call uploads the argument from the
-  /// host as usual. Returns false, changing nothing, where it does not
-  /// apply: a CPU module, a time-chunked function, a result that is an
-  /// argument passed through, an argument no kernel reads, or indices,
+  /// Declares that result `result` is the next call's input `argument` (a
+  /// state carried across decode steps; same shape and dtype), so that it
+  /// is not copied through the caller's HostTensors after each call:
+  ///  * GPU modules: after each call the result is copied on the device
+  ///    into that input's device buffer; the first call uploads the
+  ///    argument from the host as usual.
+  ///  * CPU modules: the result's and the argument's buffers trade their
+  ///    memory after each call (ping-pong), so the next call reads the
+  ///    state where this one wrote it and writes over the one before; the
+  ///    argument's memory is written (it must be writable storage, not a
+  ///    view). Refused where another buffer of the call shares either
+  ///    memory.
+  /// Either way the result's HostTensor does not hold the state and the
+  /// argument's HostTensor is stale until syncToHost(). Returns false,
+  /// changing nothing, where it does not apply: a time-chunked function, a
+  /// result that is an argument passed through or that a later step of
+  /// the same call reads (CPU), an argument no kernel reads, or indices,
   /// shapes or dtypes that do not match; the caller then copies the result
   /// into the argument on the host, as before.
-  bool carryOnDevice(size_t result, size_t argument);
-  /// Copies every carried state from the device into its argument's
-  /// HostTensor; the next call uploads it again (so the host may change
-  /// it in between). A no-op when nothing is carried or already synced.
+  bool carryState(size_t result, size_t argument);
+  /// Puts every carried state into its argument's HostTensor (from the
+  /// device, or from the result's memory on a CPU module); the next call
+  /// reads it from there again (so the host may change it in between). A
+  /// no-op when nothing is carried or already synced.
   bool syncToHost(std::string &error);
   /// Bytes the calls so far asked to move between host and device: inputs
   /// marked for upload and results copied back (0 for a CPU module). For
@@ -155,7 +164,7 @@ public:
   /// target): its calls keep device copies of their buffers between calls
   /// (weights uploaded once per bound call) and copy results back to the
   /// host after each call, except the states declared with
-  /// BoundCall::carryOnDevice, which stay on the device.
+  /// BoundCall::carryState, which stay on the device.
   bool onDevice() const;
 
   /// Binds `inputs` (one per argument, shapes as in the manifest) and

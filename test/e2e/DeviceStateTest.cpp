@@ -1,121 +1,15 @@
-// States carried on the device between calls of a GPU module (BoundCall::carryOnDevice):
+// States carried on the device between calls of a GPU module (BoundCall::carryState):
 // decode steps on the opencl engine (PoCL in CI) give what the cpu engine gives with the
 // state carried through the host, without moving the state between host and device.
 //
 // Needs an OpenCL ICD (pocl-opencl-icd, ocl-icd-opencl-dev: scripts/install-deps.sh);
 // ctest label opencl. Graphs: selective_update decode steps (dim 64, N 16), as one
 // kernel and as a segmented function calling a layer twice (two states).
-#include "runtime/Module.h"
-
-#include <gtest/gtest.h>
-
-#include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <string>
-#include <unistd.h>
+#include "StateGraphs.h"
 
 namespace {
 
-using ssm::rt::BoundCall;
-using ssm::rt::CompiledModule;
-using ssm::rt::HostTensor;
-
-constexpr int kDim = 64, kN = 16, kSteps = 6;
-constexpr int64_t kStateBytes = int64_t(kDim) * kN * 4;
-
-std::string t(std::initializer_list<int> shape) {
-  std::string s = "tensor<";
-  for (int d : shape)
-    s += std::to_string(d) + "x";
-  return s + "f32>";
-}
-
-/// @decode(h {state h}, x, dt, A, B, C, D) -> (y, h') and @two(h1, h2, x, ...) ->
-/// (y, h1', h2'): @layer twice, the second on the first's output.
-std::string moduleText() {
-  std::string st = t({1, kDim, kN}), x = t({1, kDim}), A = t({kDim, kN}), bn = t({1, kN}),
-              D = t({kDim});
-  std::string types = st + ", " + x + ", " + x + ", " + A + ", " + bn + ", " + bn + ", " + D;
-  std::string update = "ssm.selective_update %s, %x, %dt, %A, %B, %C D(%D) {dt_softplus} : (" +
-                       types + ") -> (" + x + ", " + st + ")";
-  std::string params = "%x: " + x + ", %dt: " + x + ", %A: " + A + ", %B: " + bn + ", %C: " + bn +
-                       ", %D: " + D;
-  std::string decode = "func.func @decode(%s: " + st + " {ssm.state = \"h\"}, " + params +
-                       ") -> (" + x + ", " + st + " {ssm.state = \"h\"}) {\n  %y, %s2 = " + update +
-                       "\n  return %y, %s2 : " + x + ", " + st + "\n}\n";
-  std::string layer = "func.func private @layer(%s: " + st + ", " + params + ") -> (" + x + ", " +
-                      st + ") {\n  %y, %s2 = " + update + "\n  return %y, %s2 : " + x + ", " + st +
-                      "\n}\n";
-  std::string two =
-      "func.func @two(%h1: " + st + " {ssm.state = \"h1\"}, %h2: " + st + " {ssm.state = \"h2\"}, " +
-      params + ") -> (" + x + ", " + st + " {ssm.state = \"h1\"}, " + st +
-      " {ssm.state = \"h2\"}) {\n" + "  %y1, %n1 = func.call @layer(%h1, %x, %dt, %A, %B, %C, %D) : (" +
-      types + ") -> (" + x + ", " + st + ")\n" +
-      "  %y2, %n2 = func.call @layer(%h2, %y1, %dt, %A, %B, %C, %D) : (" + types + ") -> (" + x +
-      ", " + st + ")\n  return %y2, %n1, %n2 : " + x + ", " + st + ", " + st + "\n}\n";
-  return decode + layer + two;
-}
-
-HostTensor random(std::vector<int64_t> shape, std::mt19937 &rng, float lo, float hi) {
-  HostTensor h;
-  h.shape = shape;
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::uniform_real_distribution<float> u(lo, hi);
-  h.data.resize(n);
-  for (float &v : h.data)
-    v = u(rng);
-  return h;
-}
-
-std::unique_ptr<CompiledModule> compile(const std::string &target) {
-  std::string dir = ::testing::TempDir() + "ssm-device-state-" + target + "-" +
-                    std::to_string(getpid());
-  std::string mlir = dir + ".mlir";
-  std::ofstream(mlir) << moduleText();
-  std::string cmd = std::string(SSM_COMPILE_PATH) + " " + mlir + " --target " + target + " -o " +
-                    dir + " --force";
-  if (std::system(cmd.c_str()) != 0) {
-    ADD_FAILURE() << "failed: " << cmd;
-    return nullptr;
-  }
-  std::string error;
-  auto m = CompiledModule::load(dir, error);
-  EXPECT_TRUE(m) << error;
-  return m;
-}
-
-void expectNear(const HostTensor &got, const HostTensor &want, const std::string &what) {
-  ASSERT_EQ(got.data.size(), want.data.size()) << what;
-  for (size_t i = 0; i < got.data.size(); ++i)
-    ASSERT_NEAR(got.data[i], want.data[i], 1e-5 + 1e-4 * std::fabs(want.data[i]))
-        << what << ", element " << i;
-}
-
-/// The inputs of one decode step (x, dt, B, C change per step; A, D do not).
-struct StepInputs {
-  HostTensor x, dt, A, B, C, D;
-  explicit StepInputs(std::mt19937 &rng)
-      : x(random({1, kDim}, rng, -1, 1)), dt(random({1, kDim}, rng, -1, 1)),
-        A(random({kDim, kN}, rng, -2, -0.1f)), B(random({1, kN}, rng, -1, 1)),
-        C(random({1, kN}, rng, -1, 1)), D(random({kDim}, rng, 0.5f, 1.5f)) {}
-  void next(std::mt19937 &rng) {
-    x = random({1, kDim}, rng, -1, 1);
-    dt = random({1, kDim}, rng, -1, 1);
-    B = random({1, kN}, rng, -1, 1);
-    C = random({1, kN}, rng, -1, 1);
-  }
-  /// Copies into `to` keeping its storage (bound calls hold its address).
-  void copyInto(StepInputs &to) const {
-    to.x.data = x.data;
-    to.dt.data = dt.data;
-    to.B.data = B.data;
-    to.C.data = C.data;
-  }
-};
+using namespace state_graphs;
 
 class DeviceStateTest : public ::testing::Test {
 protected:
@@ -154,10 +48,9 @@ TEST_F(DeviceStateTest, CarriedStateStaysOnTheDeviceAndMatchesTheCpu) {
   auto c = bindDecode(*cpu, ch, cin, cout);
   auto n = bindDecode(*gpu, nh, nin, nout);
   ASSERT_TRUE(g && c && n) << error;
-  ASSERT_TRUE(g->carryOnDevice(1, 0));
-  EXPECT_FALSE(c->carryOnDevice(1, 0)) << "a CPU module has nothing to carry";
-  EXPECT_FALSE(g->carryOnDevice(0, 0)) << "y (1, 64) is not the state's shape";
-  EXPECT_FALSE(g->carryOnDevice(1, 7)) << "no argument 7";
+  ASSERT_TRUE(g->carryState(1, 0));
+  EXPECT_FALSE(g->carryState(0, 0)) << "y (1, 64) is not the state's shape";
+  EXPECT_FALSE(g->carryState(1, 7)) << "no argument 7";
 
   int64_t gPrev = 0, nPrev = 0;
   for (int s = 0; s < kSteps; ++s) {
@@ -218,8 +111,8 @@ TEST_F(DeviceStateTest, SegmentedFunctionCarriesEveryLayersState) {
   auto g = bindTwo(*gpu, g1, g2, gin, gout);
   auto c = bindTwo(*cpu, c1, c2, cin, cout);
   ASSERT_TRUE(g && c) << error;
-  ASSERT_TRUE(g->carryOnDevice(1, 0));
-  ASSERT_TRUE(g->carryOnDevice(2, 1));
+  ASSERT_TRUE(g->carryState(1, 0));
+  ASSERT_TRUE(g->carryState(2, 1));
   int64_t prev = 0, first = 0;
   for (int s = 0; s < kSteps; ++s) {
     in.next(rng);
