@@ -311,52 +311,68 @@ struct BoundCall::Impl {
     return n;
   }
 
-  /// The CPU form of BoundCall::carryState: the result's and the argument's
-  /// buffers trade memory after each call (Carry::swap). Only where exactly
-  /// one kernel buffer reads the argument, one writes the result, no later
-  /// step of the same call reads the result, and neither memory backs any
-  /// other buffer of the call.
-  bool carryOnHost(size_t result, size_t argument) {
+  /// Kernel buffer index of result `k` (after the inputs and any added
+  /// arguments).
+  size_t resultBuffer(size_t k) const { return argv.size() - info->results.size() + k; }
+
+  /// Where BoundCall::carryState's state lives: the kernel buffer that
+  /// writes result `result` (c.from, c.fromBuffer) and the kernel input
+  /// buffers that read argument `argument` (c.to); for a segmented function
+  /// also whether a later step reads the result in the same call. False
+  /// where there is nothing to carry: a result that is an argument passed
+  /// through, or one no step writes or an argument no step reads.
+  bool locateCarry(size_t result, size_t argument, Carry &c, bool &readByAStep) {
     const FunctionInfo &fn = *info;
-    Carry c;
-    c.swap = true;
+    readByAStep = false;
     if (!fn.segmented) {
       c.from = this;
-      c.fromBuffer = fn.arguments.size() + result;
+      c.fromBuffer = resultBuffer(result);
       c.to.push_back({this, argument});
-    } else {
-      int value = fn.resultValues[result];
-      if (value < static_cast<int>(fn.arguments.size()))
-        return false; // an argument passed through: nothing to carry
-      for (size_t j = 0; j < fn.steps.size(); ++j) {
-        Impl *step = steps[j]->impl.get();
-        const SegmentStep &st = fn.steps[j];
-        for (size_t k = 0; k < st.outputs.size(); ++k)
-          if (st.outputs[k] == value) {
-            c.from = step;
-            c.fromBuffer = step->info->arguments.size() + k;
-          }
-        for (size_t k = 0; k < st.inputs.size(); ++k) {
-          if (st.inputs[k] == value)
-            return false; // a later step reads the new state in this call
-          if (st.inputs[k] == static_cast<int>(argument))
-            c.to.push_back({step, k});
-        }
-      }
-      if (!c.from || c.to.size() != 1)
-        return false;
+      return true;
     }
-    Impl *to = c.to[0].first;
+    // The step that writes the result's value, and every step input that
+    // reads the argument (values: arguments first, then the steps' results).
+    int value = fn.resultValues[result];
+    if (value < static_cast<int>(fn.arguments.size()))
+      return false;
+    for (size_t j = 0; j < fn.steps.size(); ++j) {
+      Impl *step = steps[j]->impl.get();
+      const SegmentStep &st = fn.steps[j];
+      for (size_t k = 0; k < st.outputs.size(); ++k)
+        if (st.outputs[k] == value) {
+          c.from = step;
+          c.fromBuffer = step->resultBuffer(k);
+        }
+      for (size_t k = 0; k < st.inputs.size(); ++k) {
+        readByAStep = readByAStep || st.inputs[k] == value;
+        if (st.inputs[k] == static_cast<int>(argument))
+          c.to.push_back({step, k});
+      }
+    }
+    return c.from && !c.to.empty();
+  }
+
+  /// The CPU form of BoundCall::carryState for the buffers locateCarry
+  /// found: the result's and the argument's buffers trade memory after each
+  /// call (Carry::swap). Only where exactly one kernel buffer reads the
+  /// argument, no later step of the same call reads the result, neither
+  /// kernel is time-chunked, and neither memory backs any other buffer of
+  /// the call.
+  bool carryOnHost(Carry c, bool readByAStep) {
+    if (readByAStep || c.to.size() != 1)
+      return false;
     for (const Carry &other : carries)
       if ((other.from == c.from && other.fromBuffer == c.fromBuffer) || other.to[0] == c.to[0])
         return false; // already carried
-    if (!c.from->fn || c.from->chunking || to->chunking || c.fromBuffer >= c.from->argv.size())
+    Impl *to = c.to[0].first;
+    if (c.from->chunking || to->chunking)
       return false;
     halide_buffer_t *src = raw(c.from, c.fromBuffer), *dst = raw(to, c.to[0].second);
     if (!src->host || !dst->host || src->host == dst->host ||
         src->size_in_bytes() != dst->size_in_bytes() || buffersOn(src->host) != 1 ||
         buffersOn(dst->host) != 1)
       return false;
+    c.swap = true;
     c.argumentHost = dst->host;
     carries.push_back(std::move(c));
     return true;
@@ -463,47 +479,24 @@ bool BoundCall::carryState(size_t result, size_t argument) {
   const TensorInfo &r = fn.results[result], &a = fn.arguments[argument];
   if (r.shape != a.shape || r.dtype != a.dtype)
     return false;
+  Impl::Carry c;
+  bool readByAStep = false;
+  if (!im.locateCarry(result, argument, c, readByAStep))
+    return false;
   bool device = im.device;
   for (const auto &s : im.steps)
     device = device || s->impl->device;
   if (!device)
-    return im.carryOnHost(result, argument);
-  Impl::Carry c;
-  if (!fn.segmented) {
-    if (!im.device || im.chunking)
+    return im.carryOnHost(std::move(c), readByAStep);
+  // GPU: every kernel of the call on the device, none time-chunked.
+  if (!fn.segmented && (!im.device || im.chunking))
+    return false;
+  for (const auto &s : im.steps)
+    if (!s->impl->device || s->impl->chunking)
       return false;
-    c.from = &im;
-    c.fromBuffer = im.deviceInputs + result;
-    c.to.push_back({&im, argument});
-  } else {
-    // The step that writes the result's value, and every step input that
-    // reads the argument (values: arguments first, then the steps' results).
-    int value = fn.resultValues[result];
-    if (value < static_cast<int>(fn.arguments.size()))
-      return false; // an argument passed through: nothing to carry
-    bool readByAStep = false;
-    for (size_t j = 0; j < fn.steps.size(); ++j) {
-      Impl *step = im.steps[j]->impl.get();
-      if (!step->device || step->chunking)
-        return false;
-      const SegmentStep &st = fn.steps[j];
-      for (size_t k = 0; k < st.outputs.size(); ++k)
-        if (st.outputs[k] == value) {
-          c.from = step;
-          c.fromBuffer = step->deviceInputs + k;
-        }
-      for (size_t k = 0; k < st.inputs.size(); ++k) {
-        readByAStep = readByAStep || st.inputs[k] == value;
-        if (st.inputs[k] == static_cast<int>(argument))
-          c.to.push_back({step, k});
-      }
-    }
-    if (!c.from || c.to.empty())
-      return false;
-    if (readByAStep) { // a later step reads it from the host: keep copying it back
-      im.carries.push_back(std::move(c));
-      return true;
-    }
+  if (readByAStep) { // a later step reads it from the host: keep copying it back
+    im.carries.push_back(std::move(c));
+    return true;
   }
   c.from->keep[c.fromBuffer] = true;
   im.carries.push_back(std::move(c));

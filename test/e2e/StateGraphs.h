@@ -1,7 +1,8 @@
 // Graphs and inputs shared by the carried-state tests (DeviceStateTest.cpp on a GPU
 // module, HostCarryTest.cpp on the CPU): selective_update decode steps (dim 64, N 16),
 // as one kernel (@decode) and as a segmented function calling a layer twice (@two,
-// two states), compiled with ssm-compile (SSM_COMPILE_PATH).
+// two states), compiled with ssm-compile (SSM_COMPILE_PATH). StreamingSessionTest.cpp
+// uses its tensor-type (t) and random-input (random) helpers.
 #ifndef SSM_TEST_E2E_STATE_GRAPHS_H
 #define SSM_TEST_E2E_STATE_GRAPHS_H
 

@@ -1,25 +1,14 @@
 // A streaming session (prefill with the scan, then decode with selective_update,
 // the state carried by the runtime) gives what one scan over the whole sequence gives.
+#include "StateGraphs.h" // t() and random()
 #include "runtime/Session.h"
-
-#include <gtest/gtest.h>
-
-#include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <string>
 
 namespace {
 
-constexpr int kDim = 64, kN = 16, kPrompt = 32, kSteps = 4, kTotal = kPrompt + kSteps;
+using state_graphs::random;
+using state_graphs::t;
 
-std::string t(std::initializer_list<int> shape) {
-  std::string s = "tensor<";
-  for (int d : shape)
-    s += std::to_string(d) + "x";
-  return s + "f32>";
-}
+constexpr int kDim = 64, kN = 16, kPrompt = 32, kSteps = 4, kTotal = kPrompt + kSteps;
 
 std::string moduleText() {
   std::string A = t({kDim, kN}), D = t({kDim}), st = t({1, kDim, kN});
@@ -44,19 +33,6 @@ std::string moduleText() {
                        st + ", " + x + ", " + x + ", " + A + ", " + bn + ", " + bn + ", " + D +
                        ") -> (" + x + ", " + st + ")\n  return %y, %s2 : " + x + ", " + st + "\n}\n";
   return scan("prefill", kPrompt, true) + decode + scan("full", kTotal, false);
-}
-
-ssm::rt::HostTensor random(std::vector<int64_t> shape, std::mt19937 &rng, float lo, float hi) {
-  ssm::rt::HostTensor h;
-  h.shape = shape;
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::uniform_real_distribution<float> u(lo, hi);
-  h.data.resize(n);
-  for (float &v : h.data)
-    v = u(rng);
-  return h;
 }
 
 /// Rows [t0, t0 + len) of a time-major (1, L, C) tensor.
