@@ -2,6 +2,7 @@
 #include "runtime/Module.h"
 
 #include "runtime/CpuFeatures.h"
+#include "runtime/ThreadPool.h"
 
 #include "HalideBuffer.h"
 
@@ -211,6 +212,10 @@ struct BoundCall::Impl {
   std::vector<Carry> carries;
   const FunctionInfo *info = nullptr;
   int64_t transferBytes = 0;
+  // The module's pool slot (set again by CompiledModule::setThreads) and its
+  // Halide runner: where this call's parallel loops run.
+  KernelThreadPool *const *pool = nullptr;
+  ParallelForFn halideParallelFor = nullptr;
 
   bool kept(size_t i) const { return i < keep.size() && keep[i]; }
   static halide_buffer_t *raw(Impl *im, size_t i) {
@@ -225,7 +230,11 @@ struct BoundCall::Impl {
           b->set_host_dirty(true);
           transferBytes += static_cast<int64_t>(b->size_in_bytes());
         }
-    int rc = fn(argv.data());
+    int rc;
+    {
+      ParallelScope scope(pool ? *pool : nullptr, halideParallelFor);
+      rc = fn(argv.data());
+    }
     if (!device || rc != 0)
       return rc;
     uploaded = true;
@@ -740,6 +749,8 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     m->entries.push_back(sym);
   }
   m->setAllocator(poolMalloc, poolFree);
+  m->halideParallelFor = installParallelFor(m->handle);
+  m->pool = KernelThreadPool::get(0);
   using ErrorHandler = void (*)(void *, const char *);
   using SetErrorHandler = ErrorHandler (*)(ErrorHandler);
   if (auto set = reinterpret_cast<SetErrorHandler>(dlsym(m->handle, "halide_set_error_handler")))
@@ -765,6 +776,7 @@ void CompiledModule::setThreads(int n) {
   using SetFn = int (*)(int);
   if (auto set = reinterpret_cast<SetFn>(dlsym(handle, "halide_set_num_threads")))
     set(n);
+  pool = KernelThreadPool::get(n);
 }
 
 namespace {
@@ -841,6 +853,8 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   call->impl->fn = reinterpret_cast<ArgvFn>(entries[&fn - fns.data()]);
   call->impl->name = fn.symbol;
   call->impl->info = &fn;
+  call->impl->pool = &pool;
+  call->impl->halideParallelFor = halideParallelFor;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]->dtype != fn.arguments[i].dtype) {
       error = "argument '" + fn.arguments[i].name + "' of @" + fn.name + " is " + inputs[i]->dtype +

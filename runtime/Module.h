@@ -103,6 +103,7 @@ struct FunctionInfo {
 };
 
 class CompiledModule;
+class KernelThreadPool;
 
 /// A function with its argument and result buffers bound, ready to be
 /// called many times (timing loops, streaming decode) without rebinding.
@@ -174,7 +175,10 @@ public:
                                   const std::vector<const HostTensor *> &inputs,
                                   std::vector<HostTensor> &outputs, std::string &error);
 
-  /// Threads of the module's Halide thread pool (0: one per core).
+  /// Threads its parallel loops run on (0: one per core, or HL_NUM_THREADS):
+  /// the runtime's spinning pool of that many threads (runtime/ThreadPool.h),
+  /// and the module's Halide pool, which takes a loop while another thread
+  /// holds the first.
   void setThreads(int n);
 
   /// Routes the kernels' heap allocations (their scratch buffers) through
@@ -198,6 +202,10 @@ private:
   std::string dir, targetString;
   std::vector<FunctionInfo> fns;
   std::vector<void *> entries; // <symbol>_argv per function (null when segmented)
+  // Where the parallel loops run (runtime/ThreadPool.h): the runtime's pool
+  // for the thread count, and the module's own Halide runner as fallback.
+  KernelThreadPool *pool = nullptr;
+  int (*halideParallelFor)(void *, int (*)(void *, int, uint8_t *), int, int, uint8_t *) = nullptr;
 };
 
 } // namespace ssm::rt

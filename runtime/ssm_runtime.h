@@ -110,7 +110,12 @@ SSM_RT_API int ssm_model_has_step(const ssm_model_t *model);
  * `ssm-import --batch B`: model.json functions.step_batched), which
  * ssm_streams_step uses; 0 when none is compiled. Since 0.5. */
 SSM_RT_API int64_t ssm_model_step_batch(const ssm_model_t *model);
-/* Threads of the kernels' thread pools (0: one per core). */
+/* Threads of the kernels' parallel loops, the calling thread included (0: one
+ * per core, or HL_NUM_THREADS when set). The loops run on a pool shared by the
+ * process's modules of that thread count, whose workers spin for a few
+ * milliseconds after a loop before they sleep (as llama.cpp's do); a loop
+ * started while another thread's loop holds the pool runs on the module's own
+ * Halide pool of the same count. Results do not depend on the count. */
 SSM_RT_API ssm_status_t ssm_model_set_threads(ssm_model_t *model, int threads);
 
 /* The model's states, in model.json order. `name` and `shape` stay valid
@@ -214,7 +219,7 @@ SSM_RT_API ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const 
 SSM_RT_API ssm_status_t ssm_module_open(const char *dir, ssm_module_t **out);
 /* NULL is ignored. */
 SSM_RT_API void ssm_module_free(ssm_module_t *module);
-/* Threads of the module's Halide thread pool (0: one per core). */
+/* Threads of the module's parallel loops (as ssm_model_set_threads). */
 SSM_RT_API ssm_status_t ssm_module_set_threads(ssm_module_t *module, int threads);
 /* The Halide target string the module was compiled for ("x86-64-linux-avx2-..."). */
 SSM_RT_API const char *ssm_module_target(const ssm_module_t *module);

@@ -1,0 +1,128 @@
+// The pool the kernels' parallel loops run on (runtime/ThreadPool.h): every task of a
+// loop runs once, a task's error reaches the caller, and a compiled module's loops run
+// on it and compute, bit for bit, what the module's own Halide pool computes with one
+// thread, also while two application threads call the module at once (one of them then
+// falls back to Halide's pool). Expected values: a matvec computed here in double.
+#include "runtime/ThreadPool.h"
+
+#include "StateGraphs.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace {
+
+using ssm::rt::KernelThreadPool;
+using state_graphs::random;
+
+TEST(ThreadPoolTest, EveryTaskRunsOnce) {
+  KernelThreadPool *pool = KernelThreadPool::get(2);
+  ASSERT_TRUE(pool);
+  EXPECT_EQ(pool, KernelThreadPool::get(2)) << "one pool per thread count";
+  EXPECT_EQ(pool->threads(), 2);
+  EXPECT_EQ(KernelThreadPool::get(1), nullptr) << "one thread: no pool";
+  for (int size : {2, 3, 17, 1000}) {
+    std::vector<std::atomic<int>> runs(size + 5);
+    struct Ctx {
+      std::vector<std::atomic<int>> *runs;
+    } ctx{&runs};
+    auto task = [](void *, int i, uint8_t *closure) {
+      (*reinterpret_cast<Ctx *>(closure)->runs)[i].fetch_add(1);
+      return 0;
+    };
+    ASSERT_TRUE(pool->tryAcquire());
+    EXPECT_FALSE(pool->tryAcquire()) << "held";
+    EXPECT_EQ(pool->run(nullptr, task, 5, size, reinterpret_cast<uint8_t *>(&ctx)), 0);
+    pool->release();
+    for (int i = 0; i < size + 5; ++i)
+      ASSERT_EQ(runs[i].load(), i < 5 ? 0 : 1) << "task " << i << " of [5, " << size + 5 << ")";
+  }
+}
+
+TEST(ThreadPoolTest, ATasksErrorReachesTheCaller) {
+  KernelThreadPool *pool = KernelThreadPool::get(2);
+  ASSERT_TRUE(pool);
+  auto task = [](void *, int i, uint8_t *) { return i == 37 ? -7 : 0; };
+  EXPECT_EQ(pool->run(nullptr, task, 0, 100, nullptr), -7);
+  EXPECT_EQ(pool->run(nullptr, task, 40, 100, nullptr), 0);
+}
+
+// y = x W^T at a size the heuristic schedule splits over threads.
+constexpr int kK = 256, kRows = 1024;
+
+std::string matvecText() {
+  std::string x = "tensor<1x" + std::to_string(kK) + "xf32>",
+              w = "tensor<" + std::to_string(kRows) + "x" + std::to_string(kK) + "xf32>",
+              y = "tensor<1x" + std::to_string(kRows) + "xf32>";
+  return "func.func @main(%x: " + x + ", %w: " + w + " {ssm.param = \"w\"}) -> " + y + " {\n" +
+         "  %zero = arith.constant 0.0 : f32\n  %e = tensor.empty() : " + y + "\n" +
+         "  %f = linalg.fill ins(%zero : f32) outs(%e : " + y + ") -> " + y + "\n" +
+         "  %y = linalg.matmul_transpose_b ins(%x, %w : " + x + ", " + w + ") outs(%f : " + y +
+         ") -> " + y + "\n  return %y : " + y + "\n}\n";
+}
+
+TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
+  std::string dir = ::testing::TempDir() + "ssm-thread-pool-" + std::to_string(getpid());
+  std::ofstream(dir + ".mlir") << matvecText();
+  std::string cmd = std::string(SSM_COMPILE_PATH) + " " + dir + ".mlir -o " + dir + " --force";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string error;
+  auto module = ssm::rt::CompiledModule::load(dir, error);
+  ASSERT_TRUE(module) << error;
+
+  std::mt19937 rng(3);
+  auto x = random({1, kK}, rng, -1, 1), w = random({kRows, kK}, rng, -1, 1);
+  std::vector<double> want(kRows, 0.0);
+  for (int r = 0; r < kRows; ++r)
+    for (int k = 0; k < kK; ++k)
+      want[r] += double(x.data[k]) * w.data[size_t(r) * kK + k];
+
+  auto runWith = [&](int threads) {
+    module->setThreads(threads);
+    std::vector<ssm::rt::HostTensor> out;
+    auto call = module->bind(*module->find("main"), {&x, &w}, out, error);
+    EXPECT_TRUE(call) << error;
+    EXPECT_TRUE(call && call->invoke(error)) << error;
+    return out.empty() ? std::vector<float>() : std::vector<float>(out[0].data.begin(), out[0].data.end());
+  };
+  std::vector<float> one = runWith(1);
+  KernelThreadPool *pool = KernelThreadPool::get(2);
+  ASSERT_TRUE(pool);
+  uint64_t before = pool->loops();
+  std::vector<float> two = runWith(2);
+  EXPECT_GT(pool->loops(), before) << "the module's parallel loops did not run on the pool";
+  ASSERT_EQ(one.size(), size_t(kRows));
+  ASSERT_EQ(two, one) << "the pool changed the results";
+  for (int r = 0; r < kRows; ++r)
+    ASSERT_NEAR(one[r], want[r], 1e-4 * (1 + std::fabs(want[r]))) << "row " << r;
+
+  // Two application threads at once: one holds the pool, the other's loops
+  // run on the module's Halide pool; both compute the same values.
+  module->setThreads(2);
+  std::vector<std::vector<float>> results(2);
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 2; ++c)
+    callers.emplace_back([&, c] {
+      std::vector<ssm::rt::HostTensor> out;
+      auto call = module->bind(*module->find("main"), {&x, &w}, out, errors[c]);
+      for (int i = 0; call && i < 200; ++i) {
+        if (!call->invoke(errors[c]))
+          return;
+        if (!std::equal(one.begin(), one.end(), out[0].data.begin(), out[0].data.end())) {
+          errors[c] = "call " + std::to_string(i) + " differs";
+          return;
+        }
+      }
+      if (call)
+        results[c].assign(out[0].data.begin(), out[0].data.end());
+    });
+  for (std::thread &t : callers)
+    t.join();
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(errors[c], "") << "caller " << c;
+    EXPECT_EQ(results[c], one) << "caller " << c;
+  }
+}
+
+} // namespace
