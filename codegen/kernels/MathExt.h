@@ -29,6 +29,20 @@ inline Halide::Expr pow2i(Halide::Expr k) {
   return reinterpret<float>((k + 127) << 23);
 }
 
+/// 1.5 * 2^23: for |x| < 2^22, x + kRoundingShift rounds x to an integer k
+/// (the f32 ulp there is 1; ties to even, the default rounding mode) and
+/// holds k in its low mantissa bits, so (bits << 23) is k << 23 (the
+/// constant's own bits shift out). Two adds instead of a round and a
+/// convert: Halide 14 lowers a 16-lane round to two 8-lane vroundps plus an
+/// extract and an insert on AVX-512 (no vrndscaleps), and the convert is
+/// one more instruction. Results are the same bits as round() and cast.
+constexpr float kRoundingShift = 12582912.0f;
+
+/// x + kRoundingShift, kept from the simplifier and from FMA contraction.
+inline Halide::Expr roundingShift(Halide::Expr x) {
+  return Halide::strict_float(x + kRoundingShift);
+}
+
 /// exp(x) for f32 within about 2 ulp over the normal range: Cody-Waite
 /// range reduction x = k ln2 + r, |r| <= ln2/2, a degree-5 minimax polynomial
 /// for e^r (the coefficients of Cephes' expf), and 2^k built in the exponent
@@ -60,13 +74,15 @@ inline Halide::Expr accurateExp(Halide::Expr x) {
 /// x = k ln2 + r with |r| <= ln2/2 (r exact), e^r = 1 + r q(r) with q of
 /// degree 5 (Lawson minimax fit, relative error 2e-9 before f32 rounding,
 /// exact at r = 0), and 2^k added to the exponent bits. 16 vector
-/// instructions: min, max, mul, round, mul, sub, FMA, 6 FMA, cvt, shl, add.
+/// instructions: min, max, mul, add, sub (the round by kRoundingShift), mul,
+/// sub, FMA, 6 FMA, shl, add.
 /// The kernels use it per (token, channel) (softplus, silu); per state
 /// element they use accurateExp2, which is two instructions shorter.
 inline Halide::Expr expNarrow(Halide::Expr x) {
   using namespace Halide;
   Expr xc = clamp(x, -86.6f, 88.0f);
-  Expr k = round(xc * 1.44269504088896341f);
+  Expr t = roundingShift(strict_float(xc * 1.44269504088896341f));
+  Expr k = strict_float(t - kRoundingShift); // round(xc log2 e), ties to even
   // k * 0.693359375 is exact and so is the difference (|k| < 2^8, the
   // constant has 9 bits). strict_float keeps the two steps apart: Halide's
   // simplifier otherwise folds them into x - k * fl(ln 2) in some contexts.
@@ -79,7 +95,7 @@ inline Halide::Expr expNarrow(Halide::Expr x) {
   q = q * r + 4.9999994209e-01f;
   q = q * r + 1.0000000322e+00f;
   Expr p = q * r + 1.0f;
-  return reinterpret<float>(reinterpret<int>(p) + (cast<int>(k) << 23));
+  return reinterpret<float>(reinterpret<int>(p) + (reinterpret<int>(t) << 23));
 }
 
 /// 2^x for f32 within 1 ulp: x = k + f with k = round(x), |f| <= 1/2, and
@@ -87,14 +103,15 @@ inline Halide::Expr expNarrow(Halide::Expr x) {
 /// 2e-9 before f32 rounding, exact at f = 0 so that a product of many
 /// factors near 1 does not drift); 2^k is added to the exponent bits. x is
 /// clamped to [-125, 127]: results stay normal and finite (2^-125 stands in
-/// for anything smaller). 14 vector instructions: min, max, round, sub,
-/// 6 FMA, cvt, shl, add. With x = (dt log2 e) * A, one multiply more gives
+/// for anything smaller). 13 vector instructions: min, max, add, sub, sub,
+/// 6 FMA, shl, add (the round by kRoundingShift). With x = (dt log2 e) * A, one multiply more gives
 /// exp(dt A); that rounds the argument twice (once more than a plain
 /// dt * A), see expNarrow for the single-rounding form.
 inline Halide::Expr accurateExp2(Halide::Expr x) {
   using namespace Halide;
   Expr xc = clamp(x, -125.0f, 127.0f);
-  Expr k = round(xc);
+  Expr t = roundingShift(xc);
+  Expr k = strict_float(t - kRoundingShift); // round(xc), ties to even
   Expr f = xc - k;
   Expr q = 1.5353360629e-04f;
   q = q * f + 1.3398874867e-03f;
@@ -103,7 +120,7 @@ inline Halide::Expr accurateExp2(Halide::Expr x) {
   q = q * f + 2.4022647913e-01f;
   q = q * f + 6.9314720286e-01f;
   Expr p = q * f + 1.0f;
-  return reinterpret<float>(reinterpret<int>(p) + (cast<int>(k) << 23));
+  return reinterpret<float>(reinterpret<int>(p) + (reinterpret<int>(t) << 23));
 }
 
 /// log(1 + v) + e ln2 for v in [sqrt(1/2) - 1, sqrt(2) - 1] and e a small
