@@ -80,16 +80,18 @@ SelectiveUpdateKernel buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in
     return x.func(nn, g, b);
   };
 
-  // Per channel: dt (bias, softplus) folded with log2(e), and dt * x.
-  Func pre(Internal::unique_name("su_pre"));
+  // Per channel: dt (bias, softplus), then dt folded with log2(e), and
+  // dt * x. dt is a Func of its own so that the softplus is computed once:
+  // Halide repeats a shared subexpression in each element of a Tuple.
+  Func dtF(Internal::unique_name("su_dt"));
   {
     Expr raw = in.dt.func(cvb);
     if (in.dtBias)
       raw = raw + in.dtBias->func(cv);
-    Expr dt = in.dtSoftplus ? softplus(raw) : raw;
-    Expr xx = in.x.func(cvb);
-    pre(cvb) = Tuple(dt * 1.44269504088896341f, dt * xx);
+    dtF(cvb) = in.dtSoftplus ? softplus(raw) : raw;
   }
+  Func pre(Internal::unique_name("su_pre"));
+  pre(cvb) = Tuple(dtF(cvb) * 1.44269504088896341f, dtF(cvb) * in.x.func(cvb));
 
   // The new state, computed once per channel tile; new_state copies it and
   // the readout reduces it while the tile is in L1.
@@ -108,6 +110,7 @@ SelectiveUpdateKernel buildSelectiveUpdate(const SelectiveUpdateKernelInputs &in
 
   std::vector<Expr> yShape = in.x.shape;
   SelectiveUpdateKernel k;
+  k.dt = dtF;
   k.pre = pre;
   k.state = S;
   k.newState = ns;

@@ -10,6 +10,7 @@
 // Loop nest, without heads, dim 1536, N 16 (Pipeline::print_loop_nest()):
 //   for b:
 //     parallel cO in [0, dim/tile):               new_state and y fused
+//       su_dt(c) = softplus(dt + bias)             vectorized over 8 channels
 //       su_pre(c) = (dt log2 e, dt x)              vectorized over 8 channels
 //       for c in tile: S(n, c)                     n vectorized (2 x 8 lanes)
 //       for c in tile: new_state(n, c) = S(n, c)   n vectorized
@@ -65,12 +66,13 @@ struct SelectiveUpdateKernelInputs {
   bool dtSoftplus = false;
 };
 
-/// The stages of the decode step: pre (per channel: dt log2 e, dt x), state
+/// The stages of the decode step: dt (per channel: bias and softplus
+/// applied), pre (per channel: dt log2 e, dt x), state
 /// (the new state S), newState (copies S), acc (the readout over `readout`),
 /// y; Funcs' vars are (n, c[, h], b) and (c[, h], b).
 struct SelectiveUpdateKernel {
   KernelResult result; // {y, new_state}
-  Halide::Func pre, state, newState, acc, y;
+  Halide::Func dt, pre, state, newState, acc, y;
   Halide::RDom readout;
   bool heads = false;
   std::optional<int64_t> n, channels; // static N and dim (P with heads)

@@ -72,6 +72,7 @@ void scheduleSelectiveUpdate(SelectiveUpdateKernel &k, const CpuSchedule &s,
   if (s.unrollState && nC)
     S.unroll(no);
   pre.compute_at(ns, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
+  k.dt.compute_at(ns, cO).vectorize(c, cvw, TailStrategy::GuardWithIf);
   // The readout: 8 channels at a time, vectorised over both the channel and
   // n, so that the horizontal sums become one 64-to-8 lane reduction.
   Var cc("cc"), cl("cl");
