@@ -212,9 +212,9 @@ struct BoundCall::Impl {
   std::vector<Carry> carries;
   const FunctionInfo *info = nullptr;
   int64_t transferBytes = 0;
-  // The module's pool slot (set again by CompiledModule::setThreads) and its
-  // Halide runner: where this call's parallel loops run.
-  KernelThreadPool *const *pool = nullptr;
+  // The module's thread count (set again by CompiledModule::setThreads) and
+  // its Halide runner: where this call's parallel loops run.
+  const int *threads = nullptr;
   ParallelForFn halideParallelFor = nullptr;
 
   bool kept(size_t i) const { return i < keep.size() && keep[i]; }
@@ -232,7 +232,7 @@ struct BoundCall::Impl {
         }
     int rc;
     {
-      ParallelScope scope(pool ? *pool : nullptr, halideParallelFor);
+      ParallelScope scope(threads ? KernelThreadPool::get(*threads) : nullptr, halideParallelFor);
       rc = fn(argv.data());
     }
     if (!device || rc != 0)
@@ -750,7 +750,6 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
   }
   m->setAllocator(poolMalloc, poolFree);
   m->halideParallelFor = installParallelFor(m->handle);
-  m->pool = KernelThreadPool::get(0);
   using ErrorHandler = void (*)(void *, const char *);
   using SetErrorHandler = ErrorHandler (*)(ErrorHandler);
   if (auto set = reinterpret_cast<SetErrorHandler>(dlsym(m->handle, "halide_set_error_handler")))
@@ -776,7 +775,7 @@ void CompiledModule::setThreads(int n) {
   using SetFn = int (*)(int);
   if (auto set = reinterpret_cast<SetFn>(dlsym(handle, "halide_set_num_threads")))
     set(n);
-  pool = KernelThreadPool::get(n);
+  threads = n;
 }
 
 namespace {
@@ -853,7 +852,7 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   call->impl->fn = reinterpret_cast<ArgvFn>(entries[&fn - fns.data()]);
   call->impl->name = fn.symbol;
   call->impl->info = &fn;
-  call->impl->pool = &pool;
+  call->impl->threads = &threads;
   call->impl->halideParallelFor = halideParallelFor;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i]->dtype != fn.arguments[i].dtype) {

@@ -204,7 +204,7 @@ private:
   std::vector<void *> entries; // <symbol>_argv per function (null when segmented)
   // Where the parallel loops run (runtime/ThreadPool.h): the runtime's pool
   // for the thread count, and the module's own Halide runner as fallback.
-  KernelThreadPool *pool = nullptr;
+  int threads = 0; // setThreads; the pool is looked up per call
   int (*halideParallelFor)(void *, int (*)(void *, int, uint8_t *), int, int, uint8_t *) = nullptr;
 };
 

@@ -12,8 +12,10 @@
 // The runtime therefore runs those loops on pthreadpool (Marat Dukhan's,
 // BSD-2-Clause, Debian libpthreadpool; the pool XNNPACK and PyTorch's
 // mobile runtime use), whose workers spin for a while after a loop before
-// they sleep, as llama.cpp's ggml threads do. One pool per thread count is
-// shared by every module of the process that asks for that count.
+// they sleep (about 20 ms of CPU per worker after the last loop, measured
+// on this machine kind), as llama.cpp's ggml threads do. One pool per
+// thread count is shared by every module of the process that asks for that
+// count, and is created at the first loop that needs it.
 //
 // A parallel loop runs on the pool when the thread that starts it is inside
 // a call with a ParallelScope and the pool is not busy. When another
@@ -35,12 +37,23 @@ namespace ssm::rt {
 
 class KernelThreadPool {
 public:
+  /// The largest pool; more threads go to Halide's pool (which caps at 256).
+  static constexpr int kMaxThreads = 256;
+
   /// The process's pool with `threads` threads, the calling thread included
-  /// (0: HL_NUM_THREADS when that is set, as Halide's pool reads it, else one
-  /// per logical core). Created on first use and kept until exit. Returns
-  /// null for one thread, or when the pool cannot be created: loops then run
-  /// on the module's Halide pool (set to the same count by the caller).
+  /// (0: resolve(0)). Created on first use and kept until exit (one per
+  /// thread count used, at most one per CPU count). Returns null, and the
+  /// loops run on the module's Halide pool set to the same count, for one
+  /// thread; for more threads than the CPUs the process may use (spinning
+  /// workers then wait for each other a scheduler tick per loop); and when
+  /// the threads cannot be created (a process or cgroup limit). After
+  /// fork(), the child makes pools of its own.
   static KernelThreadPool *get(int threads);
+
+  /// The thread count `threads` stands for: itself when positive, else
+  /// HL_NUM_THREADS when that is set (as Halide's pool reads it), else the
+  /// CPUs of this process's affinity mask.
+  static int resolve(int threads);
 
   /// Runs tasks [min, min + size) of a Halide parallel loop; the signature
   /// of `halide_do_par_for`. Returns 0, or the first nonzero code a task
@@ -70,8 +83,9 @@ using ParallelForFn = int (*)(void *, int (*)(void *, int, uint8_t *), int, int,
 /// Makes the module loaded at `handle` (a dlopen handle of a compiled
 /// module's shared library) run its parallel loops through the runtime:
 /// installs the runner of this file as its `halide_do_par_for` and returns
-/// the module's previous one (its Halide pool), the fallback to pass to
-/// ParallelScope. Returns null, and changes nothing, for a module without
+/// the module's Halide runner (`halide_default_do_par_for`, its own pool),
+/// the fallback to pass to ParallelScope. Safe to call again for the same
+/// handle. Returns null, and changes nothing, for a module without
 /// `halide_set_custom_do_par_for`.
 ParallelForFn installParallelFor(void *handle);
 

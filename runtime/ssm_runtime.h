@@ -110,12 +110,13 @@ SSM_RT_API int ssm_model_has_step(const ssm_model_t *model);
  * `ssm-import --batch B`: model.json functions.step_batched), which
  * ssm_streams_step uses; 0 when none is compiled. Since 0.5. */
 SSM_RT_API int64_t ssm_model_step_batch(const ssm_model_t *model);
-/* Threads of the kernels' parallel loops, the calling thread included (0: one
- * per core, or HL_NUM_THREADS when set). The loops run on a pool shared by the
- * process's modules of that thread count, whose workers spin for a few
- * milliseconds after a loop before they sleep (as llama.cpp's do); a loop
- * started while another thread's loop holds the pool runs on the module's own
- * Halide pool of the same count. Results do not depend on the count. */
+/* Threads of the kernels' parallel loops, the calling thread included (0: the
+ * process's CPUs, or HL_NUM_THREADS when set). The loops run on a pool shared by
+ * the process's modules of that thread count, whose workers spin for about 20 ms
+ * after a loop before they sleep (as llama.cpp's do); a loop started while
+ * another thread's loop holds the pool, and any count above the process's CPUs,
+ * run on the module's own Halide pool of the same count (docs/embedding.md).
+ * Results do not depend on the count. */
 SSM_RT_API ssm_status_t ssm_model_set_threads(ssm_model_t *model, int threads);
 
 /* The model's states, in model.json order. `name` and `shape` stay valid

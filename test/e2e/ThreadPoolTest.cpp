@@ -10,12 +10,31 @@
 #include <algorithm>
 #include <thread>
 
+#include <sched.h>
+#include <sys/wait.h>
+
 namespace {
 
 using ssm::rt::KernelThreadPool;
 using state_graphs::random;
 
+int cpus() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+TEST(ThreadPoolTest, NoPoolForOneThreadOrMoreThreadsThanCpus) {
+  EXPECT_EQ(KernelThreadPool::get(1), nullptr);
+  EXPECT_EQ(KernelThreadPool::get(cpus() + 1), nullptr)
+      << "spinning workers without a CPU each wait a scheduler tick per loop";
+  EXPECT_EQ(KernelThreadPool::get(100000), nullptr);
+  EXPECT_EQ(KernelThreadPool::resolve(3), 3);
+  EXPECT_GE(KernelThreadPool::resolve(0), 1);
+}
+
 TEST(ThreadPoolTest, EveryTaskRunsOnce) {
+  if (cpus() < 2)
+    GTEST_SKIP() << "one CPU: no pool";
   KernelThreadPool *pool = KernelThreadPool::get(2);
   ASSERT_TRUE(pool);
   EXPECT_EQ(pool, KernelThreadPool::get(2)) << "one pool per thread count";
@@ -40,6 +59,8 @@ TEST(ThreadPoolTest, EveryTaskRunsOnce) {
 }
 
 TEST(ThreadPoolTest, ATasksErrorReachesTheCaller) {
+  if (cpus() < 2)
+    GTEST_SKIP() << "one CPU: no pool";
   KernelThreadPool *pool = KernelThreadPool::get(2);
   ASSERT_TRUE(pool);
   auto task = [](void *, int i, uint8_t *) { return i == 37 ? -7 : 0; };
@@ -61,11 +82,18 @@ std::string matvecText() {
          ") -> " + y + "\n  return %y : " + y + "\n}\n";
 }
 
-TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
+std::string compileMatvec() {
   std::string dir = ::testing::TempDir() + "ssm-thread-pool-" + std::to_string(getpid());
   std::ofstream(dir + ".mlir") << matvecText();
   std::string cmd = std::string(SSM_COMPILE_PATH) + " " + dir + ".mlir -o " + dir + " --force";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return dir;
+}
+
+TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
+  if (cpus() < 2)
+    GTEST_SKIP() << "one CPU: no pool";
+  std::string dir = compileMatvec();
   std::string error;
   auto module = ssm::rt::CompiledModule::load(dir, error);
   ASSERT_TRUE(module) << error;
@@ -123,6 +151,68 @@ TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
     EXPECT_EQ(errors[c], "") << "caller " << c;
     EXPECT_EQ(results[c], one) << "caller " << c;
   }
+}
+
+} // namespace
+
+namespace {
+
+std::vector<float> invokeOnce(ssm::rt::CompiledModule &m, const ssm::rt::HostTensor &x,
+                              const ssm::rt::HostTensor &w, std::string &error) {
+  std::vector<ssm::rt::HostTensor> out;
+  auto call = m.bind(*m.find("main"), {&x, &w}, out, error);
+  if (!call || !call->invoke(error))
+    return {};
+  return std::vector<float>(out[0].data.begin(), out[0].data.end());
+}
+
+// One folder loaded by two modules: dlopen hands back the same library, whose
+// parallel-loop runner is already ours; the second module's fallback must
+// still be Halide's pool (it once was ours again, and a loop that fell back
+// called itself forever).
+TEST(ThreadPoolTest, OneLibraryLoadedTwice) {
+  std::string dir = compileMatvec(), error;
+  auto a = ssm::rt::CompiledModule::load(dir, error);
+  ASSERT_TRUE(a) << error;
+  auto b = ssm::rt::CompiledModule::load(dir, error);
+  ASSERT_TRUE(b) << error;
+  std::mt19937 rng(5);
+  auto x = random({1, kK}, rng, -1, 1), w = random({kRows, kK}, rng, -1, 1);
+  a->setThreads(1);
+  std::vector<float> want = invokeOnce(*a, x, w, error);
+  ASSERT_EQ(want.size(), size_t(kRows)) << error;
+  for (int threads : {1, 2, cpus() + 1}) {
+    b->setThreads(threads);
+    EXPECT_EQ(invokeOnce(*b, x, w, error), want) << threads << " threads: " << error;
+  }
+}
+
+// fork() after loops ran on the pool: the child has none of its workers and
+// must make its own pool (it once waited forever in its first loop).
+TEST(ThreadPoolTest, ChildOfForkRunsLoops) {
+  std::string dir = compileMatvec(), error;
+  auto m = ssm::rt::CompiledModule::load(dir, error);
+  ASSERT_TRUE(m) << error;
+  std::mt19937 rng(6);
+  auto x = random({1, kK}, rng, -1, 1), w = random({kRows, kK}, rng, -1, 1);
+  m->setThreads(std::min(2, cpus()));
+  std::vector<float> want = invokeOnce(*m, x, w, error);
+  ASSERT_EQ(want.size(), size_t(kRows)) << error;
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(60); // a hang ends as SIGALRM, which the parent reports
+    std::string e;
+    bool same = true;
+    for (int i = 0; i < 20 && same; ++i)
+      same = invokeOnce(*m, x, w, e) == want;
+    _exit(same ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status)
+                                 << (WTERMSIG(status) == SIGALRM ? " (it hung)" : "");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's results differ";
 }
 
 } // namespace
