@@ -54,13 +54,11 @@ int parallelFor(void *uc, Task task, int min, int size, uint8_t *closure) {
     // The tasks of this loop run on the pool; a loop that one of them
     // starts finds no scope on a worker thread (and none here: cleared
     // while the pool works) and runs serially.
-    KernelThreadPool *saved = currentPool;
-    ParallelForFn savedFallback = currentFallback;
-    currentPool = nullptr;
-    currentFallback = nullptr;
-    int r = pool->run(uc, task, min, size, closure);
-    currentPool = saved;
-    currentFallback = savedFallback;
+    int r;
+    {
+      ParallelScope cleared(nullptr, nullptr);
+      r = pool->run(uc, task, min, size, closure);
+    }
     pool->release();
     return r;
   }
