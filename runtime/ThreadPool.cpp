@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -28,13 +29,21 @@ struct Loop {
   int min;
   uint8_t *closure;
   std::atomic<int> result{0};
+  std::atomic<int64_t> lastTaskEnd{0}; // nowNs() after the latest task
 };
+
+int64_t nowNs();
 
 void runOne(void *context, size_t i) {
   auto *loop = static_cast<Loop *>(context);
   if (int r = loop->task(loop->userContext, loop->min + static_cast<int>(i), loop->closure)) {
     int expected = 0;
     loop->result.compare_exchange_strong(expected, r, std::memory_order_relaxed);
+  }
+  // The latest end wins even when a thread stores after a later one.
+  int64_t end = nowNs(), seen = loop->lastTaskEnd.load(std::memory_order_relaxed);
+  while (end > seen &&
+         !loop->lastTaskEnd.compare_exchange_weak(seen, end, std::memory_order_relaxed)) {
   }
 }
 
@@ -45,12 +54,70 @@ int serialLoop(void *uc, Task task, int min, int size, uint8_t *closure) {
   return 0;
 }
 
+int64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+/// Tells when other work competes for this process's CPUs. Spinning workers
+/// then cost far more than they save: a pthreadpool loop ends only when
+/// every worker has checked in, and a worker the scheduler preempted (it
+/// spins, so it stays runnable) checks in a time slice later, after the
+/// caller has long stolen and finished its tasks. Two processes with two
+/// spinning threads each on 2 CPUs ran a 10 us decode step 100000 times in
+/// 9.5 s each instead of 1.3 s alone, and a tuner measured a 0.016 ms kernel
+/// at 16 ms. Such a loop is seen directly: its last task ended kStall or
+/// more before the loop did. (The rate of involuntary context switches was
+/// tried first and does not separate the cases on a shared VM: 50-200 per
+/// second alone, 250 per second contended.) After two such loops close
+/// together, and for kHold, loops go to the module's Halide pool, whose
+/// workers sleep and whose caller waits only for tasks already claimed;
+/// then the spinning pool is tried again, at the cost of one more stall
+/// while the competition lasts.
+class ContentionMonitor {
+public:
+  static constexpr int64_t kStall = 500000;   // ns
+  static constexpr int64_t kHold = 200000000; // ns
+  static constexpr int64_t kPair = 100000000; // ns
+
+  /// True while loops should avoid the spinning pool. `now`: nowNs().
+  bool contended(int64_t now) const { return now < until.load(std::memory_order_relaxed); }
+
+  /// A pool loop whose last task ended at `lastTaskEnd` returned at `end`.
+  void loopEnded(int64_t lastTaskEnd, int64_t end) {
+    if (end - lastTaskEnd < kStall)
+      return;
+    stalls.fetch_add(1, std::memory_order_relaxed);
+    // One stall alone happens about once a second on an idle shared VM (a
+    // worker preempted by the host's own work); competition stalls every
+    // loop. So a second stall within kPair of the first, or the first stall
+    // within kPair after a contended period ended, starts one.
+    int64_t previous = lastStall.exchange(end, std::memory_order_relaxed);
+    if (end - previous < kPair || end - until.load(std::memory_order_relaxed) < kPair)
+      until.store(end + kHold, std::memory_order_relaxed);
+  }
+
+  uint64_t stalledLoops() const { return stalls.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<int64_t> until{INT64_MIN / 2};
+  std::atomic<int64_t> lastStall{INT64_MIN / 2};
+  std::atomic<uint64_t> stalls{0};
+};
+
+ContentionMonitor &contentionMonitor() {
+  static ContentionMonitor *m = new ContentionMonitor(); // never destroyed, as the registry
+  return *m;
+}
+
 /// The `halide_do_par_for` installed in every module.
 int parallelFor(void *uc, Task task, int min, int size, uint8_t *closure) {
   KernelThreadPool *pool = currentPool;
   if (size <= 1 || (!pool && !currentFallback))
     return serialLoop(uc, task, min, size, closure);
-  if (pool && pool->tryAcquire()) {
+  if (pool && !(currentFallback && contentionMonitor().contended(nowNs())) &&
+      pool->tryAcquire()) {
     // The tasks of this loop run on the pool; a loop that one of them
     // starts finds no scope on a worker thread (and none here: cleared
     // while the pool works) and runs serially.
@@ -183,8 +250,13 @@ int KernelThreadPool::run(void *uc, Task task, int min, int size, uint8_t *closu
   loopCount.fetch_add(1, std::memory_order_relaxed);
   pthreadpool_parallelize_1d(static_cast<pthreadpool_t>(pool), runOne, &loop,
                              static_cast<size_t>(size), 0);
+  contentionMonitor().loopEnded(loop.lastTaskEnd.load(std::memory_order_relaxed), nowNs());
   return loop.result.load(std::memory_order_relaxed);
 }
+
+bool cpusContended() { return contentionMonitor().contended(nowNs()); }
+
+uint64_t stalledLoops() { return contentionMonitor().stalledLoops(); }
 
 ParallelForFn installParallelFor(void *handle) {
   using SetFn = ParallelForFn (*)(ParallelForFn);

@@ -18,7 +18,8 @@
 // count, and is created at the first loop that needs it.
 //
 // A parallel loop runs on the pool when the thread that starts it is inside
-// a call with a ParallelScope and the pool is not busy. When another
+// a call with a ParallelScope, the pool is not busy, and no other work
+// competes for the CPUs (cpusContended()). When another
 // application thread holds the pool (two streams stepped from two threads),
 // the loop runs on the module's own Halide pool instead, so concurrent
 // callers still run in parallel and never wait for each other; a loop
@@ -76,6 +77,17 @@ private:
   std::atomic<bool> busy{false};
   std::atomic<uint64_t> loopCount{0};
 };
+
+/// True while other work competes for this process's CPUs: within the last
+/// 200 ms a pool loop ended 0.5 ms or more after its last task (a worker
+/// the scheduler had preempted checked in late), for the second time in
+/// 100 ms. Loops then run on the
+/// module's Halide pool instead of the spinning one (ThreadPool.cpp,
+/// ContentionMonitor).
+bool cpusContended();
+
+/// Pool loops of this process that ended so (for tests and profiles).
+uint64_t stalledLoops();
 
 /// The signature of `halide_do_par_for`.
 using ParallelForFn = int (*)(void *, int (*)(void *, int, uint8_t *), int, int, uint8_t *);

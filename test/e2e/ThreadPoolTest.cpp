@@ -8,6 +8,7 @@
 #include "StateGraphs.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include <sched.h>
@@ -213,6 +214,66 @@ TEST(ThreadPoolTest, ChildOfForkRunsLoops) {
   ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status)
                                  << (WTERMSIG(status) == SIGALRM ? " (it hung)" : "");
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's results differ";
+}
+
+} // namespace
+
+namespace {
+
+// Other work competing for the CPUs (here: busy threads of this process, one
+// per CPU): the spinning pool's loops would each wait a time slice for a
+// preempted worker, so loops go to the module's Halide pool while the
+// competition lasts, and back to the pool after it ends. Results stay equal.
+TEST(ThreadPoolTest, ContendedCpusUseHalidesPool) {
+  if (cpus() < 2)
+    GTEST_SKIP() << "one CPU: no pool";
+  std::string dir = compileMatvec(), error;
+  auto m = ssm::rt::CompiledModule::load(dir, error);
+  ASSERT_TRUE(m) << error;
+  std::mt19937 rng(7);
+  auto x = random({1, kK}, rng, -1, 1), w = random({kRows, kK}, rng, -1, 1);
+  m->setThreads(1);
+  std::vector<float> want = invokeOnce(*m, x, w, error);
+  ASSERT_EQ(want.size(), size_t(kRows)) << error;
+  m->setThreads(2);
+  KernelThreadPool *pool = KernelThreadPool::get(2);
+  ASSERT_TRUE(pool);
+  using Clock = std::chrono::steady_clock;
+  auto callUntil = [&](bool contended, double seconds) {
+    auto end = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < end) {
+      EXPECT_EQ(invokeOnce(*m, x, w, error), want) << error;
+      if (ssm::rt::cpusContended() == contended)
+        return true;
+    }
+    return false;
+  };
+
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < cpus(); ++i)
+    busy.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  bool seen = callUntil(true, 10);
+  uint64_t before = pool->loops();
+  std::vector<float> during = invokeOnce(*m, x, w, error);
+  bool stillContended = ssm::rt::cpusContended();
+  uint64_t after = pool->loops();
+  stop = true;
+  for (std::thread &t : busy)
+    t.join();
+  ASSERT_TRUE(seen) << "busy threads on every CPU for 10 s were not seen as contention";
+  EXPECT_EQ(during, want) << error;
+  if (stillContended)
+    EXPECT_EQ(after, before) << "a loop ran on the spinning pool while the CPUs were contended";
+
+  EXPECT_TRUE(callUntil(false, 10)) << "contention still reported 10 s after it ended";
+  before = pool->loops();
+  EXPECT_EQ(invokeOnce(*m, x, w, error), want) << error;
+  if (!ssm::rt::cpusContended())
+    EXPECT_GT(pool->loops(), before) << "loops did not return to the pool after contention";
 }
 
 } // namespace
