@@ -16,7 +16,9 @@
 
 #include "Halide.h"
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ssm::codegen {
@@ -35,6 +37,27 @@ struct TensorFunc {
   /// The extent of MLIR dim `i` (negative counts from the end).
   Halide::Expr dim(int i) const { return shape[i < 0 ? shape.size() + i : i]; }
 };
+
+/// `e` as a constant integer after simplification (an extent known at
+/// compile time), or nullopt when it is undefined or symbolic.
+inline std::optional<int64_t> constInt(const Halide::Expr &e) {
+  if (!e.defined())
+    return std::nullopt;
+  Halide::Expr s = Halide::Internal::simplify(Halide::cast<int>(e));
+  if (const int64_t *p = Halide::Internal::as_const_int(s))
+    return *p;
+  return std::nullopt;
+}
+
+/// Throws Halide::CompileError "<op>: <name> must have rank R, got rank r"
+/// when operand `x` has another rank, or "<op>: <name> has no Func".
+inline void checkOperandRank(const char *op, const TensorFunc &x, const char *name, int rank) {
+  if (x.rank() != rank)
+    throw Halide::CompileError(std::string(op) + ": " + name + " must have rank " +
+                               std::to_string(rank) + ", got rank " + std::to_string(x.rank()));
+  if (!x.func.defined())
+    throw Halide::CompileError(std::string(op) + ": " + name + " has no Func");
+}
 
 /// The CPU coordinates of `#ssm.schedule` (dialect/SsmAttrs.td documents
 /// each field's legal range), with the fields left out set to their

@@ -17,21 +17,8 @@ const char *kOp = "ssm.selective_scan";
   throw CompileError(std::string(kOp) + ": " + msg);
 }
 
-std::optional<int64_t> constInt(const Expr &e) {
-  if (!e.defined())
-    return std::nullopt;
-  Expr s = Internal::simplify(cast<int>(e));
-  if (const int64_t *p = Internal::as_const_int(s))
-    return *p;
-  return std::nullopt;
-}
-
 void checkRank(const TensorFunc &x, const char *name, int rank) {
-  if (x.rank() != rank)
-    fail(std::string(name) + " must have rank " + std::to_string(rank) +
-         ", got rank " + std::to_string(x.rank()));
-  if (!x.func.defined())
-    fail(std::string(name) + " has no Func");
+  checkOperandRank(kOp, x, name, rank);
 }
 
 /// Where B (or C) comes from, resolved once: value(k, d, t, b) in the kernel's
