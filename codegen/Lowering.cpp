@@ -51,8 +51,7 @@ MatmulSchedule LoweringState::matmulScheduleOf(Operation *op, int64_t m, int64_t
   std::optional<bool> dot;
   if (attr && attr.getAlgorithm())
     dot = *attr.getAlgorithm() == MatmulAlgorithm::dot;
-  MatmulSchedule s =
-      defaultMatmulSchedule(m, n, k, transposeB, vw, target, dot, matmulWeightBytes(op));
+  MatmulSchedule s = defaultMatmulSchedule(m, n, k, transposeB, vw, target, dot);
   if (!attr)
     return s;
   s.tileRows = attr.getTileRows().value_or(s.tileRows);

@@ -18,23 +18,8 @@ bool defaultMatmulIsDot(int64_t m, int64_t, int64_t k, bool transposeB) {
   return transposeB && (m <= 4 || k >= 128);
 }
 
-int64_t matmulWeightBytes(Operation *op) {
-  if (op->getNumOperands() < 2)
-    return 4;
-  Value w = op->getOperand(1);
-  // By name: this file stays free of the ops' generated headers.
-  if (Operation *def = w.getDefiningOp())
-    if (def->getName().getStringRef() == "ssm.dequantize" && def->getNumOperands() >= 1)
-      w = def->getOperand(0);
-  auto t = dyn_cast<ShapedType>(w.getType());
-  if (!t || !t.getElementType().isIntOrFloat())
-    return 4;
-  return std::max<int64_t>(1, t.getElementType().getIntOrFloatBitWidth() / 8);
-}
-
 MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                   const TargetTraits &t, std::optional<bool> dot,
-                                   int64_t weightBytes) {
+                                   const TargetTraits &t, std::optional<bool> dot) {
   MatmulParams s;
   s.vectorWidth = t.vectorWidth;
   s.dot = dot.value_or(defaultMatmulIsDot(m, n, k, transposeB));
@@ -44,7 +29,7 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
     s.packB = false;
     s.tileK = 0;
     s.tileRows = std::max<int64_t>(1, std::min<int64_t>(m, wide ? 8 : 4));
-    const int64_t matvecCols = weightBytes == 1 && wide ? kDotTileColsI8 : kDotTileCols;
+    const int64_t matvecCols = wide ? kDotTileColsWide : kDotTileCols;
     s.tileCols = std::max<int64_t>(1, std::min<int64_t>(n, m == 1 ? matvecCols : wide ? 3 : 2));
     // Cache blocks sized for f32 rows whatever the weight's width (measured
     // so; narrower weights only make a block lighter on L2).

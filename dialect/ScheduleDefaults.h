@@ -33,12 +33,6 @@ struct MatmulParams {
   int64_t gpuTile = 16; // GPU targets only: output tile side of a block (codegen/schedules/gpu/)
 };
 
-/// Bytes per element of the weight (the B operand, operand 1) of matmul
-/// `op` as it is stored: the input element type of the ssm.dequantize that
-/// produces it (1 for i8, 2 for f16 and bf16), otherwise its own element
-/// type (4 for f32). The weight's bytes, not its f32 view, are what a
-/// matmul streams and what a cache block holds.
-int64_t matmulWeightBytes(mlir::Operation *op);
 
 /// Whether C[M, N] = A[M, K] B[K, N] (B given as (N, K) when `transposeB`)
 /// defaults to algorithm = dot: for a transposed B when M <= 4 (decode: the
@@ -55,33 +49,33 @@ bool defaultMatmulIsDot(int64_t m, int64_t n, int64_t k, bool transposeB);
 ///    registers: 8 rows x 2 vectors of 16 lanes or 8 x 3 of fewer), 4 row
 ///    tiles per task, B packed k-major when transposed.
 ///  dot: register tiles of 8 A rows x 3 weight rows (32 registers; 4 x 2 with
-///    16), 1 x 8 when M = 1; tasks are cache blocks of about 384 KB of weight
+///    16), 1 x 16 when M = 1 (1 x 8 with 16 registers); tasks are cache blocks of about 384 KB of weight
 ///    rows x 1.5 MB of A rows (measured on a 2-core AVX-512 Xeon at M = 512,
 ///    K = 768 and 1536: 115-120 GFLOP/s on one core, against 33 for the tiled
 ///    form with its per-call packing), shrunk until there are 8 tasks.
-///    The weight's element width (`weightBytes`, matmulWeightBytes) changes
-///    the M = 1 tile: see kDotTileColsI8.
+///    The M = 1 tile: see kDotTileColsWide.
 /// Threads from 64K multiply-adds (waking the pool costs more than a smaller
 /// product).
 MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                   const TargetTraits &t, std::optional<bool> dot = std::nullopt,
-                                   int64_t weightBytes = 4);
+                                   const TargetTraits &t, std::optional<bool> dot = std::nullopt);
 
-/// Weight rows per register tile of the M = 1 dot (decode matvec) for each
-/// weight element width. Measured at mamba-130m decode shapes (in_proj
+/// Weight rows per register tile of the M = 1 dot (decode matvec): 16 with
+/// 32 vector registers (the 16 accumulators and the loads' temporaries
+/// fit), 8 with 16. More rows keep more short row streams in flight at
+/// once. The tile is the same for every weight width (f32, f16, bf16, int8).
+/// Tasks keep the f32-sized cache block (384 KB of f32 rows), i.e. 8 tiles
+/// of 16 rows at K = 768. Measured at mamba-130m decode shapes (in_proj
 /// 3072 x 768, out_proj 768 x 1536, tied head 50280 x 768), whole decode
-/// step, 2 threads, AVX-512, alternating rounds under chrt (issue 10 notes,
-/// weights2): int8 weights (q8, 768-byte rows) ran 3-11% faster with 16
-/// rows per tile than with 8 in 7 of 8 rounds (more short row streams in
-/// flight at once); f16 (rows twice as long as int8's, half as long as
-/// f32's) gained nothing from 16 rows and was 1-3% slower with 1 row x 2
-/// vectors (32 lanes), so f32, f16 and bf16 keep 8. Tasks keep the
-/// f32-sized cache block in rows (384 KB of f32 rows), i.e. 16 tiles of 8
-/// or 8 of 16 rows at K = 768. Only with 32 vector registers (16
-/// accumulators and the loads' temporaries fit; with 16 registers int8
-/// keeps 8); measured on AVX-512, NEON (also 32 registers) follows
-/// unmeasured.
-constexpr int64_t kDotTileColsI8 = 16;
+/// step, 2 threads, alternating rounds:
+/// * 2-core AVX-512 Xeon (Sapphire Rapids), under chrt (issue 10 notes,
+///   weights2): int8 (768-byte rows) 3-11% faster with 16 rows than with 8
+///   in 7 of 8 rounds; f16 level (f32 not measured there).
+/// * 2-core AMD EPYC (Zen 4), 64 tokens x 3 per round: f16 12.64 -> 11.69
+///   ms/token (median of 6 rounds, faster in 6 of 6); f32 19.6 -> 18.1
+///   (14 rounds, faster in 10). The LM head alone (f16, from memory): 3.41
+///   -> 2.92 ms, 6 rounds.
+/// NEON (also 32 registers) follows unmeasured.
+constexpr int64_t kDotTileColsWide = 16;
 constexpr int64_t kDotTileCols = 8;
 
 /// Stages with fewer elements than this run on one thread.

@@ -67,8 +67,7 @@ MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
   bool transB = op->getName().getStringRef() == "linalg.matmul_transpose_b";
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(transA ? 0 : 1);
   TargetTraits traits{info.vectorWidth, info.wideRegisterFile};
-  MatmulParams d =
-      defaultMatmulSchedule(m, n, k, transB, traits, std::nullopt, matmulWeightBytes(op));
+  MatmulParams d = defaultMatmulSchedule(m, n, k, transB, traits);
   MLIRContext *ctx = op->getContext();
   if (d.dot)
     return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::dot, d.vectorWidth, d.tileRows,

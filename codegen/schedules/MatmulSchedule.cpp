@@ -10,12 +10,11 @@ namespace ssm::codegen {
 using namespace Halide;
 
 MatmulSchedule defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
-                                     int vectorWidth, const Target &t, std::optional<bool> dot,
-                                     int64_t weightBytes) {
+                                     int vectorWidth, const Target &t, std::optional<bool> dot) {
   TargetTraits traits;
   traits.vectorWidth = vectorWidth;
   traits.wideRegisterFile = t.has_feature(Target::AVX512) || targetFamily(t) == TargetFamily::Arm;
-  return ssm::defaultMatmulSchedule(m, n, k, transposeB, traits, dot, weightBytes);
+  return ssm::defaultMatmulSchedule(m, n, k, transposeB, traits, dot);
 }
 
 void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &target) {

@@ -49,13 +49,11 @@ int ltiConvTimeBlock(const CpuSchedule &s);
 using MatmulSchedule = ssm::MatmulParams;
 
 /// The defaults of #ssm.matmul for an (M, N, K) product on target `t`, for
-/// the algorithm `dot` (absent: the default algorithm) and a weight of
-/// `weightBytes` per element as stored (ssm::matmulWeightBytes); see
+/// the algorithm `dot` (absent: the default algorithm); see
 /// dialect/ScheduleDefaults.h, shared with ssm-assign-schedules.
 MatmulSchedule defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
                                      int vectorWidth, const Halide::Target &t,
-                                     std::optional<bool> dot = std::nullopt,
-                                     int64_t weightBytes = 4);
+                                     std::optional<bool> dot = std::nullopt);
 
 /// The stages of a tiled matmul: out(x = column, y = row) reads the
 /// accumulator prod, whose update runs the reduction `r` over aRows(k, i)

@@ -128,20 +128,20 @@ func.func @layer(%x: tensor<512x768xf32>, %w: tensor<3072x768xf32>, %t: tensor<1
   return %y, %y1, %r2, %y3 : tensor<512x3072xf32>, tensor<1x3072xf32>, tensor<512xf32>, tensor<512x1536xf32>
 }
 
-// One token with the weight kept in its storage type (issue 10): the tile
-// follows the weight's element width as stored (the input of its
-// ssm.dequantize). int8 rows are a quarter of f32's, and with 32 vector
-// registers a tile streams 16 of them (8 on AVX2's 16 registers); f16, bf16
-// and f32 keep 8. The cache block (col_tiles) stays sized in f32 rows.
+// One token with the weight kept in its storage type (issue 10): with 32
+// vector registers a tile streams 16 weight rows at once whatever their
+// element width as stored (the input of its ssm.dequantize: int8, f16,
+// bf16, f32), 8 on AVX2's 16 registers. The cache block (col_tiles) stays
+// sized in f32 rows.
 // CHECK-LABEL: func.func @decode_storage
 // AVX512: ssm.dequantize
 // AVX512-NOT: ssm.schedule
 // AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 16, row_tiles = 1, col_tiles = 8, parallel = true>}
 // AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 8, tile_rows = 1, tile_cols = 8, row_tiles = 1, col_tiles = 16, parallel = true>}
 // ARM: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 4, tile_rows = 1, tile_cols = 16, row_tiles = 1, col_tiles = 8, parallel = true>}
-// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 8, row_tiles = 1, col_tiles = 16, parallel = true>}
-// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 8, row_tiles = 1, col_tiles = 16, parallel = true>}
-// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 8, row_tiles = 1, col_tiles = 16, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 16, row_tiles = 1, col_tiles = 8, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 16, row_tiles = 1, col_tiles = 8, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 1, tile_cols = 16, row_tiles = 1, col_tiles = 8, parallel = true>}
 func.func @decode_storage(%t: tensor<1x768xf32>, %q: tensor<3072x768xi8>, %s: tensor<3072x24xf16>,
                           %h: tensor<3072x768xf16>, %b: tensor<3072x768xbf16>, %w: tensor<3072x768xf32>)
     -> (tensor<1x3072xf32>, tensor<1x3072xf32>, tensor<1x3072xf32>, tensor<1x3072xf32>) {
