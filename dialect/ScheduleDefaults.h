@@ -73,7 +73,8 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
 /// * 2-core AMD EPYC (Zen 4), 64 tokens x 3 per round: f16 12.64 -> 11.69
 ///   ms/token (median of 6 rounds, faster in 6 of 6); f32 19.6 -> 18.1
 ///   (14 rounds, faster in 10). The LM head alone (f16, from memory): 3.41
-///   -> 2.92 ms, 6 rounds.
+///   -> 2.92 ms, 6 rounds. 24 and 32 rows were slower than 16 for f32 in 6
+///   of 6 rounds (median 17.6 ms/token against 20.8 and 23.7).
 /// NEON (also 32 registers) follows unmeasured.
 constexpr int64_t kDotTileColsWide = 16;
 constexpr int64_t kDotTileCols = 8;
