@@ -132,7 +132,7 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     | `algorithm` | tiled or dot | `tiled`; `dot` for `transpose_b` | dot for `transpose_b` when M <= 4 or K >= 128 |
     | `vector_width` | f32 lanes (tiled: columns per vector; dot: partial sums along K) | 1, 2, 4, 8, 16, 32 | 8 / 16 / 4 |
     | `tile_rows` | rows of the register tile | 1 .. 16 | tiled 4 / 8 / 8; dot min(M, 4 / 8 / 8) |
-    | `tile_cols` | columns of the register tile; tiled: a multiple of `vector_width` | tiled 1 .. 4096, dot 1 .. 64 | tiled 24 / 32 / 12; dot 2 / 3 / 3 (8 when M = 1; 8 / 16 / 16 for an int8 weight, the input of its `ssm.dequantize`) |
+    | `tile_cols` | columns of the register tile; tiled: a multiple of `vector_width` | tiled 1 .. 4096, dot 1 .. 64 | tiled 24 / 32 / 12; dot 2 / 3 / 3; when M = 1, 8 / 16 / 16 whatever the weight's storage |
     | `tile_k` | reduction steps per unrolled block (tiled); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0 |
     | `row_tiles` | row tiles per parallel task | 1 .. 1024 | tiled 4; dot: A rows of about 1.5 MB |
     | `col_tiles` | column tiles per parallel task (dot) | 1 .. 4096 | weight rows of about 384 KB (counted as f32 rows whatever the weight's storage) |
