@@ -33,7 +33,6 @@ struct MatmulParams {
   int64_t gpuTile = 16; // GPU targets only: output tile side of a block (codegen/schedules/gpu/)
 };
 
-
 /// Whether C[M, N] = A[M, K] B[K, N] (B given as (N, K) when `transposeB`)
 /// defaults to algorithm = dot: for a transposed B when M <= 4 (decode: the
 /// weight streamed once, in place) or K >= 128 (long rows: the partial sums'
@@ -49,10 +48,11 @@ bool defaultMatmulIsDot(int64_t m, int64_t n, int64_t k, bool transposeB);
 ///    registers: 8 rows x 2 vectors of 16 lanes or 8 x 3 of fewer), 4 row
 ///    tiles per task, B packed k-major when transposed.
 ///  dot: register tiles of 8 A rows x 3 weight rows (32 registers; 4 x 2 with
-///    16), 1 x 16 when M = 1 (1 x 8 with 16 registers); tasks are cache blocks of about 384 KB of weight
-///    rows x 1.5 MB of A rows (measured on a 2-core AVX-512 Xeon at M = 512,
-///    K = 768 and 1536: 115-120 GFLOP/s on one core, against 33 for the tiled
-///    form with its per-call packing), shrunk until there are 8 tasks.
+///    16), 1 x 16 when M = 1 (1 x 8 with 16 registers); tasks are cache
+///    blocks of about 384 KB of weight rows x 1.5 MB of A rows (measured on a
+///    2-core AVX-512 Xeon at M = 512, K = 768 and 1536: 115-120 GFLOP/s on
+///    one core, against 33 for the tiled form with its per-call packing),
+///    shrunk until there are 8 tasks.
 ///    The M = 1 tile: see kDotTileColsWide.
 /// Threads from 64K multiply-adds (waking the pool costs more than a smaller
 /// product).
