@@ -79,6 +79,11 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
 constexpr int64_t kDotTileColsWide = 16;
 constexpr int64_t kDotTileCols = 8;
 
+/// The dot form's K block (tile_k, elements) for products with M > 1 and
+/// K >= kDotKBlockFrom; shorter K runs unblocked (see defaultMatmulSchedule).
+constexpr int64_t kDotKBlock = 768;
+constexpr int64_t kDotKBlockFrom = 2048;
+
 /// Stages with fewer elements than this run on one thread.
 constexpr int64_t kParallelStageElements = 1 << 14;
 /// The least elements of one parallel task of a stage.

@@ -90,8 +90,9 @@ llvm::ArrayRef<ScheduleField> scheduleFields(ScheduleFamily family) {
         f.dotHi = 64;
         return f;
       }(),
-      intField("tile_k", 0, 65536, "reduction steps per unrolled block (0 or 1: not blocked)",
-               false, "tiled"),
+      intField("tile_k", 0, 65536,
+               "the K block (0 or 1: not blocked); tiled: reduction steps per unrolled block; "
+               "dot: K elements per cache block, a multiple of vector_width"),
       intField("row_tiles", 1, 1024, "row tiles per parallel task"),
       intField("col_tiles", 1, 4096, "column tiles per parallel task", false, "dot"),
       boolField("pack_b", "k-major copy of B", "tiled"),

@@ -125,7 +125,15 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     block of weight rows stays in L2 while the rows of A pass over it. No
     copy of the weight is made, so a prefill (M = 512) and a decode step
     (M = 1, `tile_rows` = 1: a streaming matvec at the memory bandwidth)
-    use the same weights in place.
+    use the same weights in place. With `tile_k` (K elements, a multiple
+    of `vector_width`) the dot form runs K in cache blocks (BLIS's kc
+    loop): a task keeps the partial sums of all its register tiles in a
+    buffer across the blocks, and each block copies its panel of weight
+    rows into rows `tile_k` + 16 floats apart (weight rows whose length is
+    a multiple of 4 KB would otherwise put all of a tile's streams into
+    one L1 set) and walks the task's tiles over it, so a tile's rows stay
+    in L1. It applies when M and N are whole tiles and the tile counts
+    whole task blocks (otherwise K is not blocked) and not to q8 weights.
 
     | field | meaning | legal values | default (x86 AVX2 / AVX-512 / Arm NEON) |
     |---|---|---|---|
@@ -133,7 +141,7 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     | `vector_width` | f32 lanes (tiled: columns per vector; dot: partial sums along K) | 1, 2, 4, 8, 16, 32 | 8 / 16 / 4 |
     | `tile_rows` | rows of the register tile | 1 .. 16 | tiled 4 / 8 / 8; dot min(M, 4 / 8 / 8) |
     | `tile_cols` | columns of the register tile; tiled: a multiple of `vector_width` | tiled 1 .. 4096, dot 1 .. 64 | tiled 24 / 32 / 12; dot 2 / 3 / 3; when M = 1, 8 / 16 / 16 whatever the weight's storage |
-    | `tile_k` | reduction steps per unrolled block (tiled); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0 |
+    | `tile_k` | tiled: reduction steps per unrolled block; dot: K elements per cache block (a multiple of `vector_width`); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0; dot with M > `tile_rows` and K >= 2048: 768 (with `row_tiles` and `col_tiles` the largest divisors of the tile counts up to 16 and 8) |
     | `row_tiles` | row tiles per parallel task | 1 .. 1024 | tiled 4; dot: A rows of about 1.5 MB |
     | `col_tiles` | column tiles per parallel task (dot) | 1 .. 4096 | weight rows of about 384 KB (counted as f32 rows whatever the weight's storage) |
     | `pack_b` | k-major copy of B (tiled, `transpose_b`) | true, false | true |
@@ -146,7 +154,7 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
 
     The dot defaults shrink `row_tiles`, then `col_tiles`, until there are
     at least 8 parallel tasks. The verifier rejects a field that the chosen
-    algorithm does not read (`tile_k` and `pack_b` with `dot`, `col_tiles`
+    algorithm does not read (`pack_b` with `dot`, `col_tiles`
     with `tiled`) and `dot` on ops other than `linalg.matmul_transpose_b`.
   }];
   let parameters = (ins

@@ -78,9 +78,12 @@ LogicalResult ssm::MatmulScheduleAttr::verify(
       failed(verifyField(emitError, F, "gpu_tile", gpuTile)))
     return failure();
   if (dot) {
-    const char *tiledOnly = tileK ? "tile_k" : packB ? "pack_b" : nullptr;
-    if (tiledOnly)
-      return emitError() << "'" << tiledOnly << "' applies to algorithm = tiled, not dot";
+    if (packB)
+      return emitError() << "'pack_b' applies to algorithm = tiled, not dot";
+    // dot: tile_k counts K elements per cache block, whole partial-sum vectors.
+    if (tileK && *tileK > 1 && vectorWidth && *tileK % *vectorWidth != 0)
+      return emitError() << "tile_k must be 0, 1 or a multiple of vector_width (" << *vectorWidth
+                         << ") with algorithm = dot, got " << *tileK;
   } else if (colTiles) {
     return emitError() << "'col_tiles' applies to algorithm = dot, not tiled";
   }

@@ -71,7 +71,8 @@ MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
   MLIRContext *ctx = op->getContext();
   if (d.dot)
     return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::dot, d.vectorWidth, d.tileRows,
-                                   d.tileCols, std::nullopt, d.rowTiles, d.colTiles,
+                                   d.tileCols, d.tileK ? std::optional<int64_t>(d.tileK) : std::nullopt,
+                                   d.rowTiles, d.colTiles,
                                    std::nullopt, d.parallel, std::nullopt);
   return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::tiled, d.vectorWidth, d.tileRows,
                                  d.tileCols, d.tileK, d.rowTiles, std::nullopt, d.packB,

@@ -18,6 +18,13 @@ using namespace mlir;
 namespace ssm::tune {
 namespace {
 
+/// With algorithm = dot, tile_k is a K block in elements that must be a
+/// multiple of vector_width: the search's tile_k coordinate counts units of
+/// 64 elements (a multiple of every legal vector_width), so the ladder's
+/// 2 .. 128 are blocks of 128 .. 8192 elements (768, the default at
+/// K >= 2048, is 12).
+constexpr int64_t kDotTileKUnit = 64;
+
 /// 1, 2, 3, 4, 6, 8, 12, 16, ... (powers of two and 3 x powers of two) in [lo, hi].
 std::vector<int64_t> ladder(int64_t lo, int64_t hi) {
   std::vector<int64_t> out;
@@ -172,6 +179,8 @@ std::string SearchSpace::render(const Point &p) const {
       os << (v ? "true" : "false");
     else if (d.field->kind == FieldKind::Enum)
       os << d.field->enumValues[v];
+    else if (dot && d.field->name == "tile_k")
+      os << v * kDotTileKUnit;
     else
       os << (d.field->multipleOfVectorWidth && vw && !dot ? v * vw : v);
   }
@@ -209,6 +218,11 @@ std::optional<Point> SearchSpace::pointOf(Attribute attr) {
         if (v % vw != 0)
           return std::nullopt;
         v /= vw;
+      }
+      if (dot && d.field->name == "tile_k") {
+        if (v % kDotTileKUnit != 0)
+          return std::nullopt;
+        v /= kDotTileKUnit;
       }
     }
     auto at = llvm::find(d.values, v);

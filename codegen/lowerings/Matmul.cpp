@@ -155,7 +155,7 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
   DotStages stages{out.func, part, halves, rk, kBlocks > 0, m, n, k, blockScale,
-                   q8Blocks ? k / block : 0};
+                   q8Blocks ? k / block : 0, b.func};
   if (state.manualSchedules)
     scheduleDot(stages, sched, state.target);
   state.kernelOutputs.push_back(out);

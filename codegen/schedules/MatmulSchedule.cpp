@@ -59,6 +59,22 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &tar
     mm.bCols.compute_inline();
 }
 
+namespace {
+/// True when the dot form runs K in cache blocks of tile_k elements (see
+/// scheduleDot); otherwise tile_k is not read.
+bool kBlocked(const DotStages &d, const MatmulSchedule &s) {
+  const int64_t vw = std::max<int64_t>(1, s.vectorWidth);
+  const int64_t tr = std::max<int64_t>(1, std::min<int64_t>(s.tileRows, d.m));
+  const int64_t tc = std::max<int64_t>(1, std::min<int64_t>(s.tileCols, d.n));
+  // Whole tiles and whole task blocks only: the partial sums of a task are
+  // one buffer whose update loops are split by the tile (RoundUp), so a
+  // partial tile or block would read A and the weight past their ends.
+  return d.hasBlocks && !d.blockScale.defined() && s.tileK >= vw && s.tileK % vw == 0 &&
+         s.tileK < d.k && d.m % tr == 0 && d.n % tc == 0 && (d.m / tr) % s.rowTiles == 0 &&
+         (d.n / tc) % s.colTiles == 0;
+}
+} // namespace
+
 void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
   if (targetFamily(target) == TargetFamily::Gpu) return scheduleDotGpu(d, s, target);
   requireCpuSchedule(target, "linalg matmul (dot)");
@@ -82,9 +98,41 @@ void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
   if (s.parallel)
     d.out.parallel(task);
   Var lane("lane");
-  d.part.compute_at(d.out, xt).vectorize(lane).unroll(x).unroll(y);
-  if (d.hasBlocks)
-    d.part.update().reorder(lane, x, y, d.r.x).vectorize(lane).unroll(x).unroll(y);
+  const int vw = static_cast<int>(s.vectorWidth);
+  const int kSteps = static_cast<int>(s.tileK) / std::max(1, vw);
+  if (kBlocked(d, s)) {
+    // K in cache blocks of tile_k elements: the task's partial sums (every
+    // register tile's lanes) live in a buffer across the blocks, and each
+    // block walks the task's tiles, so a tile's rows of A and of the weight
+    // (tile_k elements each) are read from L1 instead of streaming all of K
+    // from L2 per tile (BLIS's kc loop).
+    Var xi2("xi2"), yi2("yi2"), xt2("xt2"), yt2("yt2");
+    RVar rko("rko"), rki("rki");
+    d.part.compute_at(d.out, task).vectorize(lane);
+    d.part.update()
+        .split(x, xt2, xi2, tc, TailStrategy::RoundUp)
+        .split(y, yt2, yi2, tr, TailStrategy::RoundUp)
+        .split(d.r.x, rko, rki, kSteps, TailStrategy::GuardWithIf)
+        .reorder(lane, xi2, yi2, rki, xt2, yt2, rko)
+        .vectorize(lane)
+        .unroll(xi2)
+        .unroll(yi2);
+    // Each block's panel of the weight (the task's col_tiles x tile_cols
+    // rows, tile_k elements each) is copied into a buffer whose rows are
+    // tile_k + 16 floats apart. Read in place, weight rows of 1536 or 3072
+    // floats (multiples of 4 KB) put the tile's streams into one L1 set;
+    // 512 x 768 x 3072 on 2 Zen 5 cores: 9.8 ms blocked without the copy,
+    // 8.8 with it (a copy of A's panel as well: 10.4).
+    Var wk = d.weight.args()[0];
+    d.weight.in(d.part)
+        .compute_at(LoopLevel(d.part, rko))
+        .align_storage(wk, static_cast<int>(s.tileK) + 16)
+        .vectorize(wk, vw, TailStrategy::GuardWithIf);
+  } else {
+    d.part.compute_at(d.out, xt).vectorize(lane).unroll(x).unroll(y);
+    if (d.hasBlocks)
+      d.part.update().reorder(lane, x, y, d.r.x).vectorize(lane).unroll(x).unroll(y);
+  }
   for (Func &h : d.halves)
     h.compute_at(d.out, xt).vectorize(lane).unroll(x).unroll(y);
   // A q8 weight's scales: the tile's rows x blocks widened to f32 with

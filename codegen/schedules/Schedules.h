@@ -79,6 +79,7 @@ struct DotStages {
   int m = 0, n = 0, k = 0;
   Halide::Func blockScale;
   int scaleBlocks = 0;
+  Halide::Func weight; // the (N, K) weight as part reads it (copied per K block when blocked)
 };
 void scheduleDot(DotStages &d, const MatmulSchedule &s, const Halide::Target &t);
 

@@ -64,6 +64,14 @@ func.func @dot_with_pack_b(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>, %c: tensor<
 
 // -----
 
+func.func @dot_tile_k_not_whole_vectors(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{tile_k must be 0, 1 or a multiple of vector_width (16) with algorithm = dot, got 24}}
+  %r = linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_k = 24>} ins(%a, %b : tensor<4x64xf32>, tensor<4x64xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
 func.func @tiled_with_col_tiles(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
   // expected-error @+1 {{'col_tiles' applies to algorithm = dot, not tiled}}
   %r = linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = tiled, col_tiles = 2>} ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>

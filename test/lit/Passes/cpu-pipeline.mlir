@@ -36,6 +36,23 @@ func.func @decode_step(%s: tensor<1x1536x16xf32>, %x: tensor<1x1536xf32>, %dt: t
   return %y, %s2 : tensor<1x1536xf32>, tensor<1x1536x16xf32>
 }
 
+// A long K (RWKV-4's FFN value, 512 x 768 x 3072): the dot form in K blocks
+// of 768 elements, task blocks that divide the tile counts (64 row tiles of
+// 8 and 256 weight tiles of 3 on AVX-512); K = 1536 stays unblocked.
+// CHECK-LABEL: func.func @long_k
+// AVX2: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 8, tile_rows = 4, tile_cols = 2, tile_k = 768, row_tiles = 16, col_tiles = 8, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 8, tile_cols = 3, tile_k = 768, row_tiles = 16, col_tiles = 8, parallel = true>}
+// AVX512: linalg.matmul_transpose_b {ssm.schedule = #ssm.matmul<algorithm = dot, vector_width = 16, tile_rows = 8, tile_cols = 3, row_tiles = 32, col_tiles = 21, parallel = true>}
+func.func @long_k(%x: tensor<512x3072xf32>, %w: tensor<768x3072xf32>, %x2: tensor<512x1536xf32>,
+                  %w2: tensor<768x1536xf32>) -> (tensor<512x768xf32>, tensor<512x768xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x768xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x768xf32>) -> tensor<512x768xf32>
+  %y = linalg.matmul_transpose_b ins(%x, %w : tensor<512x3072xf32>, tensor<768x3072xf32>) outs(%f : tensor<512x768xf32>) -> tensor<512x768xf32>
+  %y2 = linalg.matmul_transpose_b ins(%x2, %w2 : tensor<512x1536xf32>, tensor<768x1536xf32>) outs(%f : tensor<512x768xf32>) -> tensor<512x768xf32>
+  return %y, %y2 : tensor<512x768xf32>, tensor<512x768xf32>
+}
+
 // A = -exp(A_log) of a decode step is inlined into selective_update at batch
 // 1, which reads each A(d, n) once (no stage, no buffer of its own); at batch
 // 2 it would be computed twice per token, so it keeps its buffer.
