@@ -47,24 +47,37 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
              ((rowTileCount + s.rowTiles - 1) / s.rowTiles);
     };
     // A long K (prefill products with K >= 2048: RWKV's FFN value, 3072)
-    // runs in cache blocks of kDotKBlock elements (codegen/schedules/
+    // runs in cache blocks of tile_k elements (codegen/schedules/
     // MatmulSchedule.cpp): a register tile's tile_rows + tile_cols rows
     // of A and of the weight then stay in L1 instead of streaming all of K
     // from L2. Blocking needs whole tiles and whole task blocks, so the
     // blocks are the largest divisors of the tile counts up to 16 row tiles
     // x 8 column tiles. 512 x 768 x 3072 on 2 AMD EPYC (Zen 5) cores: 11.9
     // ms unblocked, 8.8 blocked (tile_k 256: 10.5, 512: 10.0, 768: 8.8).
-    if (m > s.tileRows && k >= kDotKBlockFrom && k > kDotKBlock &&
-        kDotKBlock % s.vectorWidth == 0 && m % s.tileRows == 0 && n % s.tileCols == 0) {
-      auto divisorUpTo = [](int64_t count, int64_t most) {
-        for (int64_t d = std::min(count, most); d > 1; --d)
+    // The K block: the first of kDotKBlocks that splits K's vectors into
+    // whole blocks (codegen blocks whole blocks only).
+    int64_t kBlock = 0;
+    for (int64_t b : kDotKBlocks)
+      if (!kBlock && b % s.vectorWidth == 0 && b < k && (k / s.vectorWidth) % (b / s.vectorWidth) == 0)
+        kBlock = b;
+    if (m > s.tileRows && k >= kDotKBlockFrom && kBlock && m % s.tileRows == 0 &&
+        n % s.tileCols == 0) {
+      auto divisorBelow = [](int64_t count, int64_t below) {
+        for (int64_t d = std::min(count, below - 1); d > 1; --d)
           if (count % d == 0)
             return d;
         return int64_t(1);
       };
-      s.tileK = kDotKBlock;
-      s.rowTiles = divisorUpTo(rowTileCount, 16);
-      s.colTiles = divisorUpTo(colTileCount, 8);
+      s.tileK = kBlock;
+      s.rowTiles = divisorBelow(rowTileCount, 17);
+      s.colTiles = divisorBelow(colTileCount, 9);
+      // At least 8 tasks where the tiles allow, as unblocked.
+      while (tasks() < 8 && (s.rowTiles > 1 || s.colTiles > 1)) {
+        if (s.rowTiles > 1)
+          s.rowTiles = divisorBelow(rowTileCount, s.rowTiles);
+        else
+          s.colTiles = divisorBelow(colTileCount, s.colTiles);
+      }
       return s;
     }
     while (tasks() < 8 && (s.rowTiles > 1 || s.colTiles > 1)) {

@@ -79,9 +79,11 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
 constexpr int64_t kDotTileColsWide = 16;
 constexpr int64_t kDotTileCols = 8;
 
-/// The dot form's K block (tile_k, elements) for products with M > 1 and
-/// K >= kDotKBlockFrom; shorter K runs unblocked (see defaultMatmulSchedule).
-constexpr int64_t kDotKBlock = 768;
+/// The dot form's K block (tile_k, elements) for products with M >
+/// tile_rows and K >= kDotKBlockFrom: the first of kDotKBlocks that splits K
+/// into whole blocks of vectors (768 measured best at K = 3072; the others
+/// are its neighbours); shorter K runs unblocked (see defaultMatmulSchedule).
+constexpr int64_t kDotKBlocks[] = {768, 512, 1024, 640, 896};
 constexpr int64_t kDotKBlockFrom = 2048;
 
 /// Stages with fewer elements than this run on one thread.

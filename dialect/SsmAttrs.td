@@ -132,8 +132,11 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     rows into rows `tile_k` + 16 floats apart (weight rows whose length is
     a multiple of 4 KB would otherwise put all of a tile's streams into
     one L1 set) and walks the task's tiles over it, so a tile's rows stay
-    in L1. It applies when M and N are whole tiles and the tile counts
-    whole task blocks (otherwise K is not blocked) and not to q8 weights.
+    in L1. It applies when M and N are whole tiles, the tile counts whole
+    task blocks and K's vectors whole blocks, and `tile_k` is a multiple of
+    the vector width in effect (otherwise K is not blocked; the verifier
+    checks the multiple when the attribute names `algorithm = dot` and
+    `vector_width`), and not to q8 weights.
 
     | field | meaning | legal values | default (x86 AVX2 / AVX-512 / Arm NEON) |
     |---|---|---|---|
@@ -141,7 +144,7 @@ def SSM_MatmulScheduleAttr : AttrDef<SSM_Dialect, "MatmulSchedule"> {
     | `vector_width` | f32 lanes (tiled: columns per vector; dot: partial sums along K) | 1, 2, 4, 8, 16, 32 | 8 / 16 / 4 |
     | `tile_rows` | rows of the register tile | 1 .. 16 | tiled 4 / 8 / 8; dot min(M, 4 / 8 / 8) |
     | `tile_cols` | columns of the register tile; tiled: a multiple of `vector_width` | tiled 1 .. 4096, dot 1 .. 64 | tiled 24 / 32 / 12; dot 2 / 3 / 3; when M = 1, 8 / 16 / 16 whatever the weight's storage |
-    | `tile_k` | tiled: reduction steps per unrolled block; dot: K elements per cache block (a multiple of `vector_width`); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0; dot with M > `tile_rows` and K >= 2048: 768 (with `row_tiles` and `col_tiles` the largest divisors of the tile counts up to 16 and 8) |
+    | `tile_k` | tiled: reduction steps per unrolled block; dot: K elements per cache block (a multiple of `vector_width`); 0 or 1: the k loop is not blocked | 0 .. 65536 | 0; dot with M > `tile_rows`, K >= 2048 and whole tiles: the first of 768, 512, 1024, 640, 896 that splits K into whole blocks of vectors (with `row_tiles` and `col_tiles` the largest divisors of the tile counts up to 16 and 8, smaller while there are fewer than 8 tasks) |
     | `row_tiles` | row tiles per parallel task | 1 .. 1024 | tiled 4; dot: A rows of about 1.5 MB |
     | `col_tiles` | column tiles per parallel task (dot) | 1 .. 4096 | weight rows of about 384 KB (counted as f32 rows whatever the weight's storage) |
     | `pack_b` | k-major copy of B (tiled, `transpose_b`) | true, false | true |

@@ -66,12 +66,16 @@ bool kBlocked(const DotStages &d, const MatmulSchedule &s) {
   const int64_t vw = std::max<int64_t>(1, s.vectorWidth);
   const int64_t tr = std::max<int64_t>(1, std::min<int64_t>(s.tileRows, d.m));
   const int64_t tc = std::max<int64_t>(1, std::min<int64_t>(s.tileCols, d.n));
-  // Whole tiles and whole task blocks only: the partial sums of a task are
-  // one buffer whose update loops are split by the tile (RoundUp), so a
-  // partial tile or block would read A and the weight past their ends.
-  return d.hasBlocks && !d.blockScale.defined() && s.tileK >= vw && s.tileK % vw == 0 &&
-         s.tileK < d.k && d.m % tr == 0 && d.n % tc == 0 && (d.m / tr) % s.rowTiles == 0 &&
-         (d.n / tc) % s.colTiles == 0;
+  // Whole tiles, whole task blocks and whole K blocks only: the partial
+  // sums of a task are one buffer whose update loops are split by the tile
+  // (RoundUp), and the weight panel is copied per K block, so a partial
+  // tile, task block or K block would read A or the weight past their ends
+  // (a partial last K block did with vector_width 1: bounds inference
+  // asked for one weight column past K).
+  const int64_t kVectors = d.k / vw, blockVectors = s.tileK / vw;
+  return d.hasBlocks && !d.blockScale.defined() && s.tileK > 1 && s.tileK >= vw &&
+         s.tileK % vw == 0 && s.tileK < d.k && kVectors % blockVectors == 0 && d.m % tr == 0 &&
+         d.n % tc == 0 && (d.m / tr) % s.rowTiles == 0 && (d.n / tc) % s.colTiles == 0;
 }
 } // namespace
 

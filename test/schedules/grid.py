@@ -85,7 +85,7 @@ GRID = {
                          ssm(vector_width=16), ssm(parallel=False)]),
     "matmul_dot_kblock": ("matmul", ssm(algorithm="dot", vector_width=8, tile_rows=4, tile_cols=3, tile_k=64,
                                         row_tiles=2, col_tiles=2, parallel=True),
-                          [ssm(tile_k=0), ssm(tile_k=8), ssm(tile_k=128), ssm(tile_k=296), ssm(row_tiles=4),
+                          [ssm(tile_k=0), ssm(tile_k=8), ssm(tile_k=160), ssm(tile_k=320), ssm(row_tiles=4),
                            ssm(col_tiles=8), ssm(vector_width=16), ssm(parallel=False)]),
     "stage": ("stage", ssm(compute="root", vector_width=8, parallel=True, task_elements=8192),
               [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False), ssm(task_elements=1),
