@@ -42,50 +42,47 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
                                      std::min<int64_t>(colTileCount, 4096));
     s.rowTiles = std::clamp<int64_t>((3 << 19) / (s.tileRows * rowBytes), 1,
                                      std::min<int64_t>(rowTileCount, 1024));
-    auto tasks = [&] {
-      return ((colTileCount + s.colTiles - 1) / s.colTiles) *
-             ((rowTileCount + s.rowTiles - 1) / s.rowTiles);
+    auto tasks = [&](const MatmulParams &p) {
+      return ((colTileCount + p.colTiles - 1) / p.colTiles) *
+             ((rowTileCount + p.rowTiles - 1) / p.rowTiles);
+    };
+    // Fewer tiles per task (row tiles first) until there are 8 tasks, each
+    // count stepped by `smaller`.
+    auto atLeast8Tasks = [&](MatmulParams &p, auto smaller) {
+      while (tasks(p) < 8 && (p.rowTiles > 1 || p.colTiles > 1)) {
+        if (p.rowTiles > 1)
+          p.rowTiles = smaller(rowTileCount, p.rowTiles);
+        else
+          p.colTiles = smaller(colTileCount, p.colTiles);
+      }
     };
     // A long K (prefill products with K >= 2048: RWKV's FFN value, 3072)
     // runs in cache blocks of tile_k elements (codegen/schedules/
     // MatmulSchedule.cpp): a register tile's tile_rows + tile_cols rows
     // of A and of the weight then stay in L1 instead of streaming all of K
-    // from L2. Blocking needs whole tiles and whole task blocks, so the
-    // blocks are the largest divisors of the tile counts up to 16 row tiles
-    // x 8 column tiles. 512 x 768 x 3072 on 2 AMD EPYC (Zen 5) cores: 11.9
-    // ms unblocked, 8.8 blocked (tile_k 256: 10.5, 512: 10.0, 768: 8.8).
-    // The K block: the first of kDotKBlocks that splits K's vectors into
-    // whole blocks (codegen blocks whole blocks only).
-    int64_t kBlock = 0;
-    for (int64_t b : kDotKBlocks)
-      if (!kBlock && b % s.vectorWidth == 0 && b < k && (k / s.vectorWidth) % (b / s.vectorWidth) == 0)
-        kBlock = b;
-    if (m > s.tileRows && k >= kDotKBlockFrom && kBlock && m % s.tileRows == 0 &&
-        n % s.tileCols == 0) {
+    // from L2. Blocking needs whole task blocks, so these are the largest
+    // divisors of the tile counts up to 16 row tiles x 8 column tiles, and
+    // the K block the first of kDotKBlocks for which it applies (dotBlocksK).
+    // 512 x 768 x 3072 on 2 AMD EPYC (Zen 5) cores: 11.9 ms unblocked, 8.8
+    // blocked (tile_k 256: 10.5, 512: 10.0, 768: 8.8).
+    if (m > s.tileRows && k >= kDotKBlockFrom) {
       auto divisorBelow = [](int64_t count, int64_t below) {
         for (int64_t d = std::min(count, below - 1); d > 1; --d)
           if (count % d == 0)
             return d;
         return int64_t(1);
       };
-      s.tileK = kBlock;
-      s.rowTiles = divisorBelow(rowTileCount, 17);
-      s.colTiles = divisorBelow(colTileCount, 9);
-      // At least 8 tasks where the tiles allow, as unblocked.
-      while (tasks() < 8 && (s.rowTiles > 1 || s.colTiles > 1)) {
-        if (s.rowTiles > 1)
-          s.rowTiles = divisorBelow(rowTileCount, s.rowTiles);
-        else
-          s.colTiles = divisorBelow(colTileCount, s.colTiles);
+      MatmulParams b = s;
+      b.rowTiles = divisorBelow(rowTileCount, 17);
+      b.colTiles = divisorBelow(colTileCount, 9);
+      atLeast8Tasks(b, divisorBelow);
+      for (int64_t kBlock : kDotKBlocks) {
+        b.tileK = kBlock;
+        if (dotBlocksK(b, m, n, k))
+          return b;
       }
-      return s;
     }
-    while (tasks() < 8 && (s.rowTiles > 1 || s.colTiles > 1)) {
-      if (s.rowTiles > 1)
-        s.rowTiles = (s.rowTiles + 1) / 2;
-      else
-        s.colTiles = (s.colTiles + 1) / 2;
-    }
+    atLeast8Tasks(s, [](int64_t, int64_t tiles) { return (tiles + 1) / 2; });
     return s;
   }
   s.tileRows = wide ? 8 : 4;
@@ -95,6 +92,17 @@ MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transpo
   s.tileK = 0;
   s.packB = transposeB;
   return s;
+}
+
+bool dotBlocksK(const MatmulParams &s, int64_t m, int64_t n, int64_t k) {
+  const int64_t vw = std::max<int64_t>(1, s.vectorWidth);
+  const int64_t tr = std::max<int64_t>(1, std::min(s.tileRows, m));
+  const int64_t tc = std::max<int64_t>(1, std::min(s.tileCols, n));
+  if (!s.dot || s.tileK <= 1 || s.tileK < vw || s.tileK % vw != 0 || s.tileK >= k)
+    return false;
+  return (k / vw) % (s.tileK / vw) == 0 && m % tr == 0 && n % tc == 0 &&
+         (m / tr) % std::max<int64_t>(1, s.rowTiles) == 0 &&
+         (n / tc) % std::max<int64_t>(1, s.colTiles) == 0;
 }
 
 int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {

@@ -59,6 +59,15 @@ bool defaultMatmulIsDot(int64_t m, int64_t n, int64_t k, bool transposeB);
 MatmulParams defaultMatmulSchedule(int64_t m, int64_t n, int64_t k, bool transposeB,
                                    const TargetTraits &t, std::optional<bool> dot = std::nullopt);
 
+/// True when the dot form of an (M, N, K) product runs K in cache blocks of
+/// `s.tileK` elements (codegen/schedules/MatmulSchedule.cpp): tile_k > 1, a
+/// whole number of vectors below K that splits K's vectors into whole
+/// blocks, M and N whole register tiles and the tile counts whole task
+/// blocks. Otherwise tile_k is not read by the dot form. Codegen adds the
+/// conditions of the weight (not q8). The defaults set tile_k only where
+/// this holds.
+bool dotBlocksK(const MatmulParams &s, int64_t m, int64_t n, int64_t k);
+
 /// Weight rows per register tile of the M = 1 dot (decode matvec): 16 with
 /// 32 vector registers (the 16 accumulators and the loads' temporaries
 /// fit), 8 with 16. More rows keep more short row streams in flight at

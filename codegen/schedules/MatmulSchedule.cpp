@@ -61,21 +61,14 @@ void scheduleMatmul(MatmulStages &mm, const MatmulSchedule &s, const Target &tar
 
 namespace {
 /// True when the dot form runs K in cache blocks of tile_k elements (see
-/// scheduleDot); otherwise tile_k is not read.
+/// scheduleDot): the shape conditions of dotBlocksK (whole tiles, task
+/// blocks and K blocks: the partial sums of a task are one buffer whose
+/// update loops are split by the tile with RoundUp, and the weight panel is
+/// copied per K block, so a partial one would read A or the weight past
+/// their ends; with vector_width 1 a partial last K block did), a K loop,
+/// and no q8 weight.
 bool kBlocked(const DotStages &d, const MatmulSchedule &s) {
-  const int64_t vw = std::max<int64_t>(1, s.vectorWidth);
-  const int64_t tr = std::max<int64_t>(1, std::min<int64_t>(s.tileRows, d.m));
-  const int64_t tc = std::max<int64_t>(1, std::min<int64_t>(s.tileCols, d.n));
-  // Whole tiles, whole task blocks and whole K blocks only: the partial
-  // sums of a task are one buffer whose update loops are split by the tile
-  // (RoundUp), and the weight panel is copied per K block, so a partial
-  // tile, task block or K block would read A or the weight past their ends
-  // (a partial last K block did with vector_width 1: bounds inference
-  // asked for one weight column past K).
-  const int64_t kVectors = d.k / vw, blockVectors = s.tileK / vw;
-  return d.hasBlocks && !d.blockScale.defined() && s.tileK > 1 && s.tileK >= vw &&
-         s.tileK % vw == 0 && s.tileK < d.k && kVectors % blockVectors == 0 && d.m % tr == 0 &&
-         d.n % tc == 0 && (d.m / tr) % s.rowTiles == 0 && (d.n / tc) % s.colTiles == 0;
+  return d.hasBlocks && !d.blockScale.defined() && dotBlocksK(s, d.m, d.n, d.k);
 }
 } // namespace
 
@@ -102,9 +95,9 @@ void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
   if (s.parallel)
     d.out.parallel(task);
   Var lane("lane");
-  const int vw = static_cast<int>(s.vectorWidth);
-  const int kSteps = static_cast<int>(s.tileK) / std::max(1, vw);
   if (kBlocked(d, s)) {
+    const int vw = static_cast<int>(s.vectorWidth);
+    const int kSteps = static_cast<int>(s.tileK / vw);
     // K in cache blocks of tile_k elements: the task's partial sums (every
     // register tile's lanes) live in a buffer across the blocks, and each
     // block walks the task's tiles, so a tile's rows of A and of the weight

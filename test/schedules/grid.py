@@ -86,7 +86,10 @@ GRID = {
     "matmul_dot_kblock": ("matmul", ssm(algorithm="dot", vector_width=8, tile_rows=4, tile_cols=3, tile_k=64,
                                         row_tiles=2, col_tiles=2, parallel=True),
                           [ssm(tile_k=0), ssm(tile_k=8), ssm(tile_k=160), ssm(tile_k=320), ssm(row_tiles=4),
-                           ssm(col_tiles=8), ssm(vector_width=16), ssm(parallel=False)]),
+                           ssm(col_tiles=8), ssm(vector_width=16), ssm(parallel=False),
+                           # 324 is not a whole number of 64-element blocks: not blocked (a
+                           # partial last block read past K with one lane)
+                           ssm(vector_width=1)]),
     "stage": ("stage", ssm(compute="root", vector_width=8, parallel=True, task_elements=8192),
               [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False), ssm(task_elements=1),
                ssm(task_elements=1 << 20)]),
