@@ -95,7 +95,7 @@ def ssd_minimal(X, A, B, C, block_len):
     return (Y_diag + Y_off).reshape(b, L, h, p), new_states[:, -1]
 
 
-def main():
+def peer_parser():
     ap = argparse.ArgumentParser()
     ap.add_argument("op")
     ap.add_argument("--threads", type=int, default=2)
@@ -109,38 +109,47 @@ def main():
     ap.add_argument("--head-dim", type=int, default=64)
     ap.add_argument("--chunk", type=int, default=64)
     ap.add_argument("--device", default="cpu")
-    a = ap.parse_args()
-    torch.set_num_threads(a.threads)
+    return ap
+
+
+def make_case(a):
+    """The peer call for parsed arguments `a` (peer_parser): a function of no
+    arguments on random tensors made on a.device (scripts/gpu_check.py calls it
+    in-process)."""
     torch.manual_seed(0)
-    if a.device != "cpu":
-        torch.set_default_device(a.device)  # torch >= 2.0; Debian 12's 1.13 runs the cpu peers
-    sync = torch.cuda.synchronize if a.device.startswith("cuda") else (lambda: None)
+    dev = {"device": a.device}
     b, d, n, L = a.batch, a.dim, a.dstate, a.length
-    r = lambda *s: torch.rand(*s) - 0.5
+    r = lambda *s: torch.rand(*s, **dev) - 0.5
     A = -torch.exp(r(d, n))
     if a.op == "scan_time_major":
         args = (r(b, L, d), r(b, L, d), A, r(b, L, n), r(b, L, n), r(d), r(b, L, d), r(d))
-        fn = lambda: selective_scan_time_major(*args)
-    elif a.op == "scan_channel_major":
+        return lambda: selective_scan_time_major(*args)
+    if a.op == "scan_channel_major":
         args = (r(b, d, L), r(b, d, L), A, r(b, n, L), r(b, n, L), r(d), r(b, d, L), r(d))
-        fn = lambda: selective_scan_channel_major(*args)
-    elif a.op == "mamba_ssm_scan":
+        return lambda: selective_scan_channel_major(*args)
+    if a.op == "mamba_ssm_scan":
         from mamba_ssm.ops.selective_scan_interface import selective_scan_fn
         u, dt, B, C, z = r(b, d, L), r(b, d, L), r(b, n, L), r(b, n, L), r(b, d, L)
         D, bias = r(d), r(d)
-        fn = lambda: selective_scan_fn(u, dt, A, B, C, D, z, bias, delta_softplus=True)
-    elif a.op == "decode":
+        return lambda: selective_scan_fn(u, dt, A, B, C, D, z, bias, delta_softplus=True)
+    if a.op == "decode":
         args = (r(b, d, n), r(b, d), r(b, d), A, r(b, n), r(b, n), r(d), r(b, d), r(d))
-        fn = lambda: selective_state_update(*args)
-    elif a.op == "conv1d":
+        return lambda: selective_state_update(*args)
+    if a.op == "conv1d":
         args = (r(b, d, L), r(d, a.width), r(d))
-        fn = lambda: causal_conv1d(*args)
-    elif a.op == "ssd":
+        return lambda: causal_conv1d(*args)
+    if a.op == "ssd":
         h, p = a.heads, a.head_dim
-        args = (r(b, L, h, p), -torch.rand(b, L, h) * 0.1, r(b, L, h, n), r(b, L, h, n), a.chunk)
-        fn = lambda: ssd_minimal(*args)
-    else:
-        raise SystemExit(f"unknown op {a.op}")
+        args = (r(b, L, h, p), -torch.rand(b, L, h, **dev) * 0.1, r(b, L, h, n), r(b, L, h, n), a.chunk)
+        return lambda: ssd_minimal(*args)
+    raise SystemExit(f"unknown op {a.op}")
+
+
+def main():
+    a = peer_parser().parse_args()
+    torch.set_num_threads(a.threads)
+    sync = torch.cuda.synchronize if a.device.startswith("cuda") else (lambda: None)
+    fn = make_case(a)
     with torch.no_grad():
         fn()
         sync()

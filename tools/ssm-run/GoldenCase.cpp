@@ -52,10 +52,15 @@ public:
     std::ostringstream os;
     os << "func.func @main(";
     for (size_t i = 0; i < c.argNames.size(); ++i)
-      os << (i ? ", " : "") << "%" << c.argNames[i] << ": " << type(c.argNames[i]);
+      os << (i ? ", " : "") << "%" << c.argNames[i] << ": " << type(c.argNames[i])
+         << " {ssm.name = \"" << c.argNames[i] << "\"}";
     os << ") -> (";
+    // Results are named after their SSA values (%out -> "out"), which are
+    // the case's output names, so a compiled module's manifest names every
+    // tensor as case.json does (ssm-run --emit-graph).
     for (size_t i = 0; i < results.size(); ++i)
-      os << (i ? ", " : "") << results[i].second;
+      os << (i ? ", " : "") << results[i].second << " {ssm.name = \""
+         << results[i].first.substr(1) << "\"}";
     os << ") {\n" << body.str() << "  return ";
     for (size_t i = 0; i < results.size(); ++i)
       os << (i ? ", " : "") << results[i].first;

@@ -54,6 +54,13 @@ cl::opt<std::string> convAlgorithm(
     "conv-algorithm",
     cl::desc("With --golden: the algorithm of the case's ssm.lti_conv (direct or fft)"),
     cl::value_desc("direct|fft"), cl::init(""), cl::cat(category));
+cl::opt<std::string> emitGraph(
+    "emit-graph",
+    cl::desc("With --golden: write the function built for the case to this .mlir file (arguments "
+             "and results carry the case's names as ssm.name, so an ssm-compile output's "
+             "manifest names them as case.json does) instead of running it; an existing file "
+             "needs --force"),
+    cl::value_desc("file.mlir"), cl::cat(category));
 cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
                                cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
 cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default), cpu (compiled Halide kernels), "
@@ -401,6 +408,19 @@ int runGolden(mlir::MLIRContext &ctx) {
   auto module = ssm::parseModuleChecked(gc.mlir, goldenDir + "/case.json", &ctx);
   if (!module)
     return cannotRun("the function built for " + goldenDir + " does not verify (see above)");
+  if (!emitGraph.empty()) {
+    std::error_code ec;
+    if (sys::fs::exists(emitGraph) && !force)
+      return cannotRun("'" + emitGraph + "' exists; pass --force to overwrite it");
+    raw_fd_ostream os(emitGraph, ec);
+    if (ec)
+      return cannotRun("cannot write '" + emitGraph + "': " + ec.message());
+    os << "// The graph of golden case " << goldenDir << " (ssm-run --emit-graph).\n" << gc.mlir;
+    os.close();
+    if (os.has_error())
+      return cannotRun("cannot write '" + emitGraph + "': " + os.error().message());
+    return kOk;
+  }
   auto f = module->lookupSymbol<mlir::func::FuncOp>("main");
   std::vector<ssm::ref::Array> args;
   for (const std::string &name : gc.argNames)
@@ -740,6 +760,8 @@ int main(int argc, char **argv) {
       return cannotRun("give either --golden or an input file, not both");
     return runGolden(context());
   }
+  if (!emitGraph.empty())
+    return cannotRun("--emit-graph goes with --golden <case-dir>");
   if (inputFile.empty())
     return cannotRun("no input: give an .mlir file, a model folder or --golden <case-dir> (see --help)");
   if (ssm::isModelDir(inputFile)) {
