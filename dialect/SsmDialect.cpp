@@ -162,8 +162,13 @@ LogicalResult ssm::SSMDialect::verifyOperationAttribute(Operation *op, NamedAttr
                                << "' belongs on a func.func";
     return success();
   }
-  if (attr.getName() != kScheduleAttrName)
+  if (attr.getName() != kScheduleAttrName) {
+    // A misspelt name (ssm.schedules, ssm.sched) would be kept and ignored.
+    if (isa<ScheduleAttr, MatmulScheduleAttr, StageScheduleAttr>(attr.getValue()))
+      return op->emitOpError() << "schedule attribute '" << attr.getName().getValue()
+                               << "' is not read: name it '" << kScheduleAttrName << "'";
     return success();
+  }
   llvm::StringRef name = op->getName().getStringRef();
   Attribute value = attr.getValue();
   if (op->getDialect() == this) {

@@ -126,6 +126,15 @@ struct SsmAssignSchedulesPass
     // Only the ops of the function body: ops inside linalg bodies are
     // scalars that codegen folds into their op's stage.
     for (Operation &op : getOperation().getBody().getOps()) {
+      // A schedule under another name (`schedule = #ssm.schedule<...>`) would
+      // be kept and silently ignored: codegen reads 'ssm.schedule' only.
+      for (NamedAttribute a : op.getAttrs())
+        if (a.getName() != kScheduleAttrName &&
+            isa<ScheduleAttr, MatmulScheduleAttr, StageScheduleAttr>(a.getValue())) {
+          op.emitError() << "schedule attribute '" << a.getName().getValue()
+                         << "' is not read: name it '" << kScheduleAttrName << "'";
+          return signalPassFailure();
+        }
       bool isSsm = op.getDialect() == ssmDialect;
       bool isMatmul = isScheduledMatmul(op.getName().getStringRef());
       if (!isSsm && !isMatmul && !takesStageSchedule(&op))

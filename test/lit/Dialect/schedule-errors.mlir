@@ -147,3 +147,13 @@ func.func @unknown_field(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = math.exp %x {ssm.schedule = #ssm.stage<tile_rows = 4>} : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// A misspelt schedule name would be kept and ignored by codegen.
+func.func @misspelt_name(%x: tensor<1x8x16xf32>, %w: tensor<8x4xf32>) {
+  // expected-error @+1 {{schedule attribute 'ssm.schedules' is not read: name it 'ssm.schedule'}}
+  %o, %f = ssm.causal_conv1d identity %x, %w {ssm.schedules = #ssm.schedule<parallel = false>}
+      : (tensor<1x8x16xf32>, tensor<8x4xf32>) -> (tensor<1x8x16xf32>, tensor<1x8x3xf32>)
+  return
+}
