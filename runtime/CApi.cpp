@@ -37,7 +37,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.5.0"; }
+const char *ssm_runtime_version(void) { return "0.6.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {
@@ -57,12 +57,20 @@ const char *ssm_status_name(ssm_status_t s) {
 const char *ssm_last_error(void) { return lastError.c_str(); }
 
 ssm_status_t ssm_model_open(const char *dir, ssm_model_t **out) {
+  return ssm_model_open_flags(dir, 0, out);
+}
+
+ssm_status_t ssm_model_open_flags(const char *dir, unsigned flags, ssm_model_t **out) {
   SSM_REQUIRE(out, "out is NULL");
   *out = nullptr;
   SSM_REQUIRE(dir, "dir is NULL");
+  SSM_REQUIRE((flags & ~unsigned(SSM_MODEL_MAP_WEIGHTS)) == 0,
+              "unknown flags (SSM_MODEL_MAP_WEIGHTS is the only one)");
   return guarded([&] {
     Status s;
-    auto m = ssm::rt::Model::open(dir, s);
+    auto m = ssm::rt::Model::open(dir, s,
+                                  flags & SSM_MODEL_MAP_WEIGHTS ? ssm::rt::WeightLoad::Map
+                                                                : ssm::rt::WeightLoad::Copy);
     if (!m)
       return report(s);
     *out = new ssm_model{std::move(m)};

@@ -13,11 +13,11 @@ namespace ssm::rt {
 
 Model::~Model() = default;
 
-std::unique_ptr<Model> Model::open(const std::string &dir, Status &status) {
+std::unique_ptr<Model> Model::open(const std::string &dir, Status &status, WeightLoad load) {
   ModelSpec spec;
   if (!(status = ModelSpec::load(dir, spec)))
     return nullptr;
-  auto weights = WeightFile::open(dir + "/weights.safetensors", status);
+  auto weights = WeightFile::open(dir + "/weights.safetensors", status, load);
   if (!weights)
     return nullptr;
   auto model = open(std::move(spec), std::move(weights), status);

@@ -1,7 +1,7 @@
-// The model library: a deployed model (model.json, mapped weights, compiled modules) and its streams.
+// The model library: a deployed model (model.json, loaded weights, compiled modules) and its streams.
 //
 // A Model is loaded once: model.json (runtime/ModelSpec.h), the weights
-// mapped read-only (runtime/Weights.h) and one or more compiled modules
+// read into memory once, or mapped (runtime/Weights.h), and one or more compiled modules
 // (ssm-compile outputs of the model's graph: runtime/Module.h). Each module
 // adds the model's sequence function (model.json "functions.sequence", the
 // scan form over a fixed number of tokens L) and step function (one token,
@@ -28,7 +28,7 @@
 // it, up to the kernels' rounding (a batched matmul may sum in another
 // order).
 //
-// Memory: the weights once (mapped F32, or converted f32 for other dtypes),
+// Memory: the weights once (loaded F32, or converted f32 for other dtypes),
 // then per stream and per compiled function used the kernels' results (the
 // logits of its L positions and one copy of the state) and the buffers
 // between its kernels.
@@ -54,11 +54,13 @@ class Stream;
 class Model {
 public:
   ~Model();
-  /// Reads <dir>/model.json, maps <dir>/weights.safetensors, and adds every
-  /// compiled module in <dir>/compiled/*/ (sorted by folder name; none is
-  /// fine, addModule() can add them later).
-  static std::unique_ptr<Model> open(const std::string &dir, Status &status);
-  /// The same from a model.json already read and weights already mapped.
+  /// Reads <dir>/model.json, loads <dir>/weights.safetensors as `load` says
+  /// (runtime/Weights.h: read into huge-page memory by default, or mapped),
+  /// and adds every compiled module in <dir>/compiled/*/ (sorted by folder
+  /// name; none is fine, addModule() can add them later).
+  static std::unique_ptr<Model> open(const std::string &dir, Status &status,
+                                     WeightLoad load = WeightLoad::Copy);
+  /// The same from a model.json already read and weights already loaded.
   static std::unique_ptr<Model> open(ModelSpec spec, std::unique_ptr<WeightFile> weights,
                                      Status &status);
 

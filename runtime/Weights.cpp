@@ -1,4 +1,4 @@
-// Memory-mapped safetensors: header checks at open, f32 views (or one conversion) per tensor.
+// Safetensors weights loaded once (read into huge-page memory, or mapped): header checks at open, f32 views (or one conversion) per tensor.
 #include "runtime/Weights.h"
 
 #include "runtime/Shape.h"
@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -53,10 +54,53 @@ float halfToFloat(uint16_t h) {
 
 WeightFile::~WeightFile() {
   if (base_)
-    munmap(const_cast<unsigned char *>(base_), size_);
+    munmap(const_cast<unsigned char *>(base_), region_);
 }
 
-std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &status) {
+namespace {
+/// `size` bytes of anonymous memory starting on a 2 MB boundary, with
+/// transparent huge pages advised (honoured where THP is `madvise` or
+/// `always`), rounded up to whole 2 MB pages; `region` gets that length.
+/// Null where the memory cannot be had.
+void *hugePageRegion(size_t size, size_t &region) {
+  const size_t huge = size_t(2) << 20;
+  region = (size + huge - 1) / huge * huge;
+  void *raw = mmap(nullptr, region + huge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw == MAP_FAILED)
+    return nullptr;
+  uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = (start + huge - 1) / huge * huge;
+  if (aligned > start)
+    munmap(raw, aligned - start);
+  if (size_t tail = start + region + huge - (aligned + region))
+    munmap(reinterpret_cast<void *>(aligned + region), tail);
+  void *p = reinterpret_cast<void *>(aligned);
+  madvise(p, region, MADV_HUGEPAGE); // advice only: without THP the pages are 4 KB
+  return p;
+}
+
+/// Reads `size` bytes of `fd` from offset 0 into `dst`; false with errno set.
+bool readWhole(int fd, unsigned char *dst, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, dst + done, std::min<size_t>(size - done, size_t(1) << 30),
+                        static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO; // the file shrank while it was read
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+} // namespace
+
+std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &status,
+                                             WeightLoad load) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     status = {errno == ENOENT ? Code::NotFound : Code::InvalidFile,
@@ -78,16 +122,35 @@ std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &st
     return nullptr;
   }
   size_t size = static_cast<size_t>(st.st_size);
-  void *p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) {
-    status = {Code::InvalidFile, path + ": cannot map the file: " + std::strerror(errno)};
-    return nullptr;
+  size_t region = size;
+  void *p = load == WeightLoad::Copy ? hugePageRegion(size, region) : nullptr;
+  if (p) {
+    if (!readWhole(fd, static_cast<unsigned char *>(p), size)) {
+      int err = errno;
+      munmap(p, region);
+      ::close(fd);
+      status = {Code::InvalidFile, path + ": cannot read the file: " + std::strerror(err)};
+      return nullptr;
+    }
+    mprotect(p, region, PROT_READ); // the weights are read-only, as when mapped
+  } else {
+    load = WeightLoad::Map;
+    region = size;
+    p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      status = {Code::InvalidFile, path + ": cannot map the file: " + std::strerror(err)};
+      return nullptr;
+    }
   }
+  ::close(fd);
   std::unique_ptr<WeightFile> w(new WeightFile());
   w->path_ = path;
   w->base_ = static_cast<const unsigned char *>(p);
   w->size_ = size;
+  w->region_ = region;
+  w->load_ = load;
   uint64_t headerLen = 0;
   for (int i = 7; i >= 0; --i)
     headerLen = headerLen << 8 | w->base_[i];

@@ -2,7 +2,8 @@
  *
  * Runs models that ssm-import imported and ssm-compile compiled, with no
  * LLVM, MLIR or Halide compiler in the process: the compiled kernels are
- * loaded from their shared library, the weights are memory-mapped.
+ * loaded from their shared library, the weights are read into memory once
+ * (or memory-mapped, ssm_model_open_flags).
  *
  *   ssm_model_t *model;
  *   if (ssm_model_open("deploy/rwkv4", &model) != SSM_OK) {
@@ -56,7 +57,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 5
+#define SSM_RUNTIME_VERSION_MINOR 6
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -80,7 +81,7 @@ typedef struct ssm_module ssm_module_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.5.0". */
+/* "0.6.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -89,9 +90,24 @@ SSM_RT_API const char *ssm_last_error(void);
 
 /* --- Models ---------------------------------------------------------------- */
 
-/* Loads <dir>/model.json, maps <dir>/weights.safetensors and adds every module
- * in <dir>/compiled/. On failure *out is NULL. */
+/* Loads <dir>/model.json, reads <dir>/weights.safetensors into memory (2 MB
+ * aligned, transparent huge pages advised) and adds every module in
+ * <dir>/compiled/. On failure *out is NULL. The same as
+ * ssm_model_open_flags(dir, 0, out). */
 SSM_RT_API ssm_status_t ssm_model_open(const char *dir, ssm_model_t **out);
+
+/* Flags of ssm_model_open_flags. */
+enum {
+  /* Map weights.safetensors read-only instead of reading it: its pages are
+   * shared with the page cache and with other processes, and a tensor read
+   * only in part (the embedding table) is only in part resident. Reading it
+   * costs a copy at open and decodes faster (runtime/Weights.h: about 10%
+   * on an AMD EPYC VM). */
+  SSM_MODEL_MAP_WEIGHTS = 1u << 0
+};
+/* ssm_model_open with flags (SSM_MODEL_*; an unknown bit is
+ * SSM_ERROR_INVALID_ARGUMENT). Since 0.6. */
+SSM_RT_API ssm_status_t ssm_model_open_flags(const char *dir, unsigned flags, ssm_model_t **out);
 /* Adds a compiled module (an ssm-compile output folder) of this model. */
 SSM_RT_API ssm_status_t ssm_model_add_module(ssm_model_t *model, const char *module_dir);
 /* NULL is ignored. Free every stream of the model first. */
@@ -125,8 +141,9 @@ SSM_RT_API size_t ssm_model_state_count(const ssm_model_t *model);
 SSM_RT_API ssm_status_t ssm_model_state_info(const ssm_model_t *model, size_t index,
                                              const char **name, const int64_t **shape,
                                              size_t *rank, size_t *numel);
-/* Bytes of the weights file; of weights used in place from the mapping; of
- * weights converted to float32 (F16, BF16, F64 files). */
+/* Bytes of the weights file; of weights used in place (as the file holds
+ * them, in the loaded or mapped file); of weights converted to float32 (F16,
+ * BF16, F64 files). */
 SSM_RT_API void ssm_model_weight_bytes(const ssm_model_t *model, size_t *file_bytes,
                                        size_t *mapped_bytes, size_t *converted_bytes);
 

@@ -45,8 +45,11 @@ struct StateInfo {
 
 class Model {
 public:
-  /// A model folder: model.json, weights.safetensors, compiled/*/.
-  explicit Model(const std::string &dir) { check(ssm_model_open(dir.c_str(), &handle_)); }
+  /// A model folder: model.json, weights.safetensors, compiled/*/; `flags`:
+  /// SSM_MODEL_* (SSM_MODEL_MAP_WEIGHTS maps the weights instead of reading them).
+  explicit Model(const std::string &dir, unsigned flags = 0) {
+    check(ssm_model_open_flags(dir.c_str(), flags, &handle_));
+  }
   ~Model() { ssm_model_free(handle_); }
   Model(Model &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
   Model &operator=(Model &&o) noexcept {

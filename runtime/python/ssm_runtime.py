@@ -56,6 +56,7 @@ _sig = {
     "ssm_status_name": (ctypes.c_char_p, [ctypes.c_int]),
     "ssm_last_error": (ctypes.c_char_p, []),
     "ssm_model_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
+    "ssm_model_open_flags": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint, ctypes.POINTER(_p)]),
     "ssm_model_add_module": (ctypes.c_int, [_p, ctypes.c_char_p]),
     "ssm_model_free": (None, [_p]),
     "ssm_model_vocab_size": (ctypes.c_int64, [_p]),
@@ -152,11 +153,17 @@ def dlpack_data_pointer(capsule):
 
 
 class Model:
-    """A model folder: model.json, weights.safetensors (memory-mapped), compiled/*/."""
+    """A model folder: model.json, weights.safetensors, compiled/*/.
 
-    def __init__(self, path):
+    The weights are read into memory once (huge pages advised), or with
+    map_weights=True mapped read-only (shared with the page cache; slower decode)."""
+
+    MAP_WEIGHTS = 1
+
+    def __init__(self, path, map_weights=False):
         self._h = _p()
-        _check(_lib.ssm_model_open(os.fsencode(path), ctypes.byref(self._h)))
+        flags = Model.MAP_WEIGHTS if map_weights else 0
+        _check(_lib.ssm_model_open_flags(os.fsencode(path), flags, ctypes.byref(self._h)))
         self.vocab_size = _lib.ssm_model_vocab_size(self._h)
 
     def add_module(self, path):

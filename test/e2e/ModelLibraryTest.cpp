@@ -90,14 +90,29 @@ TEST_F(ModelLibraryTest, PrefillAndStepsMatchRwkvCpp) {
   EXPECT_LE(maxAbsDiff(last, expected), 1e-4f);
 }
 
-TEST_F(ModelLibraryTest, WeightsAreMappedNotCopied) {
-  Model model(root + "/m");
-  Stream s(model);
-  s.step(1);
-  size_t file = 0, mapped = 0, converted = 0;
-  ssm_model_weight_bytes(model.get(), &file, &mapped, &converted);
-  EXPECT_EQ(converted, 0u);
-  EXPECT_GT(mapped, file * 9 / 10); // every F32 tensor in place (the header is the rest)
+TEST_F(ModelLibraryTest, WeightsAreUsedInPlaceNotConverted) {
+  for (unsigned flags : {0u, unsigned(SSM_MODEL_MAP_WEIGHTS)}) {
+    Model model(root + "/m", flags);
+    Stream s(model);
+    s.step(1);
+    size_t file = 0, inPlace = 0, converted = 0;
+    ssm_model_weight_bytes(model.get(), &file, &inPlace, &converted);
+    EXPECT_EQ(converted, 0u) << "flags " << flags;
+    EXPECT_GT(inPlace, file * 9 / 10) << "flags " << flags; // every F32 tensor in place (the header is the rest)
+  }
+}
+
+TEST_F(ModelLibraryTest, ReadAndMappedWeightsGiveTheSameLogits) {
+  Model read(root + "/m"), mapped(root + "/m", SSM_MODEL_MAP_WEIGHTS);
+  Stream a(read), b(mapped);
+  std::vector<float> la = a.prefill(kPrompt), lb = b.prefill(kPrompt);
+  EXPECT_EQ(la, lb); // the same kernels on the same bytes: bit for bit
+  EXPECT_LE(maxAbsDiff(lb, expected), 1e-4f);
+  EXPECT_EQ(a.step(32), b.step(32));
+  ssm_model_t *m = reinterpret_cast<ssm_model_t *>(1);
+  EXPECT_EQ(ssm_model_open_flags((root + "/m").c_str(), 1u << 7, &m), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_NE(std::string(ssm_last_error()).find("unknown flags"), std::string::npos);
 }
 
 TEST_F(ModelLibraryTest, SavedStateContinuesLikeAnUnbrokenRun) {

@@ -347,7 +347,8 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
 
   rt::Status status;
   std::unique_ptr<rt::WeightFile> weights =
-      rt::WeightFile::open(o.dir + "/weights.safetensors", status);
+      rt::WeightFile::open(o.dir + "/weights.safetensors", status,
+                           o.mapWeights ? rt::WeightLoad::Map : rt::WeightLoad::Copy);
   if (!weights)
     return fail(kCannotRun, status.message());
 

@@ -26,6 +26,7 @@ struct ModelRunOptions {
   int64_t generate = 0;
   unsigned repeat = 0;      // --repeat: time N more prompt runs (see runModel)
   bool force = false;
+  bool mapWeights = false;  // --mmap-weights: map the weights file instead of reading it
   const char *argv0 = nullptr;
   std::vector<std::string> compileArgs; // passed to ssm-compile (--tuning-db)
 };

@@ -125,6 +125,12 @@ cl::opt<std::string> logitsOut("logits-out", cl::desc("Model runs: write the log
 cl::opt<std::string> allLogitsOut("all-logits-out",
                                   cl::desc("Model runs: write every position's logits (L, vocab)"),
                                   cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
+cl::opt<bool> mmapWeights(
+    "mmap-weights",
+    cl::desc("Model runs: map weights.safetensors read-only (its pages shared with the page cache "
+             "and other processes) instead of reading it into huge-page memory, which decodes "
+             "faster and costs a copy of the file at load"),
+    cl::init(false), cl::cat(category));
 cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print them"),
                           cl::init(0), cl::cat(category));
 cl::opt<bool> cachePrune(
@@ -781,6 +787,7 @@ int main(int argc, char **argv) {
     o.generate = generate;
     o.repeat = repeat;
     o.force = force;
+    o.mapWeights = mmapWeights;
     o.argv0 = gArgv0;
     if (!tuningDb.empty()) {
       if (int rc = checkEngine())
@@ -791,9 +798,10 @@ int main(int argc, char **argv) {
   }
   if (llvm::sys::fs::is_directory(inputFile))
     return cannotRun("'" + inputFile + "' is a folder without model.json (not an ssm-import output)");
-  if (prompt.getNumOccurrences() || !tokensFile.empty() || generate.getNumOccurrences())
+  if (prompt.getNumOccurrences() || !tokensFile.empty() || generate.getNumOccurrences() ||
+      mmapWeights)
     return cannotRun("'" + inputFile +
-                     "' is not a model folder (--prompt, --tokens and --generate run the folders "
-                     "ssm-import writes)");
+                     "' is not a model folder (--prompt, --tokens, --generate and --mmap-weights "
+                     "run the folders ssm-import writes)");
   return runFile(context());
 }

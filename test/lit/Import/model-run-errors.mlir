@@ -71,3 +71,15 @@
 // RUN: sh -c 'ssm-run %t/m/weights.safetensors --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOTDIR
 // NOTDIR: is not a model folder
 // NOTDIR: exit=2
+// RUN: sh -c 'ssm-run %s --mmap-weights; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MMAPFILE
+// MMAPFILE: is not a model folder (--prompt, --tokens, --generate and --mmap-weights run the folders ssm-import writes)
+// MMAPFILE: exit=2
+
+// Weights read into memory (the default) or mapped (--mmap-weights): the
+// same logits, bit for bit, on the reference and cpu engines.
+// RUN: env SSM_CACHE_DIR=%t/cache2 ssm-run %t/m --prompt ab --mode step --engine cpu --logits-out %t/read.npy
+// RUN: env SSM_CACHE_DIR=%t/cache2 ssm-run %t/m --prompt ab --mode step --engine cpu --mmap-weights --logits-out %t/mapped.npy
+// RUN: ssm-run %t/m --prompt ab --engine reference --mmap-weights --logits-out %t/ref-mapped.npy
+// RUN: ssm-run %t/m --prompt ab --engine reference --logits-out %t/ref-read.npy
+// RUN: cmp %t/read.npy %t/mapped.npy
+// RUN: cmp %t/ref-read.npy %t/ref-mapped.npy
