@@ -70,18 +70,30 @@ bool isTunable(Operation *op) {
          llvm::all_of(op->getResultTypes(), isStatic);
 }
 
+namespace {
+/// The values a kernel module takes as arguments, in order (the op's
+/// operands less those computed from constants, which it copies in, each
+/// once), and those constant producers.
+llvm::SetVector<Value> kernelArguments(Operation *op, llvm::SetVector<Operation *> *producers) {
+  llvm::SetVector<Value> args;
+  for (Value v : op->getOperands()) {
+    Operation *d = v.getDefiningOp();
+    if (d && isConstantProducer(d)) {
+      if (producers)
+        collectProducers(v, *producers);
+    } else {
+      args.insert(v);
+    }
+  }
+  return args;
+}
+} // namespace
+
 OwningOpRef<ModuleOp> buildKernelModule(Operation *op) {
   MLIRContext *ctx = op->getContext();
   Location loc = UnknownLoc::get(ctx);
   llvm::SetVector<Operation *> producers;
-  llvm::SetVector<Value> args;
-  for (Value v : op->getOperands()) {
-    Operation *d = v.getDefiningOp();
-    if (d && isConstantProducer(d))
-      collectProducers(v, producers);
-    else
-      args.insert(v);
-  }
+  llvm::SetVector<Value> args = kernelArguments(op, &producers);
   OpBuilder b(ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
@@ -161,6 +173,8 @@ std::vector<Kernel> collectKernels(ModuleOp module) {
       os << " -> ";
       llvm::interleaveComma(op->getResultTypes(), os, [&](Type t) { os << typeText(t); });
       kn.summary = os.str();
+      for (Value v : kernelArguments(op, nullptr))
+        kn.argumentIsFunctionArgument.push_back(isa<BlockArgument>(v));
       kernels.push_back(std::move(kn));
     }
     kernels[it->second].ops.push_back(op);

@@ -31,6 +31,11 @@ struct Kernel {
   std::string ir;      // the kernel module, generic form, no schedule
   std::string summary; // operand and result types, e.g. "512x768xf32, 3072x768xf32 -> 512x3072xf32"
   std::vector<mlir::Operation *> ops; // its occurrences in the graph, in order
+  /// Per argument of the kernel module: true when (at its first occurrence)
+  /// it is an argument of the enclosing function (a weight, a state, the
+  /// layer's input), false when another op computes it (an activation, in
+  /// the caches when the kernel runs inside the model).
+  std::vector<bool> argumentIsFunctionArgument;
 };
 
 /// True for the ops ssm-tune tunes: ssm ops and linalg matmuls at the top

@@ -53,6 +53,12 @@ Measurement measure(const MeasureSetup &setup, const std::string &mlirPath, unsi
     args.insert(args.end(), {"--expected", e});
   if (!autoschedule.empty())
     args.insert(args.end(), {"--autoschedule", autoschedule});
+  if (!setup.flushArgs.empty()) {
+    std::string list;
+    for (unsigned i : setup.flushArgs)
+      list += (list.empty() ? "" : ",") + std::to_string(i);
+    args.push_back("--flush-args=" + list);
+  }
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::vector<std::string> envStrings;
   for (char **e = environ; *e; ++e)

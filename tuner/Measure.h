@@ -1,7 +1,7 @@
 // Measuring one candidate in a separate process: compile, check against the reference, time.
 //
 // Runs `ssm-run <candidate.mlir> --engine cpu --target T --threads N
-// --input ... --expected ... --rtol R --atol A --repeat K` with the compile
+// --input ... --expected ... --rtol R --atol A --repeat K [--flush-args i,j]` with the compile
 // cache in the tuner's work folder: ssm-run compiles the candidate (its
 // child ssm-compile), runs it once as a warm-up, compares the results with
 // the reference interpreter's (computed once per kernel, tuner/Tuner.cpp)
@@ -23,6 +23,10 @@ struct MeasureSetup {
   std::vector<std::string> inputs, expected; // .npy files, in argument / result order
   double rtol = 1e-3, atol = 1e-4;
   unsigned timeoutSeconds = 600;
+  /// Arguments (indices) evicted from the caches before each timed run
+  /// (ssm-run --flush-args): the weights and states, read from memory
+  /// inside a model.
+  std::vector<unsigned> flushArgs;
 };
 
 struct Measurement {

@@ -314,6 +314,10 @@ bool Loop::prepare(const Kernel &k, size_t index, size_t total, KernelRun &r,
   r.setup.rtol = o.rtol;
   r.setup.atol = o.atol;
   r.setup.timeoutSeconds = o.timeoutSeconds;
+  if (o.flushCache)
+    for (size_t i = 0; i < k.argumentIsFunctionArgument.size(); ++i)
+      if (k.argumentIsFunctionArgument[i])
+        r.setup.flushArgs.push_back(static_cast<unsigned>(i));
   if (!db.addKernel(k.key, k.opName, k.ir, error)) {
     error = "cannot write the tuning database: " + error;
     return false;

@@ -40,6 +40,15 @@ struct TuneOptions {
   /// Rounds of the final measurements (heuristic, best, autoschedulers back
   /// to back per kernel) after the search; 0: none.
   unsigned finalRounds = 3;
+  /// Time every measurement of the run with the kernel's weights and states
+  /// (its arguments that are arguments of the enclosing function) evicted
+  /// from the caches before each timed call (ssm-run --flush-args), as inside
+  /// a model, where the other layers have evicted them; activations, which
+  /// the op before has just written, stay in the caches. One run's
+  /// measurements are all taken the same way, and (with final rounds, the
+  /// default) the latest run's final rounds decide (TuningDb::best), so records taken hot and flushed are
+  /// never ranked against each other.
+  bool flushCache = false;
   bool progressBar = false; // redraw one status line (a terminal)
   bool verbose = false;     // one line per candidate
   std::string runId;

@@ -6,6 +6,7 @@
 #include "runtime/Compare.h"
 #include "runtime/Npy.h"
 #include "runtime/Module.h"
+#include "tools/ssm-run/CacheFlush.h"
 #include "tools/ssm-run/CompileCache.h"
 #include "tools/ssm-run/GoldenCase.h"
 #include "tools/ssm-run/ModelRunner.h"
@@ -87,6 +88,18 @@ cl::opt<std::string> tuningDb(
 unsigned threads = 0;
 cl::opt<unsigned> repeat("repeat", cl::desc("Time N runs after one warm-up; prints median_ms"),
                          cl::init(0), cl::cat(category));
+cl::opt<bool> flushCache(
+    "flush-cache",
+    cl::desc("With --repeat on a graph (cpu engine): before each timed run, evict the "
+             "arguments from the caches (untimed), so that the kernels read them from memory as "
+             "inside a model, not from the caches of the run before (ssm-tune uses it for "
+             "model folders)"),
+    cl::init(false), cl::cat(category));
+cl::list<unsigned> flushArgs(
+    "flush-args",
+    cl::desc("With --repeat on a graph: evict only these arguments (0-based indices, "
+             "comma-separated) before each timed run, as --flush-cache evicts all"),
+    cl::CommaSeparated, cl::value_desc("i,j,..."), cl::cat(category));
 cl::opt<std::string> function("function", cl::desc("Function to run (default: main, or the only one)"),
                               cl::init(""), cl::cat(category));
 cl::list<std::string> inputs("input",
@@ -305,6 +318,12 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
                   " arguments, got " + std::to_string(args.size());
     return false;
   }
+  for (unsigned a : flushArgs)
+    if (a >= args.size()) {
+      err.message = "--flush-args names argument " + std::to_string(a) + ", but @" + fnName +
+                    " takes " + std::to_string(args.size());
+      return false;
+    }
   std::vector<std::vector<uint8_t>> storage(args.size()); // 16- and 8-bit arguments
   for (size_t i = 0; i < args.size(); ++i) {
     if (!toStorage(args[i], fn->arguments[i], inputs[i], storage[i], err.message))
@@ -317,7 +336,22 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
     return false;
   if (repeat) {
     std::vector<double> ms;
+    ssm::CacheFlusher flusher;
+    std::vector<std::pair<const void *, size_t>> operands; // what --flush-cache evicts
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!flushCache && !llvm::is_contained(flushArgs, i))
+        continue;
+      const ssm::rt::HostTensor &t = inputs[i];
+      if (!t.data.empty())
+        operands.push_back({t.data.data(), t.data.size() * sizeof(float)});
+      if (!t.ints.empty())
+        operands.push_back({t.ints.data(), t.ints.size() * sizeof(int32_t)});
+      if (!storage[i].empty())
+        operands.push_back({storage[i].data(), storage[i].size()});
+    }
     for (unsigned i = 0; i < repeat; ++i) {
+      if (!operands.empty())
+        flusher.flush(operands);
       auto t0 = std::chrono::steady_clock::now();
       bool ok = call->invoke(err.message);
       auto t1 = std::chrono::steady_clock::now();
@@ -773,6 +807,9 @@ int main(int argc, char **argv) {
   if (ssm::isModelDir(inputFile)) {
     if (int rc = checkEngine())
       return rc;
+    if (flushCache || !flushArgs.empty())
+      return cannotRun("--flush-cache times the runs of a graph; a model folder's --repeat runs "
+                       "whole prompts, whose layers evict each other's weights anyway");
     ssm::ModelRunOptions o;
     o.dir = inputFile;
     o.prompt = prompt;

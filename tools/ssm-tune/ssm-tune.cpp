@@ -97,6 +97,13 @@ cl::opt<double> rtolOpt("rtol", cl::desc("Relative tolerance against the referen
                      cl::init(1e-3), cl::cat(category));
 cl::opt<double> atolOpt("atol", cl::desc("Absolute tolerance against the reference (default 1e-4)"),
                      cl::init(1e-4), cl::cat(category));
+cl::opt<bool> flushCacheOpt(
+    "flush-cache",
+    cl::desc("Time every candidate with its weights and states (the kernel's arguments that are "
+             "function arguments in the graph) evicted from the caches before each timed call "
+             "(ssm-run --flush-args), as the kernel runs inside a model whose other layers evict "
+             "them; default: on for model folders, off for graphs"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> verbose("verbose", cl::desc("One line per candidate"), cl::init(false),
                       cl::cat(category));
 cl::opt<bool> listKernels("list", cl::desc("List the graph's kernels and their keys, then exit"),
@@ -388,6 +395,8 @@ int main(int argc, char **argv) {
     o.baselines = !noBaselines;
     o.maxCandidates = maxCandidates;
     o.finalRounds = finalRounds;
+    o.flushCache = flushCacheOpt.getNumOccurrences() ? bool(flushCacheOpt)
+                                                     : sys::fs::is_directory(inputPath);
     o.progressBar = ::isatty(2) && !verbose;
     o.verbose = verbose;
     o.runId = formatv("{0}-{1}", std::time(nullptr), ::getpid()).str();
@@ -396,13 +405,14 @@ int main(int argc, char **argv) {
       return cannotRun("cannot create a work folder: " + ec.message());
     o.workDir = std::string(work);
     errs() << formatv("ssm-tune: {0} kernels ({1} ops) for {2}, {3} threads, budget {4} s, "
-                      "seed {5}\n",
+                      "seed {5}{6}\n",
                       kernels.size(),
                       std::accumulate(kernels.begin(), kernels.end(), size_t(0),
                                       [](size_t n, const ssm::tune::Kernel &k) {
                                         return n + k.ops.size();
                                       }),
-                      tc.target, tc.threads, *budgetSeconds, uint64_t(seed));
+                      tc.target, tc.threads, *budgetSeconds, uint64_t(seed),
+                      o.flushCache ? ", weights and states flushed from the caches before each timed call" : "");
     struct sigaction sa = {};
     sa.sa_handler = onInterrupt;
     sigemptyset(&sa.sa_mask);
