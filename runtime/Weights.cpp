@@ -124,27 +124,26 @@ std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &st
   size_t size = static_cast<size_t>(st.st_size);
   size_t region = size;
   void *p = load == WeightLoad::Copy ? hugePageRegion(size, region) : nullptr;
+  std::string failure;
   if (p) {
-    if (!readWhole(fd, static_cast<unsigned char *>(p), size)) {
-      int err = errno;
+    if (readWhole(fd, static_cast<unsigned char *>(p), size)) {
+      mprotect(p, region, PROT_READ); // the weights are read-only, as when mapped
+    } else {
+      failure = std::string("cannot read the file: ") + std::strerror(errno);
       munmap(p, region);
-      ::close(fd);
-      status = {Code::InvalidFile, path + ": cannot read the file: " + std::strerror(err)};
-      return nullptr;
     }
-    mprotect(p, region, PROT_READ); // the weights are read-only, as when mapped
   } else {
     load = WeightLoad::Map;
     region = size;
     p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      status = {Code::InvalidFile, path + ": cannot map the file: " + std::strerror(err)};
-      return nullptr;
-    }
+    if (p == MAP_FAILED)
+      failure = std::string("cannot map the file: ") + std::strerror(errno);
   }
   ::close(fd);
+  if (!failure.empty()) {
+    status = {Code::InvalidFile, path + ": " + failure};
+    return nullptr;
+  }
   std::unique_ptr<WeightFile> w(new WeightFile());
   w->path_ = path;
   w->base_ = static_cast<const unsigned char *>(p);

@@ -1,4 +1,4 @@
-// A safetensors weights file mapped read-only, its tensors handed to kernels as f32 views.
+// A safetensors weights file loaded once (read into memory, or mapped), its tensors handed to kernels as f32 views.
 //
 // The file (8-byte little-endian header length N, N bytes of JSON naming each
 // tensor's dtype, shape and data_offsets, then the data) is loaded once per
@@ -6,13 +6,13 @@
 // transparent huge pages advised (the default, as rwkv.cpp and llama.cpp's
 // --no-mmap load), or mmap'd read-only (its pages shared with the page cache
 // and with other processes). Decode streams every weight once per token, and
-// read from the copy it ran about 10% faster on an AMD EPYC (Zen 5) VM:
-// RWKV-4 169M, F32, 2 threads, 8 alternating rounds, 10.1-11.1 ms/token
-// mapped against 8.9-10.2 copied; mamba-130m 10.1-10.7 against 8.8-9.8 (the
-// page walks of 4 KB page-cache pages, under the VM's nested paging, are the
-// likely cause). F32
-// tensors are used where they lie, with no copy (one load, counted once
-// however many streams of the process run); F16, BF16 and
+// read from the copy it ran about 12% faster on an AMD EPYC (Zen 5) VM
+// (`ssm-run <dir> --mode step --tokens <64 tokens> --repeat 3`, F32, 2
+// threads, 6 alternating rounds): RWKV-4 169M 9.7-10.7 ms/token read against
+// 11.2-12.3 mapped, mamba-130m 9.5-10.7 against 10.9-12.3 (why is not shown;
+// page walks over 4 KB page-cache pages under the VM's nested paging are a
+// guess). F32 tensors are used where they lie, with no further copy (one
+// load, counted once however many streams of the process run); F16, BF16 and
 // F64 tensors are converted to f32 the first time a kernel needs them, unless
 // the kernel takes them as stored (getStored: 16-bit and int8 weights, used
 // in place like F32). Every offset is checked against the file size when it

@@ -101,7 +101,7 @@ enum {
   /* Map weights.safetensors read-only instead of reading it: its pages are
    * shared with the page cache and with other processes, and a tensor read
    * only in part (the embedding table) is only in part resident. Reading it
-   * costs a copy at open and decodes faster (runtime/Weights.h: about 10%
+   * costs a copy at open and decodes faster (runtime/Weights.h: about 12%
    * on an AMD EPYC VM). */
   SSM_MODEL_MAP_WEIGHTS = 1u << 0
 };

@@ -808,8 +808,8 @@ int main(int argc, char **argv) {
     if (int rc = checkEngine())
       return rc;
     if (flushCache || !flushArgs.empty())
-      return cannotRun("--flush-cache times the runs of a graph; a model folder's --repeat runs "
-                       "whole prompts, whose layers evict each other's weights anyway");
+      return cannotRun("--flush-cache and --flush-args time the runs of a graph; a model folder's "
+                       "--repeat runs whole prompts, whose layers evict each other's weights anyway");
     ssm::ModelRunOptions o;
     o.dir = inputFile;
     o.prompt = prompt;

@@ -12,6 +12,7 @@
 // RUN: env SSM_CACHE_DIR=%t/cache ssm-tune %S/Inputs/tune-small.mlir --db %t/u.db --budget 4s --final-rounds 0 --no-baselines 2>&1 | FileCheck %s --check-prefix=TUNEHOT
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/m --seq-len 3 > /dev/null
 // RUN: sh -c 'ssm-run %t/m --prompt a --engine cpu --repeat 2 --flush-cache; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MODEL
+// RUN: sh -c 'ssm-run %t/m --prompt a --engine cpu --repeat 2 --flush-args=0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MODEL
 
 // TIMED: result0_vs_reference {{.*}}PASS
 // TIMED: median_ms={{[0-9.]+}} threads=2
@@ -21,7 +22,7 @@
 // TUNEHOT: budget 4.00 s, seed 0{{$}}
 // BADARG: --flush-args names argument 2, but @main takes 2
 // BADARG: exit={{[12]}}
-// MODEL: --flush-cache times the runs of a graph; a model folder's --repeat runs whole prompts
+// MODEL: --flush-cache and --flush-args time the runs of a graph; a model folder's --repeat runs whole prompts
 // MODEL: exit=2
 
 func.func @main(%x: tensor<1x768xf32>, %w: tensor<384x768xf32> {ssm.param = "w"}) -> tensor<1x384xf32> {
