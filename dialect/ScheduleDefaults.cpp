@@ -2,6 +2,7 @@
 #include "dialect/ScheduleDefaults.h"
 
 #include "dialect/SsmDialect.h"
+#include "dialect/SsmOpList.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
@@ -114,15 +115,12 @@ int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {
 }
 
 bool hasGpuSchedule(llvm::StringRef opName) {
-  // The ops with a GPU branch in codegen/schedules/gpu/ (keep in step with
-  // codegen/lowerings/Ssm.cpp's table); matmuls and stage ops have one too.
-  static const char *const ssmOps[] = {
-      "ssm.discretize",  "ssm.affine_scan",    "ssm.selective_scan", "ssm.selective_update",
-      "ssm.lti_kernel",  "ssm.lti_conv",       "ssm.causal_conv1d",  "ssm.ssd_scan",
-      "ssm.wkv4",        "ssm.wkv7"};
+  // Matmuls and stage ops have a GPU branch (codegen/schedules/gpu/); an ssm
+  // op says so itself (ScheduledOpInterface::hasGpuSchedule).
   if (!opName.starts_with("ssm."))
     return true;
-  return llvm::is_contained(ssmOps, opName);
+  SsmOpScheduling facts;
+  return lookupSsmOpScheduling(opName, facts) && facts.gpu;
 }
 
 bool takesStageSchedule(Operation *op) {

@@ -1,6 +1,7 @@
 // Registration of the `ssm` dialect and the definitions of its enums.
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOps.h"
+#include "dialect/SsmOpList.h"
 #include "dialect/ScheduleDefaults.h"
 #include "dialect/ScheduleSpace.h"
 
@@ -8,6 +9,7 @@ using namespace mlir;
 
 #include "dialect/SsmDialect.cpp.inc"
 #include "dialect/SsmEnums.cpp.inc"
+#include "dialect/SsmInterfaces.cpp.inc"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -108,20 +110,8 @@ LogicalResult ssm::StageScheduleAttr::verify(function_ref<InFlightDiagnostic()> 
 }
 
 llvm::ArrayRef<llvm::StringRef> ssm::scheduleFieldsOf(llvm::StringRef opName) {
-  static const llvm::StringRef all[] = {"vector_width", "channel_tile", "parallel",
-                                        "unroll_state", "gpu_threads"};
-  static const llvm::StringRef tiled[] = {"vector_width", "channel_tile", "parallel",
-                                          "gpu_threads"};
-  static const llvm::StringRef flat[] = {"vector_width", "parallel", "gpu_threads"};
-  if (opName == "ssm.selective_scan" || opName == "ssm.selective_update")
-    return all;
-  if (opName == "ssm.affine_scan" || opName == "ssm.causal_conv1d")
-    return tiled;
-  if (opName == "ssm.dequantize")
-    return {}; // a view of a weight, read inside its users' loops: no loop nest of its own
-  if (opName.starts_with("ssm."))
-    return flat;
-  return {};
+  SsmOpScheduling facts;
+  return lookupSsmOpScheduling(opName, facts) ? facts.fields : llvm::ArrayRef<llvm::StringRef>();
 }
 
 bool ssm::isScheduledMatmul(llvm::StringRef opName) {

@@ -6,7 +6,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "dialect/SsmDialect.h.inc"
-#include "dialect/SsmEnums.h.inc"
+#include "dialect/SsmEnums.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/DialectImplementation.h"

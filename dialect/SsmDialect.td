@@ -4,6 +4,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/EnumAttr.td"
+include "dialect/SsmInterfaces.td"
 
 def SSM_Dialect : Dialect {
   let name = "ssm";
@@ -27,8 +28,11 @@ def SSM_Dialect : Dialect {
   }];
 }
 
+// Every ssm op declares ScheduledOpInterface (dialect/SsmInterfaces.td) and
+// defines its methods in dialect/SsmOps.cpp.
 class SSM_Op<string mnemonic, list<Trait> traits = []>
-    : Op<SSM_Dialect, mnemonic, traits>;
+    : Op<SSM_Dialect, mnemonic,
+         !listconcat(traits, [DeclareOpInterfaceMethods<SSM_ScheduledOpInterface>])>;
 
 // How a continuous (A, B) pair with step Delta becomes a discrete one.
 def SSM_Discretization : I32EnumAttr<"Discretization",

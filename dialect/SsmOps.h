@@ -9,6 +9,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+// ScheduledOpInterface (dialect/SsmInterfaces.td), which every ssm op implements.
+#include "dialect/SsmInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialect/SsmOps.h.inc"
 

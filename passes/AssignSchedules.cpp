@@ -4,7 +4,6 @@
 #include "passes/Passes.h"
 #include "passes/TargetInfo.h"
 
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace ssm {
 #define GEN_PASS_DEF_SSMASSIGNSCHEDULES
@@ -16,42 +15,18 @@ using namespace ssm;
 
 namespace {
 
-int64_t staticDim(Value v, int dim) {
-  auto t = cast<RankedTensorType>(v.getType());
-  int64_t d = t.getDimSize(dim < 0 ? t.getRank() + dim : dim);
-  return ShapedType::isDynamic(d) ? 0 : d;
-}
-
-/// The #ssm.schedule of ssm op `op`, with the fields it accepts.
-ScheduleAttr ssmSchedule(Operation *op, const TargetInfo &info) {
-  int64_t channels = 0, n = 0;
-  llvm::TypeSwitch<Operation *>(op)
-      .Case([&](SelectiveScanOp s) {
-        channels = staticDim(s.getU(), s.getLayout() == Layout::time_major ? 2 : 1);
-        n = staticDim(s.getA(), 1);
-      })
-      .Case([&](SelectiveUpdateOp s) {
-        channels = staticDim(s.getX(), -1);
-        n = staticDim(s.getState(), -1);
-      })
-      .Case([&](CausalConv1dOp s) { channels = staticDim(s.getX(), 1); })
-      .Case([&](AffineScanOp s) {
-        auto t = cast<RankedTensorType>(s.getB().getType());
-        int64_t dim = s.getDim() < 0 ? s.getDim() + t.getRank() : s.getDim();
-        // The lines of the scan's innermost non-scanned dims.
-        channels = dim == t.getRank() - 1 && t.getRank() > 1 ? t.getDimSize(t.getRank() - 2)
-                                                              : t.getDimSize(t.getRank() - 1);
-        if (ShapedType::isDynamic(channels))
-          channels = 0;
-      })
-      .Default([&](Operation *) {});
-  llvm::ArrayRef<llvm::StringRef> fields = scheduleFieldsOf(op->getName().getStringRef());
+/// The #ssm.schedule of ssm op `op`, with the fields it accepts
+/// (ScheduledOpInterface, dialect/OpScheduling.cpp).
+ScheduleAttr ssmSchedule(ScheduledOpInterface op, const TargetInfo &info) {
+  int64_t channels = op.getScheduleChannels();
+  int64_t n = op.getScheduleStateSize();
+  llvm::ArrayRef<llvm::StringRef> fields = op.getScheduleFields();
   auto has = [&](llvm::StringRef f) { return llvm::is_contained(fields, f); };
   MLIRContext *ctx = op->getContext();
   int64_t vw = info.vectorWidth;
   std::optional<int64_t> tile;
   if (has("channel_tile")) {
-    int64_t tasks = isa<SelectiveUpdateOp>(op) ? kDecodeStepTasks : kChannelTileTasks;
+    int64_t tasks = isa<SelectiveUpdateOp>(op.getOperation()) ? kDecodeStepTasks : kChannelTileTasks;
     tile = channels ? defaultChannelTile(channels, vw, tasks) : 64 / vw * vw;
   }
   std::optional<bool> unroll;
@@ -154,7 +129,7 @@ struct SsmAssignSchedulesPass
         op.setAttr(kScheduleAttrName, gpuSchedule(&op, isSsm, isMatmul));
         continue;
       }
-      Attribute s = isSsm      ? Attribute(ssmSchedule(&op, *info))
+      Attribute s = isSsm      ? Attribute(ssmSchedule(cast<ScheduledOpInterface>(op), *info))
                     : isMatmul ? Attribute(matmulSchedule(&op, *info))
                                : Attribute(stageSchedule(&op, *info));
       op.setAttr(kScheduleAttrName, s);

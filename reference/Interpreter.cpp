@@ -3,7 +3,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 
-#include "dialect/SsmOps.h"
+#include "dialect/SsmOpList.h"
 #include "frontend/StaticLimits.h"
 #include "reference/kernels/AffineScan.h"
 #include "reference/kernels/CausalConv1d.h"
@@ -733,147 +733,154 @@ private:
     return opError(op, err);
   }
 
-  static ssm::ref::Discretization method(ssm::Discretization m) {
-    switch (m) {
-    case ssm::Discretization::zoh: return ssm::ref::Discretization::ZOH;
-    case ssm::Discretization::bilinear: return ssm::ref::Discretization::Bilinear;
-    case ssm::Discretization::euler: return ssm::ref::Discretization::Euler;
-    }
-    return ssm::ref::Discretization::ZOH;
-  }
+  /// Runs one ssm op on its reference kernel (reference/kernels/). One
+  /// overload per op of the dialect: an op without one does not compile
+  /// (dialect/SsmOpList.h).
+  struct SsmExec {
+    Interpreter &in;
+    Env &env;
+    Array out0, out1, out2, out3;
 
-  llvm::Error execSsm(Operation *op, Env &env) {
-    namespace r = ssm::ref;
-    Array out0, out1;
-    std::string err;
-    if (auto o = dyn_cast<ssm::DiscretizeOp>(op)) {
-      r::DiscretizeArgs a;
-      a.A = &get(env, o.getA());
-      a.B = &get(env, o.getB());
-      a.delta = &get(env, o.getDelta());
-      a.methodA = method(o.getAMethod());
-      a.methodB = method(o.getBMethod());
-      err = r::discretize(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::AffineScanOp>(op)) {
-      r::AffineScanArgs a;
-      a.a = &get(env, o.getA());
-      a.b = &get(env, o.getB());
-      a.h0 = getOpt(env, o.getH0());
-      a.reset = getOpt(env, o.getReset());
+    const Array &get(Value v) { return in.get(env, v); }
+    const Array *getOpt(Value v) { return in.getOpt(env, v); }
+
+    std::string operator()(ssm::DiscretizeOp o) {
+      ssm::ref::DiscretizeArgs a;
+      a.A = &get(o.getA());
+      a.B = &get(o.getB());
+      a.delta = &get(o.getDelta());
+      a.methodA = o.getAMethod();
+      a.methodB = o.getBMethod();
+      return ssm::ref::discretize(a, out0, out1);
+    }
+    std::string operator()(ssm::AffineScanOp o) {
+      ssm::ref::AffineScanArgs a;
+      a.a = &get(o.getA());
+      a.b = &get(o.getB());
+      a.h0 = getOpt(o.getH0());
+      a.reset = getOpt(o.getReset());
       a.dim = o.getDim();
       a.reverse = o.getReverse();
-      err = r::affineScan(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::SelectiveScanOp>(op)) {
-      r::SelectiveScanArgs a;
-      a.u = &get(env, o.getU());
-      a.delta = &get(env, o.getDelta());
-      a.A = &get(env, o.getA());
-      a.B = &get(env, o.getB());
-      a.C = &get(env, o.getC());
-      a.D = getOpt(env, o.getD());
-      a.z = getOpt(env, o.getZ());
-      a.deltaBias = getOpt(env, o.getDeltaBias());
-      a.h0 = getOpt(env, o.getH0());
+      return ssm::ref::affineScan(a, out0, out1);
+    }
+    std::string operator()(ssm::SelectiveScanOp o) {
+      ssm::ref::SelectiveScanArgs a;
+      a.u = &get(o.getU());
+      a.delta = &get(o.getDelta());
+      a.A = &get(o.getA());
+      a.B = &get(o.getB());
+      a.C = &get(o.getC());
+      a.D = getOpt(o.getD());
+      a.z = getOpt(o.getZ());
+      a.deltaBias = getOpt(o.getDeltaBias());
+      a.h0 = getOpt(o.getH0());
       a.deltaSoftplus = o.getDeltaSoftplus();
-      a.layout = o.getLayout() == ssm::Layout::time_major ? r::ScanLayout::TimeMajor
-                                                           : r::ScanLayout::ChannelMajor;
-      err = r::selectiveScan(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::SelectiveUpdateOp>(op)) {
-      r::SelectiveUpdateArgs a;
-      a.state = &get(env, o.getState());
-      a.x = &get(env, o.getX());
-      a.dt = &get(env, o.getDt());
-      a.A = &get(env, o.getA());
-      a.B = &get(env, o.getB());
-      a.C = &get(env, o.getC());
-      a.D = getOpt(env, o.getD());
-      a.z = getOpt(env, o.getZ());
-      a.dtBias = getOpt(env, o.getDtBias());
+      a.layout = o.getLayout();
+      return ssm::ref::selectiveScan(a, out0, out1);
+    }
+    std::string operator()(ssm::SelectiveUpdateOp o) {
+      ssm::ref::SelectiveUpdateArgs a;
+      a.state = &get(o.getState());
+      a.x = &get(o.getX());
+      a.dt = &get(o.getDt());
+      a.A = &get(o.getA());
+      a.B = &get(o.getB());
+      a.C = &get(o.getC());
+      a.D = getOpt(o.getD());
+      a.z = getOpt(o.getZ());
+      a.dtBias = getOpt(o.getDtBias());
       a.dtSoftplus = o.getDtSoftplus();
-      err = r::selectiveUpdate(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::LtiKernelOp>(op)) {
-      r::LtiKernelArgs a;
-      a.A = &get(env, o.getA());
-      a.B = getOpt(env, o.getB());
-      a.C = &get(env, o.getC());
-      a.delta = &get(env, o.getDelta());
-      a.method = method(o.getDiscretization());
-      a.bMethod = method(o.getBMethod());
+      return ssm::ref::selectiveUpdate(a, out0, out1);
+    }
+    std::string operator()(ssm::LtiKernelOp o) {
+      ssm::ref::LtiKernelArgs a;
+      a.A = &get(o.getA());
+      a.B = getOpt(o.getB());
+      a.C = &get(o.getC());
+      a.delta = &get(o.getDelta());
+      a.method = o.getDiscretization();
+      a.bMethod = o.getBMethod();
       a.length = o.getK().getType().getDimSize(1);
-      err = r::ltiKernel(a, out0);
-    } else if (auto o = dyn_cast<ssm::LtiConvOp>(op)) {
-      r::LtiConvArgs a;
-      a.u = &get(env, o.getU());
-      a.K = &get(env, o.getK());
-      a.D = getOpt(env, o.getD());
-      err = r::ltiConv(a, out0);
-    } else if (auto o = dyn_cast<ssm::CausalConv1dOp>(op)) {
-      r::CausalConv1dArgs a;
-      a.x = &get(env, o.getX());
-      a.weight = &get(env, o.getWeight());
-      a.bias = getOpt(env, o.getBias());
-      a.initialStates = getOpt(env, o.getInitialStates());
-      a.activation = o.getActivation() == ssm::Activation::silu ? r::ConvActivation::Silu
-                                                               : r::ConvActivation::None;
-      err = r::causalConv1d(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::SsdScanOp>(op)) {
-      r::SsdScanArgs a;
-      a.X = &get(env, o.getX());
-      a.A = &get(env, o.getA());
-      a.B = &get(env, o.getB());
-      a.C = &get(env, o.getC());
-      a.initialState = getOpt(env, o.getInitialState());
-      a.bonus = getOpt(env, o.getBonus());
-      err = r::ssdScan(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::Wkv4Op>(op)) {
-      r::Wkv4Args a;
-      a.w = &get(env, o.getW());
-      a.u = &get(env, o.getU());
-      a.k = &get(env, o.getK());
-      a.v = &get(env, o.getV());
-      a.aa = getOpt(env, o.getAa());
-      a.bb = getOpt(env, o.getBb());
-      a.pp = getOpt(env, o.getPp());
-      Array out2, out3;
-      err = r::wkv4(a, out0, out1, out2, out3);
-      if (err.empty()) {
-        set(env, op->getResult(2), std::move(out2));
-        set(env, op->getResult(3), std::move(out3));
-      }
-    } else if (auto o = dyn_cast<ssm::Wkv7Op>(op)) {
-      r::Wkv7Args a;
-      a.r = &get(env, o.getR());
-      a.w = &get(env, o.getW());
-      a.k = &get(env, o.getK());
-      a.v = &get(env, o.getV());
-      a.a = &get(env, o.getA());
-      a.b = &get(env, o.getB());
-      a.initialState = getOpt(env, o.getInitialState());
-      err = r::wkv7(a, out0, out1);
-    } else if (auto o = dyn_cast<ssm::DequantizeOp>(op)) {
+      return ssm::ref::ltiKernel(a, out0);
+    }
+    std::string operator()(ssm::LtiConvOp o) {
+      ssm::ref::LtiConvArgs a;
+      a.u = &get(o.getU());
+      a.K = &get(o.getK());
+      a.D = getOpt(o.getD());
+      return ssm::ref::ltiConv(a, out0);
+    }
+    std::string operator()(ssm::CausalConv1dOp o) {
+      ssm::ref::CausalConv1dArgs a;
+      a.x = &get(o.getX());
+      a.weight = &get(o.getWeight());
+      a.bias = getOpt(o.getBias());
+      a.initialStates = getOpt(o.getInitialStates());
+      a.activation = o.getActivation();
+      return ssm::ref::causalConv1d(a, out0, out1);
+    }
+    std::string operator()(ssm::SsdScanOp o) {
+      ssm::ref::SsdScanArgs a;
+      a.X = &get(o.getX());
+      a.A = &get(o.getA());
+      a.B = &get(o.getB());
+      a.C = &get(o.getC());
+      a.initialState = getOpt(o.getInitialState());
+      a.bonus = getOpt(o.getBonus());
+      return ssm::ref::ssdScan(a, out0, out1);
+    }
+    std::string operator()(ssm::Wkv4Op o) {
+      ssm::ref::Wkv4Args a;
+      a.w = &get(o.getW());
+      a.u = &get(o.getU());
+      a.k = &get(o.getK());
+      a.v = &get(o.getV());
+      a.aa = getOpt(o.getAa());
+      a.bb = getOpt(o.getBb());
+      a.pp = getOpt(o.getPp());
+      return ssm::ref::wkv4(a, out0, out1, out2, out3);
+    }
+    std::string operator()(ssm::Wkv7Op o) {
+      ssm::ref::Wkv7Args a;
+      a.r = &get(o.getR());
+      a.w = &get(o.getW());
+      a.k = &get(o.getK());
+      a.v = &get(o.getV());
+      a.a = &get(o.getA());
+      a.b = &get(o.getB());
+      a.initialState = getOpt(o.getInitialState());
+      return ssm::ref::wkv7(a, out0, out1);
+    }
+    std::string operator()(ssm::DequantizeOp o) {
       auto storageOf = [](Value v) {
         Type t = cast<RankedTensorType>(v.getType()).getElementType();
-        return t.isF16() ? r::WeightStorage::F16
-               : t.isBF16() ? r::WeightStorage::BF16
-               : t.isInteger(8) ? r::WeightStorage::I8
-                                : r::WeightStorage::F32;
+        return t.isF16()         ? ssm::ref::WeightStorage::F16
+               : t.isBF16()      ? ssm::ref::WeightStorage::BF16
+               : t.isInteger(8) ? ssm::ref::WeightStorage::I8
+                                 : ssm::ref::WeightStorage::F32;
       };
-      r::DequantizeArgs a;
-      a.input = &get(env, o.getInput());
+      ssm::ref::DequantizeArgs a;
+      a.input = &get(o.getInput());
       a.storage = storageOf(o.getInput());
-      a.scale = getOpt(env, o.getScale());
+      a.scale = getOpt(o.getScale());
       if (o.getScale())
         a.scaleStorage = storageOf(o.getScale());
       a.blockSize = o.getBlockSize();
-      err = r::dequantize(a, out0);
-    } else {
-      return opError(op, "unsupported ssm op in the reference interpreter");
+      return ssm::ref::dequantize(a, out0);
     }
-    if (llvm::Error e = kernelResult(op, err))
+  };
+
+  llvm::Error execSsm(Operation *op, Env &env) {
+    SsmExec exec{*this, env, {}, {}, {}, {}};
+    std::optional<std::string> err = ssm::visitSsmOp(
+        op, exec, []() -> std::optional<std::string> { return std::nullopt; });
+    if (!err)
+      return opError(op, "unsupported ssm op in the reference interpreter");
+    if (llvm::Error e = kernelResult(op, *err))
       return e;
-    set(env, op->getResult(0), std::move(out0));
-    if (op->getNumResults() > 1)
-      set(env, op->getResult(1), std::move(out1));
+    Array *outs[] = {&exec.out0, &exec.out1, &exec.out2, &exec.out3};
+    for (unsigned i = 0; i < op->getNumResults() && i < 4; ++i)
+      set(env, op->getResult(i), std::move(*outs[i]));
     return llvm::Error::success();
   }
 };

@@ -46,7 +46,7 @@ CausalConv1dKernel buildCausalConv1d(const CausalConv1dKernelInputs &in) {
   }
   Expr acc = terms[0];
   Func out("causal_conv1d_out");
-  out(t, d, b) = in.activation == ConvActivation::Silu ? silu(acc) : acc;
+  out(t, d, b) = in.activation == Activation::silu ? silu(acc) : acc;
 
   Func fin("causal_conv1d_final_states");
   if (pad > 0) {

@@ -2,6 +2,7 @@
 #ifndef SSM_CODEGEN_KERNELS_CAUSALCONV1DKERNEL_H
 #define SSM_CODEGEN_KERNELS_CAUSALCONV1DKERNEL_H
 
+#include "dialect/SsmEnums.h"
 #include "codegen/kernels/Kernel.h"
 #include "codegen/kernels/KernelResult.h"
 
@@ -9,15 +10,12 @@
 
 namespace ssm::codegen {
 
-/// The op's `#ssm.activation` values.
-enum class ConvActivation { Identity, Silu };
-
 struct CausalConv1dKernelInputs {
   TensorFunc x;      // (batch, dim, L); L may be symbolic and smaller than W-1
   TensorFunc weight; // (dim, W): W must be a constant extent (the op keeps it in 2..4)
   std::optional<TensorFunc> bias;          // (dim)
   std::optional<TensorFunc> initialStates; // (batch, dim, W-1); zeros when absent
-  ConvActivation activation = ConvActivation::Identity;
+  Activation activation = Activation::identity;
 };
 
 /// outputs = {out (batch, dim, L), final_states (batch, dim, W-1)}. With

@@ -25,11 +25,11 @@ Expr accurateExpm1(Expr x) {
 Expr discretizeAExpr(Discretization method, Expr A, Expr delta) {
   Expr dA = delta * A;
   switch (method) {
-  case Discretization::Zoh:
+  case Discretization::zoh:
     return accurateExp(dA);
-  case Discretization::Bilinear:
+  case Discretization::bilinear:
     return (1.0f + dA * 0.5f) / (1.0f - dA * 0.5f);
-  case Discretization::Euler:
+  case Discretization::euler:
     return 1.0f + dA;
   }
   return Expr();
@@ -38,12 +38,12 @@ Expr discretizeAExpr(Discretization method, Expr A, Expr delta) {
 Expr discretizeBExpr(Discretization method, Expr A, Expr B, Expr delta) {
   Expr dA = delta * A;
   switch (method) {
-  case Discretization::Zoh:
+  case Discretization::zoh:
     // A == 0 is the limit delta * B; the other branch is then 0/0, not selected.
     return select(A == 0.0f, delta * B, accurateExpm1(dA) / A * B);
-  case Discretization::Bilinear:
+  case Discretization::bilinear:
     return delta * B / (1.0f - dA * 0.5f);
-  case Discretization::Euler:
+  case Discretization::euler:
     return delta * B;
   }
   return Expr();

@@ -2,13 +2,13 @@
 #ifndef SSM_CODEGEN_KERNELS_DISCRETIZEKERNEL_H
 #define SSM_CODEGEN_KERNELS_DISCRETIZEKERNEL_H
 
+#include "dialect/SsmEnums.h"
 #include "codegen/kernels/Kernel.h"
 #include "codegen/kernels/KernelResult.h"
 
 namespace ssm::codegen {
 
 /// The op's `#ssm.discretization` values (DESIGN.md section 1).
-enum class Discretization { Zoh, Bilinear, Euler };
 
 /// expm1(x) = exp(x) - 1 in f32 without the cancellation of exp(x) - 1 near 0:
 /// a degree-9 Taylor polynomial for |x| < 0.35 (truncation below 1e-11
@@ -27,8 +27,8 @@ struct DiscretizeKernelInputs {
   TensorFunc A;     // any shape S
   TensorFunc B;     // S
   TensorFunc delta; // S
-  Discretization aMethod = Discretization::Zoh;
-  Discretization bMethod = Discretization::Zoh;
+  Discretization aMethod = Discretization::zoh;
+  Discretization bMethod = Discretization::zoh;
 };
 
 /// outputs = {Abar, Bbar}, both of shape S, one elementwise Func each.

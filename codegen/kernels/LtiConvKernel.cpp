@@ -8,9 +8,9 @@ using namespace Halide;
 LtiConvKernel buildLtiConv(const LtiConvKernelInputs &in, int timeBlock) {
   if (in.u.rank() != 3 || in.K.rank() != 2)
     throw CompileError("ssm.lti_conv kernel: u must be (batch, H, L), K (H, Lk)");
-  if (in.algorithm != ConvAlgorithm::Direct)
+  if (in.algorithm != ConvAlgorithm::direct)
     throw CompileError(std::string("ssm.lti_conv: algorithm = ") +
-                       (in.algorithm == ConvAlgorithm::Fft ? "fft" : "scan") +
+                       (in.algorithm == ConvAlgorithm::fft ? "fft" : "scan") +
                        " has no compiled form yet; use algorithm = direct (the reference "
                        "interpreter runs every algorithm)");
   Expr len = in.u.shape[2];

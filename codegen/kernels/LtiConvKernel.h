@@ -2,6 +2,7 @@
 #ifndef SSM_CODEGEN_KERNELS_LTICONVKERNEL_H
 #define SSM_CODEGEN_KERNELS_LTICONVKERNEL_H
 
+#include "dialect/SsmEnums.h"
 #include "codegen/kernels/Kernel.h"
 #include "codegen/kernels/KernelResult.h"
 
@@ -10,13 +11,12 @@
 namespace ssm::codegen {
 
 /// The op's `algorithm` values; every one computes the same result.
-enum class ConvAlgorithm { Direct, Fft, Scan };
 
 struct LtiConvKernelInputs {
   TensorFunc u; // (batch, H, L)
   TensorFunc K; // (H, Lk): taps past L are unused, missing taps are 0
   std::optional<TensorFunc> D; // (H)
-  ConvAlgorithm algorithm = ConvAlgorithm::Direct;
+  ConvAlgorithm algorithm = ConvAlgorithm::direct;
 };
 
 /// outputs = {y (batch, H, L)},

@@ -54,18 +54,18 @@ LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
   // log|Abar| and arg(Abar) per mode by A's method, Bbar by B's, in f64.
   Expr logMag, ang;
   switch (in.method) {
-  case Discretization::Zoh:
+  case Discretization::zoh:
     logMag = dA.re;
     ang = dA.im;
     break;
-  case Discretization::Bilinear: {
+  case Discretization::bilinear: {
     ComplexExpr den{f64(1.0) - dA.re * f64(0.5), -dA.im * f64(0.5)};
     ComplexExpr aBar = div(ComplexExpr{f64(1.0) + dA.re * f64(0.5), dA.im * f64(0.5)}, den);
     logMag = f64(0.5) * log(aBar.re * aBar.re + aBar.im * aBar.im);
     ang = atan2(aBar.im, aBar.re);
     break;
   }
-  case Discretization::Euler: {
+  case Discretization::euler: {
     ComplexExpr aBar{f64(1.0) + dA.re, dA.im};
     logMag = f64(0.5) * log(aBar.re * aBar.re + aBar.im * aBar.im);
     ang = atan2(aBar.im, aBar.re);
@@ -74,7 +74,7 @@ LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
   }
   ComplexExpr bBar;
   switch (in.bMethod) {
-  case Discretization::Zoh: {
+  case Discretization::zoh: {
     Expr e = exp(dA.re);
     ComplexExpr em1{e * cos(dA.im) - f64(1.0), e * sin(dA.im)};
     ComplexExpr q = mul(div(em1, a), bIn);
@@ -82,12 +82,12 @@ LtiKernelKernel buildLtiKernel(const LtiKernelKernelInputs &in) {
     bBar = {select(aZero, dt * bIn.re, q.re), select(aZero, dt * bIn.im, q.im)};
     break;
   }
-  case Discretization::Bilinear: {
+  case Discretization::bilinear: {
     ComplexExpr den{f64(1.0) - dA.re * f64(0.5), -dA.im * f64(0.5)};
     bBar = div(ComplexExpr{dt * bIn.re, dt * bIn.im}, den);
     break;
   }
-  case Discretization::Euler:
+  case Discretization::euler:
     bBar = {dt * bIn.re, dt * bIn.im};
     break;
   }

@@ -20,8 +20,8 @@ struct LtiKernelKernelInputs {
   std::optional<TensorFunc> B;
   TensorFunc C;     // like B
   TensorFunc delta; // (H), the step (already exp(log_dt))
-  Discretization method = Discretization::Zoh;  // for A
-  Discretization bMethod = Discretization::Zoh; // for B (Mamba: Zoh A, Euler B)
+  Discretization method = Discretization::zoh;  // for A
+  Discretization bMethod = Discretization::zoh; // for B (Mamba: Zoh A, Euler B)
   int64_t length = 0; // L, the static time extent of K
 };
 

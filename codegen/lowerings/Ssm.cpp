@@ -7,7 +7,7 @@
 #include "codegen/schedules/Schedules.h"
 #include "codegen/schedules/Wkv7Schedule.h"
 
-#include "dialect/SsmOps.h"
+#include "dialect/SsmOpList.h"
 
 using namespace mlir;
 
@@ -42,24 +42,15 @@ LogicalResult finishKernel(Operation *op, LoweringState &state, Kernel k,
   return finish(op, state, k.result);
 }
 
-codegen::Discretization method(ssm::Discretization m) {
-  switch (m) {
-  case ssm::Discretization::zoh: return codegen::Discretization::Zoh;
-  case ssm::Discretization::bilinear: return codegen::Discretization::Bilinear;
-  case ssm::Discretization::euler: return codegen::Discretization::Euler;
-  }
-  return codegen::Discretization::Zoh;
-}
-
-LogicalResult lowerDiscretize(Operation *o, LoweringState &state) {
-  auto op = cast<DiscretizeOp>(o);
+LogicalResult lower(DiscretizeOp op, LoweringState &state) {
+  Operation *o = op;
   DiscretizeKernelInputs in{state.get(op.getA()), state.get(op.getB()), state.get(op.getDelta()),
-                            method(op.getAMethod()), method(op.getBMethod())};
+                            op.getAMethod(), op.getBMethod()};
   return finishKernel(o, state, buildDiscretize(in), scheduleDiscretize);
 }
 
-LogicalResult lowerAffineScan(Operation *o, LoweringState &state) {
-  auto op = cast<AffineScanOp>(o);
+LogicalResult lower(AffineScanOp op, LoweringState &state) {
+  Operation *o = op;
   AffineScanKernelInputs in;
   in.a = state.get(op.getA());
   in.b = state.get(op.getB());
@@ -70,8 +61,8 @@ LogicalResult lowerAffineScan(Operation *o, LoweringState &state) {
   return finishKernel(o, state, buildAffineScan(in), scheduleAffineScan);
 }
 
-LogicalResult lowerSelectiveScan(Operation *o, LoweringState &state) {
-  auto op = cast<SelectiveScanOp>(o);
+LogicalResult lower(SelectiveScanOp op, LoweringState &state) {
+  Operation *o = op;
   SelectiveScanKernelInputs in;
   in.u = state.get(op.getU());
   in.delta = state.get(op.getDelta());
@@ -89,8 +80,8 @@ LogicalResult lowerSelectiveScan(Operation *o, LoweringState &state) {
   return finishKernel(o, state, buildSelectiveScan(in), scheduleSelectiveScan);
 }
 
-LogicalResult lowerSelectiveUpdate(Operation *o, LoweringState &state) {
-  auto op = cast<SelectiveUpdateOp>(o);
+LogicalResult lower(SelectiveUpdateOp op, LoweringState &state) {
+  Operation *o = op;
   SelectiveUpdateKernelInputs in;
   in.state = state.get(op.getState());
   in.x = state.get(op.getX());
@@ -105,46 +96,41 @@ LogicalResult lowerSelectiveUpdate(Operation *o, LoweringState &state) {
   return finishKernel(o, state, buildSelectiveUpdate(in), scheduleSelectiveUpdate);
 }
 
-LogicalResult lowerLtiKernel(Operation *o, LoweringState &state) {
-  auto op = cast<LtiKernelOp>(o);
+LogicalResult lower(LtiKernelOp op, LoweringState &state) {
+  Operation *o = op;
   LtiKernelKernelInputs in{state.get(op.getA()), optional(state, op.getB()),
                            state.get(op.getC()), state.get(op.getDelta()),
-                           method(op.getDiscretization()), method(op.getBMethod()),
+                           op.getDiscretization(), op.getBMethod(),
                            op.getK().getType().getDimSize(1)};
   return finishKernel(o, state, buildLtiKernel(in), scheduleLtiKernel);
 }
 
-LogicalResult lowerLtiConv(Operation *o, LoweringState &state) {
-  auto op = cast<LtiConvOp>(o);
+LogicalResult lower(LtiConvOp op, LoweringState &state) {
+  Operation *o = op;
   LtiConvKernelInputs in;
   in.u = state.get(op.getU());
   in.K = state.get(op.getK());
   in.D = optional(state, op.getD());
-  switch (op.getAlgorithm()) {
-  case ssm::ConvAlgorithm::direct: in.algorithm = codegen::ConvAlgorithm::Direct; break;
-  case ssm::ConvAlgorithm::fft: in.algorithm = codegen::ConvAlgorithm::Fft; break;
-  case ssm::ConvAlgorithm::scan: in.algorithm = codegen::ConvAlgorithm::Scan; break;
-  }
-  if (in.algorithm == codegen::ConvAlgorithm::Fft)
+  in.algorithm = op.getAlgorithm();
+  if (in.algorithm == ssm::ConvAlgorithm::fft)
     return finishKernel(o, state, buildLtiConvFft(in), scheduleLtiConvFft);
   return finishKernel(o, state, buildLtiConv(in, ltiConvTimeBlock(state.scheduleOf(o))),
                       scheduleLtiConv);
 }
 
-LogicalResult lowerCausalConv1d(Operation *o, LoweringState &state) {
-  auto op = cast<CausalConv1dOp>(o);
+LogicalResult lower(CausalConv1dOp op, LoweringState &state) {
+  Operation *o = op;
   CausalConv1dKernelInputs in;
   in.x = state.get(op.getX());
   in.weight = state.get(op.getWeight());
   in.bias = optional(state, op.getBias());
   in.initialStates = optional(state, op.getInitialStates());
-  in.activation = op.getActivation() == Activation::silu ? codegen::ConvActivation::Silu
-                                                         : codegen::ConvActivation::Identity;
+  in.activation = op.getActivation();
   return finishKernel(o, state, buildCausalConv1d(in), scheduleCausalConv1d);
 }
 
-LogicalResult lowerSsdScan(Operation *o, LoweringState &state) {
-  auto op = cast<SsdScanOp>(o);
+LogicalResult lower(SsdScanOp op, LoweringState &state) {
+  Operation *o = op;
   SsdScanKernelInputs in{state.get(op.getX()), state.get(op.getA()), state.get(op.getB()),
                          state.get(op.getC()), optional(state, op.getInitialState()),
                          optional(state, op.getBonus()),
@@ -153,8 +139,8 @@ LogicalResult lowerSsdScan(Operation *o, LoweringState &state) {
                       scheduleSsdScan);
 }
 
-LogicalResult lowerWkv4(Operation *o, LoweringState &state) {
-  auto op = cast<Wkv4Op>(o);
+LogicalResult lower(Wkv4Op op, LoweringState &state) {
+  Operation *o = op;
   Wkv4KernelInputs in;
   in.w = state.get(op.getW());
   in.u = state.get(op.getU());
@@ -166,8 +152,8 @@ LogicalResult lowerWkv4(Operation *o, LoweringState &state) {
   return finishKernel(o, state, buildWkv4(in), scheduleWkv4);
 }
 
-LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
-  auto op = cast<Wkv7Op>(o);
+LogicalResult lower(Wkv7Op op, LoweringState &state) {
+  Operation *o = op;
   Wkv7KernelInputs in{state.get(op.getR()), state.get(op.getW()), state.get(op.getK()),
                       state.get(op.getV()), state.get(op.getA()), state.get(op.getB()),
                       optional(state, op.getInitialState())};
@@ -178,8 +164,7 @@ LogicalResult lowerWkv7(Operation *o, LoweringState &state) {
 /// matmul's loads of its weight, a gather, a kernel) convert each element
 /// where they load it, so the f32 tensor is never stored. A 16-bit argument
 /// is already an f32 view of its 16-bit buffer (codegen/Translate.cpp).
-LogicalResult lowerDequantize(Operation *o, LoweringState &state) {
-  auto op = cast<DequantizeOp>(o);
+LogicalResult lower(DequantizeOp op, LoweringState &state) {
   const TensorFunc &in = state.get(op.getInput());
   if (!op.getScale()) {
     state.set(op.getResult(), in);
@@ -198,18 +183,19 @@ LogicalResult lowerDequantize(Operation *o, LoweringState &state) {
 
 } // namespace
 
+/// One entry per ssm op (dialect/SsmOpList.h): an op without a `lower`
+/// overload above does not compile.
 void registerSsmLowerings(llvm::StringMap<LowerFn> &table) {
-  table["ssm.discretize"] = lowerDiscretize;
-  table["ssm.affine_scan"] = lowerAffineScan;
-  table["ssm.selective_scan"] = lowerSelectiveScan;
-  table["ssm.selective_update"] = lowerSelectiveUpdate;
-  table["ssm.lti_kernel"] = lowerLtiKernel;
-  table["ssm.lti_conv"] = lowerLtiConv;
-  table["ssm.causal_conv1d"] = lowerCausalConv1d;
-  table["ssm.ssd_scan"] = lowerSsdScan;
-  table["ssm.wkv4"] = lowerWkv4;
-  table["ssm.wkv7"] = lowerWkv7;
-  table["ssm.dequantize"] = lowerDequantize;
+  forEachSsmOpType([&](auto *tag) {
+    using Op = std::remove_pointer_t<decltype(tag)>;
+    auto handler = [](auto op, LoweringState &state) -> decltype(lower(op, state)) {
+      return lower(op, state);
+    };
+    static_assert(detail::requireHandler<Op, decltype(handler), LoweringState &>());
+    table[Op::getOperationName()] = [handler](Operation *o, LoweringState &state) {
+      return handler(cast<Op>(o), state);
+    };
+  });
 }
 
 } // namespace ssm::codegen

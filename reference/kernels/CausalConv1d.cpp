@@ -43,7 +43,7 @@ std::string causalConv1d(const CausalConv1dArgs &args, Array &out,
         double acc = args.bias ? args.bias->data[d] : 0.0;
         for (int64_t k = 0; k < width; ++k)
           acc += w.at(d, k) * xx[t + k];
-        out.at(b, d, t) = args.activation == ConvActivation::Silu ? silu(acc) : acc;
+        out.at(b, d, t) = args.activation == Activation::silu ? silu(acc) : acc;
       }
       // xx always has at least pad entries, so no extra left padding is needed.
       for (int64_t k = 0; k < pad; ++k)

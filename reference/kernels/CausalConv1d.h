@@ -2,20 +2,19 @@
 #ifndef SSM_REFERENCE_KERNELS_CAUSALCONV1D_H
 #define SSM_REFERENCE_KERNELS_CAUSALCONV1D_H
 
+#include "dialect/SsmEnums.h"
 #include "reference/Array.h"
 
 #include <string>
 
 namespace ssm::ref {
 
-enum class ConvActivation { None, Silu };
-
 struct CausalConv1dArgs {
   const Array *x = nullptr;      // (batch, dim, L)
   const Array *weight = nullptr; // (dim, W); the op verifier keeps W in 2..4
   const Array *bias = nullptr;   // optional (dim)
   const Array *initialStates = nullptr; // optional (batch, dim, W-1); zeros if absent
-  ConvActivation activation = ConvActivation::None;
+  Activation activation = Activation::identity;
 };
 
 /// out: (batch, dim, L); finalStates: (batch, dim, W-1).

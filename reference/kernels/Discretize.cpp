@@ -6,36 +6,14 @@
 
 namespace ssm::ref {
 
-const char *discretizationName(Discretization method) {
-  switch (method) {
-  case Discretization::ZOH:
-    return "zoh";
-  case Discretization::Bilinear:
-    return "bilinear";
-  case Discretization::Euler:
-    return "euler";
-  }
-  return "unknown";
-}
-
-bool parseDiscretization(const std::string &name, Discretization &method) {
-  for (Discretization m : {Discretization::ZOH, Discretization::Bilinear,
-                           Discretization::Euler})
-    if (name == discretizationName(m)) {
-      method = m;
-      return true;
-    }
-  return false;
-}
-
 double discretizeA(Discretization method, double A, double delta) {
   double dA = delta * A;
   switch (method) {
-  case Discretization::ZOH:
+  case Discretization::zoh:
     return std::exp(dA);
-  case Discretization::Bilinear:
+  case Discretization::bilinear:
     return (1.0 + dA / 2.0) / (1.0 - dA / 2.0);
-  case Discretization::Euler:
+  case Discretization::euler:
     return 1.0 + dA;
   }
   return 0.0;
@@ -44,12 +22,12 @@ double discretizeA(Discretization method, double A, double delta) {
 double discretizeB(Discretization method, double A, double B, double delta) {
   double dA = delta * A;
   switch (method) {
-  case Discretization::ZOH:
+  case Discretization::zoh:
     // expm1 keeps digits when dA is tiny; A == 0 is the limit d*B.
     return A == 0.0 ? delta * B : std::expm1(dA) / A * B;
-  case Discretization::Bilinear:
+  case Discretization::bilinear:
     return delta * B / (1.0 - dA / 2.0);
-  case Discretization::Euler:
+  case Discretization::euler:
     return delta * B;
   }
   return 0.0;
@@ -59,11 +37,11 @@ std::complex<double> discretizeA(Discretization method, std::complex<double> A,
                                  double delta) {
   std::complex<double> dA = delta * A;
   switch (method) {
-  case Discretization::ZOH:
+  case Discretization::zoh:
     return std::exp(dA);
-  case Discretization::Bilinear:
+  case Discretization::bilinear:
     return (1.0 + dA / 2.0) / (1.0 - dA / 2.0);
-  case Discretization::Euler:
+  case Discretization::euler:
     return 1.0 + dA;
   }
   return 0.0;
@@ -73,11 +51,11 @@ std::complex<double> discretizeB(Discretization method, std::complex<double> A,
                                  std::complex<double> B, double delta) {
   std::complex<double> dA = delta * A;
   switch (method) {
-  case Discretization::ZOH:
+  case Discretization::zoh:
     return A == 0.0 ? delta * B : (std::exp(dA) - 1.0) / A * B;
-  case Discretization::Bilinear:
+  case Discretization::bilinear:
     return delta * B / (1.0 - dA / 2.0);
-  case Discretization::Euler:
+  case Discretization::euler:
     return delta * B;
   }
   return 0.0;

@@ -2,6 +2,7 @@
 #ifndef SSM_REFERENCE_KERNELS_DISCRETIZE_H
 #define SSM_REFERENCE_KERNELS_DISCRETIZE_H
 
+#include "dialect/SsmEnums.h"
 #include "reference/Array.h"
 
 #include <complex>
@@ -9,14 +10,6 @@
 
 namespace ssm::ref {
 
-/// The field's names, chosen separately for A and B: Mamba-1 is zoh A with
-/// euler B, which is neither pure zoh nor pure euler (DESIGN.md section 1).
-enum class Discretization { ZOH, Bilinear, Euler };
-
-/// "zoh", "bilinear", "euler".
-const char *discretizationName(Discretization method);
-/// Inverse of discretizationName; false for an unknown name.
-bool parseDiscretization(const std::string &name, Discretization &method);
 
 /// Scalar rules, with d = delta:
 ///   zoh:      Abar = exp(dA),               Bbar = (exp(dA) - 1) / A * B  (d*B at A == 0)
@@ -36,8 +29,8 @@ struct DiscretizeArgs {
   const Array *A = nullptr;     // any shape S
   const Array *B = nullptr;     // S
   const Array *delta = nullptr; // S
-  Discretization methodA = Discretization::ZOH;
-  Discretization methodB = Discretization::ZOH;
+  Discretization methodA = Discretization::zoh;
+  Discretization methodB = Discretization::zoh;
 };
 
 /// Abar, Bbar: shape S. Returns "" on success, else a message.

@@ -18,7 +18,7 @@ struct LtiKernelArgs {
   const Array *B = nullptr; // optional; all ones if absent (S4D folds B into C)
   const Array *C = nullptr;
   const Array *delta = nullptr; // (H), the step, already exp(log_dt)
-  Discretization method = Discretization::ZOH; // for A (and B unless bMethod)
+  Discretization method = Discretization::zoh; // for A (and B unless bMethod)
   std::optional<Discretization> bMethod;        // for B (Mamba: ZOH A, Euler B)
   int64_t length = 0;                          // L
 };

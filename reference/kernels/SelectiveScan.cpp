@@ -13,12 +13,12 @@ namespace {
 /// Resolves one of B/C to an accessor (b, d, n, t) -> value after checking
 /// its form, so the scan loop below does not care which form it got.
 std::string bindBC(const char *name, const Array *x, int64_t batch, int64_t dim,
-                   int64_t n, int64_t len, ScanLayout layout,
+                   int64_t n, int64_t len, Layout layout,
                    std::function<double(int64_t, int64_t, int64_t, int64_t)> &get) {
   const char *op = "ssm.selective_scan";
   if (std::string e = detail::checkData(op, name, x); !e.empty())
     return e;
-  bool cm = layout == ScanLayout::ChannelMajor;
+  bool cm = layout == Layout::channel_major;
   const std::string forms =
       "(dim, N) = " + shapeToString({dim, n}) + ", " +
       shapeToString(cm ? std::vector<int64_t>{batch, n, len}
@@ -70,11 +70,11 @@ std::string selectiveScan(const SelectiveScanArgs &args, Array &y, Array &hLast)
     return e;
   if (args.u->rank() != 3)
     return detail::badShape(op, "u", *args.u,
-                            args.layout == ScanLayout::ChannelMajor
+                            args.layout == Layout::channel_major
                                 ? "(batch, dim, L)"
                                 : "(batch, L, dim)");
   const Array &u = *args.u;
-  bool cm = args.layout == ScanLayout::ChannelMajor;
+  bool cm = args.layout == Layout::channel_major;
   int64_t batch = u.shape[0], dim = cm ? u.shape[1] : u.shape[2],
           len = cm ? u.shape[2] : u.shape[1];
   if (std::string e = detail::checkShape(op, "delta", args.delta, u.shape); !e.empty())

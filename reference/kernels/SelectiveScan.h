@@ -2,6 +2,7 @@
 #ifndef SSM_REFERENCE_KERNELS_SELECTIVESCAN_H
 #define SSM_REFERENCE_KERNELS_SELECTIVESCAN_H
 
+#include "dialect/SsmEnums.h"
 #include "reference/Array.h"
 
 #include <string>
@@ -9,11 +10,6 @@
 namespace ssm::ref {
 
 /// Where time sits in u, delta, z, y and the per-token B/C.
-enum class ScanLayout {
-  ChannelMajor, // (batch, dim, L): selective_scan_ref's own layout
-  TimeMajor,    // (batch, L, dim): what ggml and Mamba-2 use
-};
-
 struct SelectiveScanArgs {
   const Array *u = nullptr;     // (batch, dim, L) | (batch, L, dim)
   const Array *delta = nullptr; // like u
@@ -30,7 +26,7 @@ struct SelectiveScanArgs {
   const Array *deltaBias = nullptr; // optional (dim)
   const Array *h0 = nullptr;        // optional (batch, dim, N); zeros if absent
   bool deltaSoftplus = false;
-  ScanLayout layout = ScanLayout::ChannelMajor;
+  Layout layout = Layout::channel_major;
 };
 
 /// y: like u; hLast: (batch, dim, N).

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 using namespace ssm::ref;
+using namespace ssm; // the ops' enums (dialect/SsmEnums.h)
 using ssm::ref::test::arraysNear;
 using ssm::ref::test::randomArray;
 
@@ -50,7 +51,7 @@ TEST(LtiConvTest, EqualsTimeInvariantScan) {
   Array C = randomArray({H, N}, -1, 1, 93), delta = randomArray({H}, 0.1, 1, 94);
   Array D = randomArray({H}, -1, 1, 95), u = randomArray({batch, H, L}, -1, 1, 96);
   for (Discretization m :
-       {Discretization::ZOH, Discretization::Bilinear, Discretization::Euler}) {
+       {Discretization::zoh, Discretization::bilinear, Discretization::euler}) {
     LtiKernelArgs ka;
     ka.A = &A, ka.B = &B, ka.C = &C, ka.delta = &delta, ka.method = m, ka.length = L;
     Array K, y;

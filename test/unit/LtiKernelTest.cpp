@@ -8,6 +8,7 @@
 #include <complex>
 
 using namespace ssm::ref;
+using namespace ssm; // the ops' enums (dialect/SsmEnums.h)
 using ssm::ref::test::arraysNear;
 using ssm::ref::test::randomArray;
 using Complex = std::complex<double>;
@@ -32,7 +33,7 @@ TEST(LtiKernelTest, WorkedExampleEuler) {
   // DESIGN.md section 1: Euler, delta 1, A -0.2, B 1, C 1: K = (1, 0.8, 0.64).
   Array A({1, 1}, {-0.2}), B({1, 1}, {1}), C({1, 1}, {1}), delta({1}, {1});
   Array K;
-  ASSERT_EQ(kernel(A, &B, C, delta, Discretization::Euler, 3, K), "");
+  ASSERT_EQ(kernel(A, &B, C, delta, Discretization::euler, 3, K), "");
   EXPECT_TRUE(arraysNear(K, Array({1, 3}, {1, 0.8, 0.64}), 1e-15));
 }
 
@@ -40,7 +41,7 @@ TEST(LtiKernelTest, RealZohClosedForm) {
   Array A = randomArray({3, 4}, -2, -0.1, 61), B = randomArray({3, 4}, -1, 1, 62);
   Array C = randomArray({3, 4}, -1, 1, 63), delta = randomArray({3}, 0.01, 0.5, 64);
   Array K;
-  ASSERT_EQ(kernel(A, &B, C, delta, Discretization::ZOH, 20, K), "");
+  ASSERT_EQ(kernel(A, &B, C, delta, Discretization::zoh, 20, K), "");
   for (int64_t h = 0; h < 3; ++h)
     for (int64_t l = 0; l < 20; ++l) {
       double want = 0;
@@ -64,7 +65,7 @@ TEST(LtiKernelTest, S4DComplexClosedForm) {
       A.at(h, i, 1) = M_PI * i; // S4D-Lin
     }
   Array K;
-  ASSERT_EQ(kernel(A, nullptr, C, delta, Discretization::ZOH, L, K), "");
+  ASSERT_EQ(kernel(A, nullptr, C, delta, Discretization::zoh, L, K), "");
   for (int64_t h = 0; h < H; ++h)
     for (int64_t l = 0; l < L; ++l) {
       Complex sum = 0;
@@ -84,7 +85,7 @@ TEST(LtiKernelTest, ComplexWithZeroImaginaryIsTwiceReal) {
   for (int64_t i = 0; i < 6; ++i)
     Ac.data[2 * i] = Ar.data[i];
   for (Discretization m :
-       {Discretization::ZOH, Discretization::Bilinear, Discretization::Euler}) {
+       {Discretization::zoh, Discretization::bilinear, Discretization::euler}) {
     Array Kr, Kc;
     ASSERT_EQ(kernel(Ar, nullptr, C, delta, m, 10, Kr), "");
     ASSERT_EQ(kernel(Ac, nullptr, C, delta, m, 10, Kc), "");
@@ -96,8 +97,8 @@ TEST(LtiKernelTest, ComplexWithZeroImaginaryIsTwiceReal) {
 TEST(LtiKernelTest, BilinearClosedFormAndDefaultB) {
   Array A({1, 1}, {-0.2}), C({1, 1}, {1}), ones({1, 1}, {1}), delta({1}, {1});
   Array K, K1;
-  ASSERT_EQ(kernel(A, nullptr, C, delta, Discretization::Bilinear, 4, K), "");
-  ASSERT_EQ(kernel(A, &ones, C, delta, Discretization::Bilinear, 4, K1), "");
+  ASSERT_EQ(kernel(A, nullptr, C, delta, Discretization::bilinear, 4, K), "");
+  ASSERT_EQ(kernel(A, &ones, C, delta, Discretization::bilinear, 4, K1), "");
   EXPECT_TRUE(arraysNear(K, K1, 0));
   for (int l = 0; l < 4; ++l)
     EXPECT_NEAR(K.at(0, l), (1.0 / 1.1) * std::pow(0.9 / 1.1, l), 1e-15);
@@ -105,11 +106,11 @@ TEST(LtiKernelTest, BilinearClosedFormAndDefaultB) {
 
 TEST(LtiKernelTest, Errors) {
   Array A({2, 3}), Cc({2, 3, 2}), delta({2}), K;
-  EXPECT_NE(kernel(A, nullptr, Cc, delta, Discretization::ZOH, 4, K).find("'C'"),
+  EXPECT_NE(kernel(A, nullptr, Cc, delta, Discretization::zoh, 4, K).find("'C'"),
             std::string::npos);
   Array C({2, 3}), delta3({3});
-  EXPECT_NE(kernel(A, nullptr, C, delta3, Discretization::ZOH, 4, K).find("'delta'"),
+  EXPECT_NE(kernel(A, nullptr, C, delta3, Discretization::zoh, 4, K).find("'delta'"),
             std::string::npos);
-  EXPECT_NE(kernel(A, nullptr, C, delta, Discretization::ZOH, -1, K).find("negative"),
+  EXPECT_NE(kernel(A, nullptr, C, delta, Discretization::zoh, -1, K).find("negative"),
             std::string::npos);
 }

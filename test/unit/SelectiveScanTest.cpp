@@ -10,6 +10,7 @@
 #include <cmath>
 
 using namespace ssm::ref;
+using namespace ssm; // the ops' enums (dialect/SsmEnums.h)
 using ssm::ref::test::arraysNear;
 using ssm::ref::test::randomArray;
 using ssm::ref::test::swapLast2;
@@ -82,8 +83,8 @@ TEST(SelectiveScanTest, EqualsDiscretizePlusAffineScan) {
         Array aBar({p.len}), bx({p.len});
         for (int64_t t = 0; t < p.len; ++t) {
           double dt = softplus(p.delta.at(b, d, t) + p.bias[d]);
-          aBar[t] = discretizeA(Discretization::ZOH, p.A.at(d, i), dt);
-          bx[t] = discretizeB(Discretization::Euler, p.A.at(d, i), p.B.at(b, i, t), dt) *
+          aBar[t] = discretizeA(Discretization::zoh, p.A.at(d, i), dt);
+          bx[t] = discretizeB(Discretization::euler, p.A.at(d, i), p.B.at(b, i, t), dt) *
                   p.u.at(b, d, t);
         }
         AffineScanArgs sa;
@@ -109,7 +110,7 @@ TEST(SelectiveScanTest, TimeMajorEqualsChannelMajor) {
   Array u = swapLast2(p.u), delta = swapLast2(p.delta), z = swapLast2(p.z);
   Array B = swapLast2(p.B), C = swapLast2(p.C); // (batch, L, N)
   SelectiveScanArgs a = p.args();
-  a.layout = ScanLayout::TimeMajor;
+  a.layout = Layout::time_major;
   a.u = &u;
   a.delta = &delta;
   a.z = &z;

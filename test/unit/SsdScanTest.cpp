@@ -1,4 +1,4 @@
-// Unit tests for the reference ssm.ssd_scan: hand loop, Mamba-1 equivalence, RWKV-5 bonus.
+// Unit tests for the reference ssm.ssd_scan: by hand, the quadratic dual form, Mamba-1 equivalence, RWKV-5 bonus.
 #include "reference/kernels/SsdScan.h"
 #include "reference/kernels/SelectiveScan.h"
 #include "TestUtil.h"
@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 using namespace ssm::ref;
+using namespace ssm; // the ops' enums (dialect/SsmEnums.h)
 using ssm::ref::test::arraysNear;
 using ssm::ref::test::randomArray;
 
@@ -37,9 +39,16 @@ TEST(SsdScanTest, ScalarByHand) {
   EXPECT_NEAR(fin[0], 2.5, 1e-15);
 }
 
-TEST(SsdScanTest, MatchesMatrixLoop) {
-  // S <- exp(a) S + x b^T (p x n); y = S c, written as matrix operations.
-  int64_t bs = 2, L = 5, h = 4, g = 2, p = 3, n = 2;
+TEST(SsdScanTest, MatchesTheQuadraticDualForm) {
+  // The reference runs the recurrence S_t = exp(A_t) S_{t-1} + X_t B_t^T,
+  // y_t = S_t C_t. This checks it against the other form of the same map,
+  // the "state space dual" of the Mamba-2 paper (Dao and Gu 2024, section
+  // 4; ssd_minimal_discrete's quadratic path): with the decay products
+  // Lmask[t][s] = exp(A_{s+1} + ... + A_t) for s <= t,
+  //   y_t = sum_{s <= t} Lmask[t][s] (C_t . B_s) X_s + exp(A_1 + ... + A_t) S_0 C_t,
+  //   S_L = sum_s Lmask[L][s] X_s B_s^T + exp(A_1 + ... + A_L) S_0,
+  // an attention-like sum over positions that never forms a running state.
+  int64_t bs = 2, L = 6, h = 4, g = 2, p = 3, n = 2;
   Array X = randomArray({bs, L, h, p}, -1, 1, 111), A = randomArray({bs, L, h}, -1, 0, 112);
   Array B = randomArray({bs, L, g, n}, -1, 1, 113), C = randomArray({bs, L, g, n}, -1, 1, 114);
   Array init = randomArray({bs, h, p, n}, -1, 1, 115);
@@ -47,26 +56,33 @@ TEST(SsdScanTest, MatchesMatrixLoop) {
   ASSERT_EQ(ssd(X, A, B, C, &init, nullptr, Y, fin), "");
   for (int64_t b = 0; b < bs; ++b)
     for (int64_t hd = 0; hd < h; ++hd) {
-      int64_t grp = hd * g / h;
-      double S[3][2];
-      for (int j = 0; j < p; ++j)
-        for (int i = 0; i < n; ++i)
-          S[j][i] = init.at(b, hd, j, i);
-      for (int64_t t = 0; t < L; ++t) {
-        double decay = std::exp(A.at(b, t, hd));
-        for (int j = 0; j < p; ++j)
-          for (int i = 0; i < n; ++i)
-            S[j][i] = decay * S[j][i] + X.at(b, t, hd, j) * B.at(b, t, grp, i);
-        for (int j = 0; j < p; ++j) {
+      int64_t grp = hd * g / h; // head hd reads group hd / (h / g)
+      // cum[t] = A_0 + ... + A_{t-1} (cum[0] = 0): Lmask[t][s] = exp(cum[t+1] - cum[s+1]).
+      std::vector<double> cum(L + 1, 0.0);
+      for (int64_t t = 0; t < L; ++t)
+        cum[t + 1] = cum[t] + A.at(b, t, hd);
+      for (int64_t t = 0; t < L; ++t)
+        for (int64_t j = 0; j < p; ++j) {
           double y = 0;
-          for (int i = 0; i < n; ++i)
-            y += S[j][i] * C.at(b, t, grp, i);
-          EXPECT_NEAR(Y.at(b, t, hd, j), y, 1e-14);
+          for (int64_t s = 0; s <= t; ++s) {
+            double cb = 0;
+            for (int64_t i = 0; i < n; ++i)
+              cb += C.at(b, t, grp, i) * B.at(b, s, grp, i);
+            y += std::exp(cum[t + 1] - cum[s + 1]) * cb * X.at(b, s, hd, j);
+          }
+          double s0c = 0;
+          for (int64_t i = 0; i < n; ++i)
+            s0c += init.at(b, hd, j, i) * C.at(b, t, grp, i);
+          y += std::exp(cum[t + 1]) * s0c;
+          EXPECT_NEAR(Y.at(b, t, hd, j), y, 1e-13) << "b " << b << " t " << t << " head " << hd;
         }
-      }
-      for (int j = 0; j < p; ++j)
-        for (int i = 0; i < n; ++i)
-          EXPECT_NEAR(fin.at(b, hd, j, i), S[j][i], 1e-14);
+      for (int64_t j = 0; j < p; ++j)
+        for (int64_t i = 0; i < n; ++i) {
+          double s = std::exp(cum[L]) * init.at(b, hd, j, i);
+          for (int64_t u = 0; u < L; ++u)
+            s += std::exp(cum[L] - cum[u + 1]) * X.at(b, u, hd, j) * B.at(b, u, grp, i);
+          EXPECT_NEAR(fin.at(b, hd, j, i), s, 1e-13);
+        }
     }
 }
 
@@ -93,7 +109,7 @@ TEST(SsdScanTest, EqualsTimeMajorSelectiveScan) {
   ASSERT_EQ(ssd(X, A, B, C, nullptr, nullptr, Y, fin), "");
   SelectiveScanArgs sa;
   sa.u = &u, sa.delta = &delta, sa.A = &Ad, sa.B = &B, sa.C = &C;
-  sa.layout = ScanLayout::TimeMajor;
+  sa.layout = Layout::time_major;
   Array y, hLast;
   ASSERT_EQ(selectiveScan(sa, y, hLast), "");
   // (b, L, h, p) is (b, L, h * p) and (b, h, p, n) is (b, h * p, n) in C order.

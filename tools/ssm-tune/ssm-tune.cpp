@@ -9,6 +9,7 @@
 // no Halide; the target string is resolved by `ssm-compile --print-target`.
 #include "dialect/ScheduleSpace.h"
 #include "dialect/SsmDialect.h"
+#include "dialect/SsmOpList.h"
 #include "frontend/SafeParse.h"
 #include "import/ModelBuilder.h"
 #include "passes/InitAll.h"
@@ -173,10 +174,12 @@ void printSearchSpace() {
     }
   }
   outs() << "fields per ssm op:\n";
-  for (const char *op : {"ssm.discretize", "ssm.affine_scan", "ssm.selective_scan",
-                         "ssm.selective_update", "ssm.lti_kernel", "ssm.lti_conv",
-                         "ssm.causal_conv1d", "ssm.ssd_scan", "ssm.wkv4", "ssm.wkv7"})
-    outs() << "  " << op << ": " << llvm::join(ssm::scheduleFieldsOf(op), ", ") << "\n";
+  ssm::forEachSsmOpType([](auto *tag) {
+    using Op = std::remove_pointer_t<decltype(tag)>;
+    if (!Op::getScheduleFields().empty()) // ssm.dequantize takes no schedule
+      outs() << "  " << Op::getOperationName() << ": "
+             << llvm::join(Op::getScheduleFields(), ", ") << "\n";
+  });
 }
 
 /// The tool next to this executable.
