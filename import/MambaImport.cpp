@@ -1,5 +1,6 @@
 // importMamba: a Mamba-1 or Mamba-2 checkpoint (config.json + safetensors, transformers' or mamba_ssm's layout) into model.mlir, weights.safetensors, model.json.
 #include "import/ConfigFields.h"
+#include "runtime/Shape.h"
 #include "import/FileIO.h"
 #include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
@@ -17,12 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
+using ssm::rt::shapeString;
 
 bool readJsonFile(const std::string &path, json &out, std::string &error) {
   std::vector<char> bytes;

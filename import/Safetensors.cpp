@@ -63,21 +63,6 @@ bool checkedNumel(const std::vector<int64_t> &shape, int64_t &n) {
 
 } // namespace
 
-float bf16ToFloat(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t floatToBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet, never round to infinity
-    return uint16_t((x >> 16) | 0x40u);
-  return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
 const char *stDTypeName(StDType t) { return info(t).name; }
 size_t stDTypeSize(StDType t) { return info(t).size; }
 
@@ -102,63 +87,6 @@ const StTensor *StFile::find(const std::string &name) const {
     if (t.name == name)
       return &t;
   return nullptr;
-}
-
-float halfToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t man = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else { // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        man <<= 1;
-      } while ((man & 0x400u) == 0);
-      bits = sign | uint32_t(127 - 15 - e) << 23 | (man & 0x3ffu) << 13;
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | man << 13; // inf or NaN (payload kept)
-  } else {
-    bits = sign | (exp + 127 - 15) << 23 | man << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t floatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint16_t sign = uint16_t((x >> 16) & 0x8000u);
-  uint32_t absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) // inf or NaN
-    return sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u);
-  if (absx >= 0x477ff000u) // rounds to >= 65520: overflow
-    return sign | 0x7c00u;
-  if (absx < 0x38800000u) { // below the smallest normal half: subnormal or 0
-    if (absx < 0x33000000u) // below half the smallest subnormal: 0
-      return sign;
-    uint32_t e = absx >> 23;
-    uint32_t man = (absx & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126 - e; // 14 + (113 - e)
-    uint32_t half = man >> shift;
-    uint32_t rem = man & ((1u << shift) - 1);
-    uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1)))
-      ++half;
-    return sign | uint16_t(half);
-  }
-  uint32_t e = (absx >> 23) - 127 + 15;
-  uint32_t man = absx & 0x7fffffu;
-  uint32_t half = e << 10 | man >> 13;
-  uint32_t rem = man & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1)))
-    ++half; // may carry into the exponent: still correct
-  return sign | uint16_t(half);
 }
 
 StTensor makeF32Tensor(const std::string &name, const std::vector<int64_t> &shape,

@@ -12,6 +12,7 @@
 #ifndef SSM_IMPORT_SAFETENSORS_H
 #define SSM_IMPORT_SAFETENSORS_H
 
+#include "runtime/Float16.h"
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -65,14 +66,11 @@ StTensor makeBF16Tensor(const std::string &name, const std::vector<int64_t> &sha
 /// naming the tensor for other dtypes or a size that does not match the shape.
 bool toFloats(const StTensor &t, std::vector<float> &out, std::string &error);
 
-/// IEEE half <-> single. Subnormals, infinities and NaN are kept;
-/// floatToHalf rounds to nearest even and overflows to infinity.
-float halfToFloat(uint16_t h);
-uint16_t floatToHalf(float f);
-/// bfloat16 (the top half of an IEEE single) <-> single; floatToBf16 rounds
-/// to nearest even (overflowing to infinity) and keeps NaN a NaN.
-float bf16ToFloat(uint16_t h);
-uint16_t floatToBf16(float f);
+/// IEEE half and bfloat16 <-> single: runtime/Float16.h, the project's one converter.
+using ssm::bf16ToFloat;
+using ssm::floatToBf16;
+using ssm::floatToHalf;
+using ssm::halfToFloat;
 
 /// Serialises tensors (names unique and non-empty, bytes matching shapes)
 /// and string metadata into the file format; the header is padded with

@@ -25,6 +25,9 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
   b.tokens.shape = {B};
   b.tokens.dtype = "int32";
   b.tokens.ints.assign(static_cast<size_t>(B), 0);
+  b.position.shape = {B};
+  b.position.dtype = "int32";
+  b.position.ints.assign(static_cast<size_t>(B), 0);
   // Each state the function takes must come back (the calls swap them).
   b.stateResult.assign(spec_.states.size(), -1);
   for (size_t r = 0; r < fn.results.size(); ++r)
@@ -51,6 +54,8 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
     for (size_t i = 0; i < fn.arguments.size(); ++i) {
       if (static_cast<int>(i) == e.tokensArgument)
         args.push_back(&b.tokens);
+      else if (static_cast<int>(i) == e.positionArgument)
+        args.push_back(&b.position);
       else if (int s = e.argumentState[i]; s >= 0)
         args.push_back(&b.results[1 - p][b.stateResult[s]]);
       else
@@ -96,6 +101,13 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       return {Code::InvalidArgument, "token " + std::to_string(tokens[i]) + " of stream " +
                                          std::to_string(i) + " is outside the vocabulary [0, " +
                                          std::to_string(vocab_) + ")"};
+    // A stream at its context length stops the whole call before anything runs.
+    if (Status st = streams[i]->checkContext(1); !st)
+      return {st.code(), "stream " + std::to_string(i) + ": " + st.message()};
+    if (streams[i]->position_ >= INT32_MAX)
+      return {Code::InvalidArgument, "stream " + std::to_string(i) + " is at position " +
+                                         std::to_string(streams[i]->position_) +
+                                         ", past the int32 positions of the batched step"};
   }
   const Entry &e = *batchedEntries_.front();
   Status status;
@@ -132,6 +144,7 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
         return st;
       }
       b.tokens.ints[j] = tokens[start + j];
+      b.position.ints[j] = static_cast<int32_t>(s.position_);
       BatchSlot::Row &row = inRows[j];
       if (row.stream == &s && row.version == s.stateVersion_ && !s.statesOnHost_)
         continue;
@@ -145,6 +158,7 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
     // Padding rows: the init state and token 0 (their results are dropped).
     for (size_t j = k; j < B; ++j) {
       b.tokens.ints[j] = 0;
+      b.position.ints[j] = 0;
       if (inRows[j].init)
         continue;
       for (size_t si = 0; si < b.stateResult.size(); ++si)

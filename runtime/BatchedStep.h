@@ -28,6 +28,7 @@ namespace ssm::rt {
 struct Model::BatchSlot {
   const Model::Entry *entry = nullptr;
   HostTensor tokens; // (B) int32, both calls'
+  HostTensor position; // (B) int32: each row's stream position (when the function takes it)
   /// results[p]: what call[p] returns (the logits and each state, (B, ...));
   /// its states are call[1 - p]'s state arguments.
   std::vector<HostTensor> results[2];

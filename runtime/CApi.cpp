@@ -37,7 +37,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.6.0"; }
+const char *ssm_runtime_version(void) { return "0.7.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {
@@ -50,6 +50,7 @@ const char *ssm_status_name(ssm_status_t s) {
   case SSM_ERROR_KERNEL_FAILED: return "SSM_ERROR_KERNEL_FAILED";
   case SSM_ERROR_OUT_OF_MEMORY: return "SSM_ERROR_OUT_OF_MEMORY";
   case SSM_ERROR_INTERNAL: return "SSM_ERROR_INTERNAL";
+  case SSM_ERROR_CONTEXT_FULL: return "SSM_ERROR_CONTEXT_FULL";
   }
   return "SSM_ERROR_UNKNOWN";
 }
@@ -129,6 +130,24 @@ ssm_status_t ssm_model_state_info(const ssm_model_t *model, size_t index, const 
   if (numel)
     *numel = static_cast<size_t>(s.numel);
   return SSM_OK;
+}
+
+ssm_status_t ssm_model_state_kind(const ssm_model_t *model, size_t index, ssm_state_kind_t *kind,
+                                  int *axis) {
+  SSM_REQUIRE(model, "model is NULL");
+  const auto &states = model->impl->spec().states;
+  SSM_REQUIRE(index < states.size(), "index " + std::to_string(index) + " >= the " +
+                                         std::to_string(states.size()) + " states");
+  const ssm::rt::StateSpec &s = states[index];
+  if (kind)
+    *kind = s.kind == ssm::rt::StateKind::Cache ? SSM_STATE_CACHE : SSM_STATE_FIXED;
+  if (axis)
+    *axis = s.axis;
+  return SSM_OK;
+}
+
+int64_t ssm_model_context_length(const ssm_model_t *model) {
+  return model ? model->impl->spec().contextLength() : 0;
 }
 
 void ssm_model_weight_bytes(const ssm_model_t *model, size_t *file_bytes, size_t *mapped_bytes,

@@ -166,10 +166,16 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
                                     shapeString(a.shape) + " " + a.dtype};
       e->tokensArgument = static_cast<int>(i);
       e->length = a.shape[0];
+    } else if (a.name == "position") {
+      if (a.dtype != "int32" || a.shape.size() != 1 || a.shape[0] != rows)
+        return {Code::Mismatch, where + ": the position must be an int32 tensor of shape (" +
+                                    std::to_string(rows) + ",) (one per stream), got " +
+                                    shapeString(a.shape) + " " + a.dtype};
+      e->positionArgument = static_cast<int>(i);
     } else {
       return {Code::Mismatch, "argument '" + a.name + "' of " + where +
-                                  " is neither the tokens, a state (ssm.state) nor a weight "
-                                  "(ssm.param)"};
+                                  " is neither the tokens, the position, a state (ssm.state) nor "
+                                  "a weight (ssm.param)"};
     }
   }
   if (e->tokensArgument < 0)
@@ -242,6 +248,7 @@ void Model::setThreads(int n) {
 /// A compiled function bound to this stream's tokens, states and results.
 struct Stream::Bound {
   HostTensor tokens;
+  HostTensor position; // (1) int32, when the function takes it
   std::vector<HostTensor> results;
   std::unique_ptr<BoundCall> call;
   /// Per result: a state carried to the next call (BoundCall::carryState:
@@ -305,10 +312,15 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
     b->tokens.shape = {e.length};
     b->tokens.dtype = "int32";
     b->tokens.ints.assign(static_cast<size_t>(e.length), 0);
+    b->position.shape = {1};
+    b->position.dtype = "int32";
+    b->position.ints.assign(1, 0);
     std::vector<const HostTensor *> args;
     for (size_t i = 0; i < e.fn->arguments.size(); ++i) {
       if (static_cast<int>(i) == e.tokensArgument)
         args.push_back(&b->tokens);
+      else if (static_cast<int>(i) == e.positionArgument)
+        args.push_back(&b->position);
       else if (e.argumentState[i] >= 0)
         args.push_back(&states_[e.argumentState[i]]);
       else
@@ -346,6 +358,10 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
       return st;
   touchStates();
   std::copy(tokens, tokens + e.length, b.tokens.ints.begin());
+  if (e.positionArgument >= 0 && position_ > INT32_MAX - e.length)
+    return {Code::InvalidArgument, "@" + e.fn->name + " takes the position as int32: position " +
+                                       std::to_string(position_) + " is past 2^31 - 1"};
+  b.position.ints[0] = static_cast<int32_t>(position_);
   std::string error;
   if (!b.call->invoke(error))
     return {Code::KernelFailed, error};
@@ -372,6 +388,24 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
   return Status::ok();
 }
 
+Status Stream::checkContext(size_t n) const {
+  const int64_t capacity = model_.contextLength();
+  if (capacity > 0 && position_ + static_cast<int64_t>(n) > capacity) {
+    std::string which;
+    for (const StateSpec &s : model_.spec().states)
+      if (s.kind == StateKind::Cache && s.capacity() == capacity) {
+        which = s.name;
+        break;
+      }
+    return {Code::ContextFull, std::to_string(n) + (n == 1 ? " token" : " tokens") +
+                                   " at position " + std::to_string(position_) +
+                                   " would pass the " + std::to_string(capacity) +
+                                   " positions cache state '" + which +
+                                   "' holds (nothing was run: reset the stream or start another)"};
+  }
+  return Status::ok();
+}
+
 Status Stream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allLogits) {
   if (n == 0)
     return {Code::InvalidArgument, "the prompt has no tokens"};
@@ -381,6 +415,8 @@ Status Stream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allL
       return {Code::InvalidArgument, "token " + std::to_string(tokens[i]) + " at position " +
                                          std::to_string(i) + " is outside the vocabulary of " +
                                          std::to_string(vocab)};
+  if (Status st = checkContext(n); !st)
+    return st;
   if (allLogits)
     allLogits->clear();
   size_t done = 0;

@@ -82,6 +82,9 @@ public:
   /// Token counts of the compiled sequence functions, ascending.
   std::vector<int64_t> sequenceLengths() const;
   bool hasStep() const;
+  /// The positions a stream can hold (ModelSpec::contextLength: the least
+  /// capacity of the cache states); 0 when unbounded (no cache state).
+  int64_t contextLength() const { return spec_.contextLength(); }
   /// Streams per call of the compiled batched step function (model.json
   /// functions.step_batched), or 0 when no module has it.
   int64_t stepBatch() const;
@@ -114,6 +117,9 @@ private:
     int64_t batch = 0;        // the batched step function: streams per call (= length)
     int64_t length = 0;       // tokens per call
     int tokensArgument = -1;
+    /// The argument named "position" (int32, one per stream): the stream's
+    /// position before the call's first token; -1 when not taken.
+    int positionArgument = -1;
     int logitsResult = -1;
     int64_t logitsRows = 0;   // L (every position) or 1 (the last only)
     std::vector<int> argumentState, resultState; // spec state index or -1
@@ -160,6 +166,9 @@ public:
   const std::vector<float> &logits() const { return logits_; }
   /// Tokens processed since the start or the last reset.
   int64_t position() const { return position_; }
+  /// Ok when `n` more tokens fit the model's context (Model::contextLength);
+  /// ContextFull, naming the cache state, otherwise.
+  Status checkContext(size_t n) const;
 
   /// The current value of state `index` (model.json order).
   /// The states are carried between calls of the same compiled function

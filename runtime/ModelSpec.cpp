@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -28,6 +29,14 @@ int ModelSpec::findState(const std::string &name) const {
     if (states[i].name == name)
       return static_cast<int>(i);
   return -1;
+}
+
+int64_t ModelSpec::contextLength() const {
+  int64_t n = 0;
+  for (const StateSpec &s : states)
+    if (s.kind == StateKind::Cache)
+      n = n == 0 ? s.capacity() : std::min(n, s.capacity());
+  return n;
 }
 
 namespace {
@@ -72,6 +81,26 @@ Status parse(const std::string &path, ModelSpec &spec) {
       if (st.numel < 0)
         return {Code::InvalidFile, path + ": state '" + st.name + "' has shape " +
                                        shapeString(st.shape) + " (negative or over 2^28 values)"};
+      if (s.contains("kind")) {
+        const auto &k = s["kind"];
+        if (k == "cache")
+          st.kind = StateKind::Cache;
+        else if (k != "fixed")
+          return {Code::InvalidFile, path + ": state '" + st.name + "' has kind " + k.dump() +
+                                         " (\"fixed\" or \"cache\")"};
+      }
+      if (st.kind == StateKind::Cache) {
+        if (!s.contains("axis") || !integerIn(s["axis"], INT64_MAX) || s["axis"].get<int64_t>() < 0 ||
+            s["axis"].get<int64_t>() >= static_cast<int64_t>(st.shape.size()))
+          return {Code::InvalidFile, path + ": cache state '" + st.name + "' of shape " +
+                                         shapeString(st.shape) +
+                                         " needs \"axis\": the dim its positions index, 0 to " +
+                                         std::to_string(static_cast<int64_t>(st.shape.size()) - 1)};
+        st.axis = static_cast<int>(s["axis"].get<int64_t>());
+      } else if (s.contains("axis")) {
+        return {Code::InvalidFile, path + ": state '" + st.name +
+                                       "' has an \"axis\" but is not a cache (\"kind\": \"cache\")"};
+      }
       if (spec.findState(st.name) >= 0)
         return {Code::InvalidFile, path + ": state '" + st.name + "' is listed twice"};
       spec.states.push_back(std::move(st));
@@ -108,6 +137,8 @@ Status parse(const std::string &path, ModelSpec &spec) {
   for (const StateSpec &st : spec.states) {
     h = fnv1a(st.name.data(), st.name.size() + 1, h); // with the terminating NUL
     h = fnv1a(st.shape.data(), st.shape.size() * sizeof(int64_t), h);
+    if (st.kind == StateKind::Cache) // fixed states hash as before kinds existed
+      h = fnv1a(&st.axis, sizeof st.axis, h);
   }
   spec.fingerprint = h;
   return Status::ok();

@@ -8,8 +8,13 @@
 //                   optionally "step_batched": {"name": name, "batch": B}, a step
 //                   function of B streams at once (tokens (B), each state with a
 //                   leading dim B, logits (B, vocab); ssm-import --batch B)
-//   "states"        [{"name", "shape", "init"}]: each stream starts with every
-//                   element of state `name` at `init` (default 0)
+//   "states"        [{"name", "shape", "init", "kind", "axis"}]: each stream
+//                   starts with every element of state `name` at `init`
+//                   (default 0). "kind" is "fixed" (default: a conv, SSM or
+//                   WKV state, whose size never depends on the position) or
+//                   "cache" (a KV cache: position p of the stream is row p
+//                   along dim "axis", so shape[axis] is the capacity in
+//                   tokens; a stream fed past it fails with ContextFull)
 #ifndef SSM_RUNTIME_MODELSPEC_H
 #define SSM_RUNTIME_MODELSPEC_H
 
@@ -21,11 +26,22 @@
 
 namespace ssm::rt {
 
+/// What a state holds (DESIGN.md section 6, state kinds).
+enum class StateKind {
+  Fixed, // a summary of everything read, the same size at every position
+  Cache, // one row per position read (a KV cache), up to a capacity
+};
+
 struct StateSpec {
   std::string name;
   std::vector<int64_t> shape;
   int64_t numel = 0;
   float init = 0.0f;
+  StateKind kind = StateKind::Fixed;
+  /// Cache: the dim of `shape` that positions index; -1 for Fixed.
+  int axis = -1;
+  /// Cache: shape[axis], the positions it holds; 0 for Fixed (no bound).
+  int64_t capacity() const { return kind == StateKind::Cache ? shape[axis] : 0; }
 };
 
 struct ModelSpec {
@@ -51,6 +67,9 @@ struct ModelSpec {
 
   /// The index of state `name` in `states`, or -1.
   int findState(const std::string &name) const;
+  /// The positions a stream can hold: the least capacity of the Cache
+  /// states; 0 when every state is Fixed (no bound).
+  int64_t contextLength() const;
 };
 
 /// FNV-1a 64 over `n` bytes, continuing from `h`.

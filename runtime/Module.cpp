@@ -1,5 +1,6 @@
 // Loading compiled modules (dlopen + manifest) and calling their kernels.
 #include "runtime/Module.h"
+#include "runtime/Shape.h"
 
 #include "runtime/CpuFeatures.h"
 #include "runtime/ThreadPool.h"
@@ -779,13 +780,6 @@ void CompiledModule::setThreads(int n) {
 }
 
 namespace {
-std::string shapeString(const std::vector<int64_t> &s) {
-  std::string out = "(";
-  for (size_t i = 0; i < s.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + (s.size() == 1 ? ",)" : ")");
-}
-
 /// A Halide buffer over a row-major host tensor (Halide's dim 0 = last dim).
 halide_type_t halideType(const std::string &dtype) {
   return dtype == "int32"      ? halide_type_t(halide_type_int, 32)

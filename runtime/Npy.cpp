@@ -1,5 +1,6 @@
 // NumPy .npy reader and writer: preamble, a tiny parser for the header's Python dict, and conversions.
 #include "runtime/Npy.h"
+#include "runtime/Shape.h"
 
 #include <cerrno>
 #include <cmath>
@@ -11,6 +12,8 @@
 namespace ssm {
 
 namespace {
+
+using ssm::rt::shapeString;
 
 constexpr char kMagic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
@@ -62,13 +65,6 @@ bool checkedMul(int64_t a, int64_t b, int64_t &result) {
     return false;
   result = a * b;
   return true;
-}
-
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 /// Fixed part of the file: magic, version, header length.

@@ -19,6 +19,7 @@ enum class Code {
   KernelFailed = 6,    // a compiled kernel returned an error
   OutOfMemory = 7,
   Internal = 8,
+  ContextFull = 9,     // a cache state (KV cache) would hold more positions than its capacity
 };
 
 /// The outcome of a call: ok, or a code with a message ("<file>: <problem>").

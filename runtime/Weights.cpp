@@ -1,5 +1,6 @@
 // Safetensors weights loaded once (read into huge-page memory, or mapped): header checks at open, f32 views (or one conversion) per tensor.
 #include "runtime/Weights.h"
+#include "runtime/Float16.h"
 
 #include "runtime/Shape.h"
 
@@ -29,27 +30,6 @@ size_t dtypeSize(const std::string &d) {
   return 0;
 }
 
-float halfToFloat(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13); // inf, NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else { // subnormal: normalise
-    int e = -1;
-    do {
-      ++e;
-      mant <<= 1;
-    } while (!(mant & 0x400));
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 } // namespace
 
 WeightFile::~WeightFile() {
@@ -264,12 +244,7 @@ const WeightFile::Tensor *WeightFile::get(const std::string &name, Status &statu
     } else {
       uint16_t h;
       std::memcpy(&h, src + 2 * i, 2);
-      if (t.dtype == "F16") {
-        v = halfToFloat(h);
-      } else {
-        uint32_t bits = static_cast<uint32_t>(h) << 16;
-        std::memcpy(&v, &bits, 4);
-      }
+      v = t.dtype == "F16" ? ssm::halfToFloat(h) : ssm::bf16ToFloat(h);
     }
     t.converted[i] = v;
   }

@@ -57,7 +57,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 6
+#define SSM_RUNTIME_VERSION_MINOR 7
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -72,7 +72,10 @@ typedef enum ssm_status {
   SSM_ERROR_UNSUPPORTED = 5,      /* nothing compiled for the request, an unsupported dtype */
   SSM_ERROR_KERNEL_FAILED = 6,    /* a compiled kernel returned an error */
   SSM_ERROR_OUT_OF_MEMORY = 7,
-  SSM_ERROR_INTERNAL = 8
+  SSM_ERROR_INTERNAL = 8,
+  SSM_ERROR_CONTEXT_FULL = 9      /* the tokens would take a stream past the positions its cache
+                                     states hold (ssm_model_context_length); nothing was run:
+                                     reset the stream or start another. Since 0.7. */
 } ssm_status_t;
 
 typedef struct ssm_model ssm_model_t;
@@ -81,7 +84,7 @@ typedef struct ssm_module ssm_module_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.6.0". */
+/* "0.7.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -141,6 +144,18 @@ SSM_RT_API size_t ssm_model_state_count(const ssm_model_t *model);
 SSM_RT_API ssm_status_t ssm_model_state_info(const ssm_model_t *model, size_t index,
                                              const char **name, const int64_t **shape,
                                              size_t *rank, size_t *numel);
+/* What a state holds: 0 fixed (a conv, SSM or WKV state: the same size at
+ * every position), 1 cache (a KV cache: row p along dim `*axis` holds
+ * position p, so shape[*axis] positions at most; `*axis` is -1 for fixed).
+ * Since 0.7. */
+typedef enum ssm_state_kind { SSM_STATE_FIXED = 0, SSM_STATE_CACHE = 1 } ssm_state_kind_t;
+SSM_RT_API ssm_status_t ssm_model_state_kind(const ssm_model_t *model, size_t index,
+                                             ssm_state_kind_t *kind, int *axis);
+/* The positions a stream of the model can hold: the least capacity of its
+ * cache states, or 0 when it has none (a recurrent model: no bound). A
+ * prefill or step that would go past it fails with SSM_ERROR_CONTEXT_FULL
+ * and runs nothing. Since 0.7. */
+SSM_RT_API int64_t ssm_model_context_length(const ssm_model_t *model);
 /* Bytes of the weights file; of weights used in place (as the file holds
  * them, in the loaded or mapped file); of weights converted to float32 (F16,
  * BF16, F64 files). */

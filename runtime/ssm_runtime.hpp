@@ -41,6 +41,10 @@ struct StateInfo {
   std::string name;
   std::vector<int64_t> shape;
   size_t numel = 0;
+  /// SSM_STATE_FIXED, or SSM_STATE_CACHE with `axis` the dim positions index
+  /// (shape[axis] positions at most); axis is -1 for a fixed state.
+  ssm_state_kind_t kind = SSM_STATE_FIXED;
+  int axis = -1;
 };
 
 class Model {
@@ -79,9 +83,14 @@ public:
       check(ssm_model_state_info(handle_, i, &name, &shape, &rank, &out[i].numel));
       out[i].name = name;
       out[i].shape.assign(shape, shape + rank);
+      check(ssm_model_state_kind(handle_, i, &out[i].kind, &out[i].axis));
     }
     return out;
   }
+  /// The positions a stream can hold (its cache states' least capacity);
+  /// 0: unbounded (no cache state). Past it, prefill and step throw
+  /// SSM_ERROR_CONTEXT_FULL.
+  int64_t contextLength() const { return ssm_model_context_length(handle_); }
   ssm_model_t *get() const { return handle_; }
 
 private:

@@ -67,6 +67,9 @@ _sig = {
                                             ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
                                             ctypes.POINTER(ctypes.c_size_t),
                                             ctypes.POINTER(ctypes.c_size_t)]),
+    "ssm_model_state_kind": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int),
+                                            ctypes.POINTER(ctypes.c_int)]),
+    "ssm_model_context_length": (ctypes.c_int64, [_p]),
     "ssm_stream_create": (ctypes.c_int, [_p, ctypes.POINTER(_p)]),
     "ssm_stream_free": (None, [_p]),
     "ssm_stream_reset": (ctypes.c_int, [_p]),
@@ -177,6 +180,17 @@ class Model:
     def step_batch(self):
         """Streams per call of the batched step function step_streams uses (0: none)."""
         return _lib.ssm_model_step_batch(self._h)
+
+    @property
+    def context_length(self):
+        """Positions a stream can hold (the cache states' least capacity); 0: unbounded."""
+        return _lib.ssm_model_context_length(self._h)
+
+    def state_kind(self, index):
+        """("fixed", -1) or ("cache", axis) for the state at `index` (model.json order)."""
+        kind, axis = ctypes.c_int(), ctypes.c_int()
+        _check(_lib.ssm_model_state_kind(self._h, index, ctypes.byref(kind), ctypes.byref(axis)))
+        return ("cache" if kind.value == 1 else "fixed", axis.value)
 
     def states(self):
         """[(name, shape, numel)] in model.json order."""

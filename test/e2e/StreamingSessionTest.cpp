@@ -1,7 +1,9 @@
-// A streaming session (prefill with the scan, then decode with selective_update,
-// the state carried by the runtime) gives what one scan over the whole sequence gives.
+// Streaming through a compiled module's functions (prefill with the scan, then
+// decode with selective_update, the state carried between the calls by its
+// ssm.state name) gives what one scan over the whole sequence gives.
 #include "StateGraphs.h" // t() and random()
-#include "runtime/Session.h"
+
+#include <map>
 
 namespace {
 
@@ -35,6 +37,66 @@ std::string moduleText() {
   return scan("prefill", kPrompt, true) + decode + scan("full", kTotal, false);
 }
 
+/// Calls of a module's functions with their ssm.state arguments and results
+/// carried between calls by name (zeros at the start), the other arguments
+/// given in order: what the model library's streams do for model folders.
+class Carried {
+public:
+  explicit Carried(ssm::rt::CompiledModule &module) : module_(module) {}
+
+  bool call(const std::string &name, const std::vector<const ssm::rt::HostTensor *> &inputs,
+            std::vector<ssm::rt::HostTensor> &outputs, std::string &error) {
+    const ssm::rt::FunctionInfo *fn = module_.find(name);
+    if (!fn) {
+      error = "no function @" + name;
+      return false;
+    }
+    std::vector<const ssm::rt::HostTensor *> args;
+    size_t next = 0;
+    for (const ssm::rt::TensorInfo &a : fn->arguments) {
+      if (a.state.empty()) {
+        if (next >= inputs.size())
+          return error = "too few inputs", false;
+        args.push_back(inputs[next++]);
+        continue;
+      }
+      ssm::rt::HostTensor &st = states_[a.state];
+      if (st.data.empty()) {
+        st.shape = a.shape;
+        int64_t n = 1;
+        for (int64_t d : a.shape)
+          n *= d;
+        st.data.assign(static_cast<size_t>(n), 0.0f);
+      }
+      args.push_back(&st);
+    }
+    std::vector<ssm::rt::HostTensor> results;
+    auto bound = module_.bind(*fn, args, results, error);
+    if (!bound || !bound->invoke(error))
+      return false;
+    outputs.clear();
+    for (size_t i = 0; i < fn->results.size(); ++i) {
+      if (fn->results[i].state.empty())
+        outputs.push_back(std::move(results[i]));
+      else
+        states_[fn->results[i].state] = std::move(results[i]);
+    }
+    return true;
+  }
+  void reset() {
+    for (auto &[name, t] : states_)
+      std::fill(t.data.begin(), t.data.end(), 0.0f);
+  }
+  const ssm::rt::HostTensor *state(const std::string &name) const {
+    auto it = states_.find(name);
+    return it == states_.end() ? nullptr : &it->second;
+  }
+
+private:
+  ssm::rt::CompiledModule &module_;
+  std::map<std::string, ssm::rt::HostTensor> states_;
+};
+
 /// Rows [t0, t0 + len) of a time-major (1, L, C) tensor.
 ssm::rt::HostTensor rows(const ssm::rt::HostTensor &x, int t0, int len, bool keepTime = true) {
   int c = static_cast<int>(x.shape[2]);
@@ -61,10 +123,10 @@ TEST(StreamingSessionTest, PrefillThenDecodeMatchesOneScan) {
   auto A = random({kDim, kN}, rng, -2, -0.1f), D = random({kDim}, rng, 0.5f, 1.5f);
 
   std::vector<ssm::rt::HostTensor> full;
-  ssm::rt::Session oneShot(*module);
+  Carried oneShot(*module);
   ASSERT_TRUE(oneShot.call("full", {&u, &dt, &A, &B, &C, &D}, full, error)) << error;
 
-  ssm::rt::Session session(*module);
+  Carried session(*module);
   std::vector<ssm::rt::HostTensor> out;
   auto up = rows(u, 0, kPrompt), dtp = rows(dt, 0, kPrompt), Bp = rows(B, 0, kPrompt),
        Cp = rows(C, 0, kPrompt);
