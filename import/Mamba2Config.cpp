@@ -310,7 +310,8 @@ std::vector<MambaState> mamba2States(const Mamba2Config &c) {
   return ss;
 }
 
-json mamba2ModelJson(const Mamba2Config &c, int64_t seqLen, const std::string &source) {
+json mamba2ModelJson(const Mamba2Config &c, int64_t seqLen, const std::string &source,
+                     int64_t batch) {
   json j;
   j["format"] = "ssm-opt-model";
   j["version"] = 1;
@@ -320,6 +321,8 @@ json mamba2ModelJson(const Mamba2Config &c, int64_t seqLen, const std::string &s
   j["source"] = source;
   j["seq_len"] = seqLen;
   j["functions"] = {{"sequence", "forward_sequence"}, {"step", "forward_step"}};
+  if (batch > 0)
+    j["functions"]["step_batched"] = {{"name", "forward_step_batched"}, {"batch", batch}};
   json states = json::array();
   for (const MambaState &s : mamba2States(c))
     states.push_back({{"name", s.name}, {"shape", s.shape}, {"init", s.init}});

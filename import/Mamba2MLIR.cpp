@@ -47,9 +47,12 @@ class Mamba2Graph {
 public:
   Mamba2Graph(const Mamba2Config &c, MlirEmitter &e) : c(c), e(e) {}
 
+  /// `batch` > 0: the batched decode form (with `step`): one token of each
+  /// of `batch` streams as the L = batch rows, every state with a leading
+  /// batch dim, the step ops with their batch dim = batch; logits (batch, vocab).
   void emitFunction(const std::string &name, int64_t len, bool step, const std::string &block,
-                    LogitsRows rows);
-  void emitBlock(const std::string &name, int64_t len, bool step);
+                    LogitsRows rows, int64_t batch = 0);
+  void emitBlock(const std::string &name, int64_t len, bool step, int64_t batch = 0);
 
 private:
   /// RMSNorm over the last dim of x (rows, cols) with weight w (cols).
@@ -65,6 +68,15 @@ private:
   MlirEmitter &e;
   int64_t L = 1;
   bool step = false;
+  int64_t batch = 0; // the batched decode form: L = batch rows, one per stream
+  /// A state's shape here: with a leading batch dim in the batched form.
+  Shape withBatch(const Shape &shape) const {
+    if (batch <= 0)
+      return shape;
+    Shape s{batch};
+    s.insert(s.end(), shape.begin(), shape.end());
+    return s;
+  }
   std::map<std::string, TValue> params; // by name (block: "backbone.layers.0.<suffix>")
   TValue convState, ssmState;
   std::vector<TValue> newStates;
@@ -103,11 +115,14 @@ TValue Mamba2Graph::mixer(const TValue &h) {
 
   e.line("// Depthwise causal conv (width " + std::to_string(W) +
          ") + silu over xBC, channel-major, from the carried window.");
-  TValue xc = step ? e.expand(xBC, {{0}, {1, 2}}, {1, cd, 1}, "conv_in")
+  // The conv's batch: 1, or in the batched form one row per stream (length 1).
+  const int64_t nb = batch > 0 ? batch : 1, len = batch > 0 ? 1 : L;
+  TValue xc = step ? e.expand(xBC, {{0}, {1, 2}}, {nb, cd, 1}, "conv_in")
                    : e.expand(transpose(xBC, "xbc_t"), {{0, 1}, {2}}, {1, cd, L}, "conv_in");
   TValue cw = e.collapse(param(m + "conv1d.weight"), {{0, 1}, {2}}, {cd, W}, "conv_w");
-  TValue window = e.expand(convState, {{0, 1}, {2}}, {1, cd, W - 1}, "conv_window");
-  TValue conv{e.fresh("conv"), {1, cd, L}}, convFinal{e.fresh("conv_final"), {1, cd, W - 1}};
+  TValue window = batch > 0 ? convState
+                            : e.expand(convState, {{0, 1}, {2}}, {1, cd, W - 1}, "conv_window");
+  TValue conv{e.fresh("conv"), {nb, cd, len}}, convFinal{e.fresh("conv_final"), {nb, cd, W - 1}};
   std::string line = conv.name + ", " + convFinal.name + " = ssm.causal_conv1d silu " + xc.name +
                      ", " + cw.name;
   std::string types = tensorType(xc.shape) + ", " + tensorType(cw.shape);
@@ -118,8 +133,9 @@ TValue Mamba2Graph::mixer(const TValue &h) {
   line += " initial_states(" + window.name + ") : (" + types + ", " + tensorType(window.shape) +
           ") -> (" + tensorType(conv.shape) + ", " + tensorType(convFinal.shape) + ")";
   e.line(line);
-  newStates.push_back(e.collapse(convFinal, {{0, 1}, {2}}, {cd, W - 1}, "conv_state_new"));
-  TValue u = step ? e.collapse(conv, {{0}, {1, 2}}, {1, cd}, "xbc_conv")
+  newStates.push_back(batch > 0 ? convFinal
+                                : e.collapse(convFinal, {{0, 1}, {2}}, {cd, W - 1}, "conv_state_new"));
+  TValue u = step ? e.collapse(conv, {{0}, {1, 2}}, {nb, cd}, "xbc_conv")
                   : transpose(e.collapse(conv, {{0, 1}, {2}}, {cd, L}, "conv_cm"), "xbc_conv");
   TValue x = e.slice(u, {0, 0}, {L, di}, {L, di}, "x");
   TValue B = e.slice(u, {0, di}, {L, G * N}, {L, G * N}, "B");
@@ -171,21 +187,23 @@ TValue Mamba2Graph::mixer(const TValue &h) {
     e.line("// One SSD step with heads: per-head dt, A and D broadcast over the head dim.");
     TValue A = e.map("A", {{param(m + "A_log"), {"d0"}}}, {H, P, N},
                      [](Body &b) { return b.neg(b.exp(b.arg(0))); });
-    TValue dtHp = e.map("dt_heads", {{dt, {"d0", "d1"}}}, {1, H, P},
+    TValue dtHp = e.map("dt_heads", {{dt, {"d0", "d1"}}}, {nb, H, P},
                         [](Body &b) { return b.arg(0); });
     TValue Dhp = e.map("D_heads", {{param(m + "D"), {"d0"}}}, {H, P},
                        [](Body &b) { return b.arg(0); });
-    TValue B3 = e.expand(B, {{0}, {1, 2}}, {1, G, N}, "step_b");
-    TValue C3 = e.expand(C, {{0}, {1, 2}}, {1, G, N}, "step_c");
-    TValue S0 = e.expand(ssmState, {{0, 1}, {2}, {3}}, {1, H, P, N}, "step_s0");
-    TValue Y{e.fresh("step_y"), {1, H, P}}, S{e.fresh("step_state"), {1, H, P, N}};
+    TValue B3 = e.expand(B, {{0}, {1, 2}}, {nb, G, N}, "step_b");
+    TValue C3 = e.expand(C, {{0}, {1, 2}}, {nb, G, N}, "step_c");
+    TValue S0 = batch > 0 ? ssmState
+                          : e.expand(ssmState, {{0, 1}, {2}, {3}}, {1, H, P, N}, "step_s0");
+    TValue Y{e.fresh("step_y"), {nb, H, P}}, S{e.fresh("step_state"), {nb, H, P, N}};
     e.line(Y.name + ", " + S.name + " = ssm.selective_update " + S0.name + ", " + x3.name +
            ", " + dtHp.name + ", " + A.name + ", " + B3.name + ", " + C3.name + " D(" +
            Dhp.name + ") : (" + tensorType(S0.shape) + ", " + tensorType(x3.shape) + ", " +
            tensorType(dtHp.shape) + ", " + tensorType(A.shape) + ", " + tensorType(B3.shape) +
            ", " + tensorType(C3.shape) + ", " + tensorType(Dhp.shape) + ") -> (" +
            tensorType(Y.shape) + ", " + tensorType(S.shape) + ")");
-    newStates.push_back(e.collapse(S, {{0, 1}, {2}, {3}}, {H, P, N}, "ssm_state_new"));
+    newStates.push_back(batch > 0 ? S
+                                  : e.collapse(S, {{0, 1}, {2}, {3}}, {H, P, N}, "ssm_state_new"));
     y3 = Y;
   }
 
@@ -236,16 +254,18 @@ std::vector<MambaParam> blockParams(const Mamba2Config &c) {
   return out;
 }
 
-void Mamba2Graph::emitBlock(const std::string &name, int64_t len, bool isStep) {
-  L = len;
-  step = isStep;
+void Mamba2Graph::emitBlock(const std::string &name, int64_t len, bool isStep,
+                            int64_t batchRows) {
+  batch = batchRows;
+  L = batch > 0 ? batch : len;
+  step = isStep || batch > 0;
   params.clear();
   newStates.clear();
   e.resetNames();
   std::vector<MambaState> states = mamba2States(c);
   TValue h{e.fresh("h"), {L, c.hiddenSize}};
-  convState = TValue{e.fresh("conv_state"), states[0].shape};
-  ssmState = TValue{e.fresh("ssm_state"), states[1].shape};
+  convState = TValue{e.fresh("conv_state"), withBatch(states[0].shape)};
+  ssmState = TValue{e.fresh("ssm_state"), withBatch(states[1].shape)};
   std::string sig = "func.func private @" + name + "(" + h.name + ": " + tensorType(h.shape) +
                     ",\n    " + convState.name + ": " + tensorType(convState.shape) + ", " +
                     ssmState.name + ": " + tensorType(ssmState.shape);
@@ -258,8 +278,10 @@ void Mamba2Graph::emitBlock(const std::string &name, int64_t len, bool isStep) {
                             tensorType(ssmState.shape);
   sig += ")\n    -> (" + resultTypes + ") {";
   e.indent = 2;
-  e.line("// One block (RMSNorm, mixer, residual) on " + std::to_string(L) +
-         (L == 1 ? " token" : " tokens") + ", called once per layer.");
+  e.line("// One block (RMSNorm, mixer, residual) on " +
+         (batch > 0 ? "one token of each of " + std::to_string(batch) + " streams"
+                    : std::to_string(L) + (L == 1 ? " token" : " tokens")) +
+         ", called once per layer.");
   e.line(sig);
   e.indent = 4;
   e.beginFunction();
@@ -271,9 +293,12 @@ void Mamba2Graph::emitBlock(const std::string &name, int64_t len, bool isStep) {
 }
 
 void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep,
-                               const std::string &block, LogitsRows rows) {
-  L = len;
-  step = isStep;
+                               const std::string &block, LogitsRows rows, int64_t batchRows) {
+  batch = batchRows;
+  L = batch > 0 ? batch : len;
+  step = isStep || batch > 0;
+  if (batch > 0)
+    rows = LogitsRows::All; // one row per stream
   params.clear();
   newStates.clear();
   e.resetNames();
@@ -285,9 +310,9 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
                     tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
   std::vector<TValue> stateIn;
   for (const MambaState &s : states) {
-    stateIn.push_back(TValue{e.fresh("s_" + sanitize(s.name)), s.shape});
-    sig += ",\n    " + stateIn.back().name + ": " + tensorType(s.shape) + " {ssm.state = \"" +
-           s.name + "\"}";
+    stateIn.push_back(TValue{e.fresh("s_" + sanitize(s.name)), withBatch(s.shape)});
+    sig += ",\n    " + stateIn.back().name + ": " + tensorType(stateIn.back().shape) +
+           " {ssm.state = \"" + s.name + "\"}";
   }
   for (const MambaParam &p : all) {
     std::string n = p.name.rfind("backbone.", 0) == 0 ? p.name.substr(9) : p.name;
@@ -298,11 +323,13 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
   const int64_t logitRows = rows == LogitsRows::All ? L : 1;
   sig += ")\n    -> (" + tensorType({logitRows, c.vocabSize}) + " {ssm.name = \"logits\"}";
   for (const MambaState &s : states)
-    sig += ",\n        " + tensorType(s.shape) + " {ssm.state = \"" + s.name + "\"}";
+    sig += ",\n        " + tensorType(withBatch(s.shape)) + " {ssm.state = \"" + s.name + "\"}";
   sig += ") {";
   e.indent = 2;
   e.line(std::string("// ") +
-         (step ? "Decode: one token through the state-update form."
+         (batch > 0 ? "Decode of " + std::to_string(batch) +
+                          " streams at once: one token each through the state-update form."
+          : step    ? "Decode: one token through the state-update form."
                : "Prefill: " + std::to_string(L) +
                      " tokens through the chunked SSD, from the carried states."));
   e.line(sig);
@@ -362,7 +389,8 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
 
 } // namespace
 
-std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen, LogitsRows rows) {
+std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen, LogitsRows rows,
+                              int64_t batch) {
   MlirEmitter e;
   e.text = "// Mamba-2 language model (transformers Mamba2ForCausalLM / mamba_ssm Mamba2): "
            "d_model " + std::to_string(c.hiddenSize) + ", d_inner " +
@@ -382,12 +410,19 @@ std::string buildMamba2Module(const Mamba2Config &c, int64_t seqLen, LogitsRows 
   g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last);
   e.text += "\n";
   g.emitBlock("block_step", 1, /*step=*/true);
+  if (batch > 0) {
+    e.text += "\n";
+    g.emitFunction("forward_step_batched", 1, /*step=*/true, "block_step_batched",
+                   LogitsRows::All, batch);
+    e.text += "\n";
+    g.emitBlock("block_step_batched", 1, /*step=*/true, batch);
+  }
   e.text += "}\n";
   return e.text;
 }
 
 bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                     std::string &error, LogitsRows rows) {
+                     std::string &error, LogitsRows rows, int64_t batch) {
   Mamba2Config c;
   if (!parseMamba2Config(config, c, error))
     return false;
@@ -395,7 +430,7 @@ bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &
     error = "sequence length " + std::to_string(seqLen) + " is out of range (1 to 16777216)";
     return false;
   }
-  mlir = buildMamba2Module(c, seqLen, rows);
+  mlir = buildMamba2Module(c, seqLen, rows, batch);
   return true;
 }
 

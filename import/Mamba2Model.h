@@ -103,17 +103,20 @@ std::vector<MambaState> mamba2States(const Mamba2Config &config);
 
 /// The model graph (module text) for sequences of `seqLen` tokens;
 /// @forward_sequence returns the logits of `rows` (import/ModelBuilder.h).
+/// `batch` > 0 adds @forward_step_batched: one token of each of `batch`
+/// streams (tokens (batch), every state with a leading dim batch, logits
+/// (batch, vocab)), the step's ops with batch dim `batch`.
 std::string buildMamba2Module(const Mamba2Config &config, int64_t seqLen,
-                              LogitsRows rows = LogitsRows::Last);
+                              LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
 
 /// buildMamba2Module from a config (or model.json's "config"); false with
 /// `error` on an invalid config or seqLen out of range.
 bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
-                     std::string &error, LogitsRows rows = LogitsRows::Last);
+                     std::string &error, LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
 
-/// The model.json document of an import.
+/// The model.json document of an import (`batch` > 0: functions.step_batched).
 nlohmann::json mamba2ModelJson(const Mamba2Config &config, int64_t seqLen,
-                               const std::string &source);
+                               const std::string &source, int64_t batch = 0);
 
 } // namespace ssm::importer
 

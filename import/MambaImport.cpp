@@ -90,11 +90,6 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   std::string mlir;
   json model;
   int64_t numLayers = 0;
-  if (mamba2 && batch > 0) {
-    error = "--batch: batched step functions are built for Mamba-1 models only, and " +
-            configPath + " describes a Mamba-2 model";
-    return false;
-  }
   if (mamba2) {
     Mamba2Config cfg;
     if (!parseMamba2Config(rawConfig, cfg, error, &configFormat)) {
@@ -102,8 +97,8 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       return false;
     }
     params = mamba2Params(cfg);
-    mlir = buildMamba2Module(cfg, seqLen, rows);
-    model = mamba2ModelJson(cfg, seqLen, safetensorsPath);
+    mlir = buildMamba2Module(cfg, seqLen, rows, batch);
+    model = mamba2ModelJson(cfg, seqLen, safetensorsPath, batch);
     numLayers = cfg.numLayers;
   } else {
     MambaConfig cfg;

@@ -47,17 +47,12 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
   int64_t batch = 0;
   if (!stepBatchOf(j, batch, error))
     return false;
-  if (batch > 0 && arch != "mamba1") {
-    error = "model.json has functions.step_batched, but batched step functions are built for "
-            "mamba1 models only, not " + arch;
-    return false;
-  }
   if (arch == "rwkv4" || arch == "rwkv5.1" || arch == "rwkv5.2" || arch == "rwkv6" ||
       arch == "rwkv7") {
     RwkvConfig config;
     if (!rwkvConfigFromJson(modelJsonText, config, error))
       return false;
-    return buildRwkvMLIR(config, seqLen, mlir, error, rows);
+    return buildRwkvMLIR(config, seqLen, mlir, error, rows, batch);
   }
   if (arch == "mamba1" || arch == "mamba2") {
     if (!j.contains("config") || !j["config"].is_object()) {
@@ -65,7 +60,7 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
       return false;
     }
     return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error, rows, batch)
-                            : buildMamba2MLIR(j["config"], seqLen, mlir, error, rows);
+                            : buildMamba2MLIR(j["config"], seqLen, mlir, error, rows, batch);
   }
   error = "unknown architecture '" + arch +
           "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2)";

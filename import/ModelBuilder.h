@@ -15,7 +15,7 @@
 // position only (R = 1: the final hidden state is sliced before the norm and
 // the LM head, so a long prompt does not pay L x vocab for one row) or, in
 // the LogitsRows::All variant, of every position (R = L). forward_step runs
-// the state-update form. A Mamba-1 model imported with --batch B also has
+// the state-update form. A model imported with --batch B also has
 //
 //   func.func @forward_step_batched(%tokens: tensor<Bxi32> {ssm.name = "tokens"},
 //       <same states, each with a leading dim B>, <same weights>)
@@ -44,10 +44,9 @@ constexpr int64_t kMaxStepBatch = 1024;
 
 /// Dispatches on model.json's "architecture" ("rwkv4", "rwkv5.1", "rwkv5.2",
 /// "rwkv6", "rwkv7", "mamba1", "mamba2"). A model.json with
-/// functions.step_batched (Mamba-1 only) also gets @forward_step_batched for
-/// its batch. Returns false with `error` set for bad JSON, an unknown
-/// architecture, seqLen < 1, or a step_batched entry that is malformed or
-/// on another architecture.
+/// functions.step_batched (any architecture) also gets @forward_step_batched
+/// for its batch. Returns false with `error` set for bad JSON, an unknown
+/// architecture, seqLen < 1, or a step_batched entry that is malformed.
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
                     std::string &error, LogitsRows rows = LogitsRows::Last);
 

@@ -53,14 +53,19 @@ public:
   /// `block` per layer, ln_out and the head.
   /// RWKV-7: layer 0 calls `blockFirst` (which returns v_first), the others `block`.
   /// `rows`: the head for every position or only the last (ModelBuilder.h).
+  /// `batch` > 0: the batched decode form @forward_step_batched: one token
+  /// of each of `batch` streams (L = batch rows), states with a leading
+  /// batch dim, logits (batch, vocab); the recurrences run as the sequence
+  /// form's ops with their batch dim = batch and length 1.
   void emitFunction(const std::string &name, int64_t L, bool step, const std::string &block,
-                    LogitsRows rows, const std::string &blockFirst = "");
+                    LogitsRows rows, const std::string &blockFirst = "", int64_t batch = 0);
   /// The private function of one block (every layer has the same shapes):
   /// (x, the layer's states, the layer's weights) -> (x, new states), with
   /// states in rwkvStates order and weights in blockParamSuffixes() order.
   /// RWKV-7 has two: `layer` 0's returns v_first (L, C) after the states;
   /// the other (`layer` 1) takes v_first after x.
-  void emitBlock(const std::string &name, int64_t L, bool step, int64_t layer = 0);
+  void emitBlock(const std::string &name, int64_t L, bool step, int64_t layer = 0,
+                 int64_t batch = 0);
 
 private:
   using Body = GenericBody;
@@ -72,6 +77,36 @@ private:
   TValue vFirst;                 // RWKV-7: layer 0's v, (L, C)
   int64_t L = 1;
   bool step = false;
+  /// The batched decode form: L = batch rows, each a different stream's
+  /// one token; `step` is false (the sequence form's ops, with their batch
+  /// dim = batch and length 1). 0 otherwise.
+  int64_t batch = 0;
+
+  /// A state's shape in the function being written: with a leading batch
+  /// dim in the batched form.
+  std::vector<int64_t> withBatch(const std::vector<int64_t> &shape) const {
+    if (batch <= 0)
+      return shape;
+    std::vector<int64_t> s{batch};
+    s.insert(s.end(), shape.begin(), shape.end());
+    return s;
+  }
+  /// The (batch, length, tail...) shape of the recurrent ops: (1, L, ...) in
+  /// the sequence form, (batch, 1, ...) in the batched form.
+  std::vector<int64_t> opShape(std::vector<int64_t> tail) const {
+    std::vector<int64_t> s = batch > 0 ? std::vector<int64_t>{batch, 1} : std::vector<int64_t>{1, L};
+    s.insert(s.end(), tail.begin(), tail.end());
+    return s;
+  }
+  /// The map of a (batch, length, ...) op result over loops whose first
+  /// is the row (the token, or in the batched form the stream): ("0", d0)
+  /// or (d0, "0"), then `rest`.
+  std::vector<std::string> opRowMap(std::vector<std::string> rest) const {
+    std::vector<std::string> m = batch > 0 ? std::vector<std::string>{"d0", "0"}
+                                           : std::vector<std::string>{"0", "d0"};
+    m.insert(m.end(), rest.begin(), rest.end());
+    return m;
+  }
 
   const TValue &param(const std::string &n) { return params.at(n); }
   /// Names of block `layer`'s weights after "blocks.<layer>." (ln0
@@ -156,6 +191,8 @@ TValue RwkvGraph::embed(const TValue &tokens) {
 }
 
 TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::string &hint) {
+  if (batch > 0)
+    return state; // (batch, C): row b is stream b's previous token
   int64_t C = xn.shape[1];
   TValue row = e.expand(state, {{0, 1}}, {1, C}, hint + "_carry");
   if (L == 1)
@@ -165,6 +202,8 @@ TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::stri
 }
 
 TValue RwkvGraph::lastRow(const TValue &xn, const std::string &hint) {
+  if (batch > 0)
+    return xn; // every row is a stream's last token
   int64_t C = xn.shape[1];
   if (L == 1)
     return e.collapse(xn, {{0, 1}}, {C}, hint);
@@ -197,12 +236,13 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &
   const TValue &aa = states.at(p + "aa"), &bb = states.at(p + "bb"), &pp = states.at(p + "pp");
   TValue wkv, aaN, bbN, ppN;
   if (!step) {
-    TValue k3 = e.expand(k, {{0, 1}, {2}}, {1, L, C}, h + "_k3");
-    TValue v3 = e.expand(v, {{0, 1}, {2}}, {1, L, C}, h + "_v3");
-    TValue aa2 = e.expand(aa, {{0, 1}}, {1, C}, h + "_aa0");
-    TValue bb2 = e.expand(bb, {{0, 1}}, {1, C}, h + "_bb0");
-    TValue pp2 = e.expand(pp, {{0, 1}}, {1, C}, h + "_pp0");
-    std::string seqT = tensorType({1, L, C}), stT = tensorType({1, C}), vecT = tensorType({C});
+    const std::vector<int64_t> seq3 = opShape({C}), st2 = {batch > 0 ? batch : 1, C};
+    TValue k3 = e.expand(k, {{0, 1}, {2}}, seq3, h + "_k3");
+    TValue v3 = e.expand(v, {{0, 1}, {2}}, seq3, h + "_v3");
+    TValue aa2 = batch > 0 ? aa : e.expand(aa, {{0, 1}}, {1, C}, h + "_aa0");
+    TValue bb2 = batch > 0 ? bb : e.expand(bb, {{0, 1}}, {1, C}, h + "_bb0");
+    TValue pp2 = batch > 0 ? pp : e.expand(pp, {{0, 1}}, {1, C}, h + "_pp0");
+    std::string seqT = tensorType(seq3), stT = tensorType(st2), vecT = tensorType({C});
     std::string wkvName = e.fresh(h + "_wkv3"), aaName = e.fresh(h + "_aa1"),
                 bbName = e.fresh(h + "_bb1"), ppName = e.fresh(h + "_pp1");
     e.line(wkvName + ", " + aaName + ", " + bbName + ", " + ppName + " = ssm.wkv4 " + w.name +
@@ -210,10 +250,16 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &
            bb2.name + ", " + pp2.name + ") : (" + vecT + ", " + vecT + ", " + seqT + ", " + seqT +
            ", " + stT + ", " + stT + ", " + stT + ") -> (" + seqT + ", " + stT + ", " + stT +
            ", " + stT + ")");
-    wkv = e.collapse({wkvName, {1, L, C}}, {{0, 1}, {2}}, {L, C}, h + "_wkv");
-    aaN = e.collapse({aaName, {1, C}}, {{0, 1}}, {C}, h + "_aa_new");
-    bbN = e.collapse({bbName, {1, C}}, {{0, 1}}, {C}, h + "_bb_new");
-    ppN = e.collapse({ppName, {1, C}}, {{0, 1}}, {C}, h + "_pp_new");
+    wkv = e.collapse({wkvName, seq3}, {{0, 1}, {2}}, {L, C}, h + "_wkv");
+    if (batch > 0) {
+      aaN = TValue{aaName, st2};
+      bbN = TValue{bbName, st2};
+      ppN = TValue{ppName, st2};
+    } else {
+      aaN = e.collapse({aaName, {1, C}}, {{0, 1}}, {C}, h + "_aa_new");
+      bbN = e.collapse({bbName, {1, C}}, {{0, 1}}, {C}, h + "_bb_new");
+      ppN = e.collapse({ppName, {1, C}}, {{0, 1}}, {C}, h + "_pp_new");
+    }
   } else {
     // rwkv.cpp's update, one token: wkv from the state and the bonus, then
     // the state decays by w with the running maximum exponent pp.
@@ -288,7 +334,7 @@ TValue RwkvGraph::groupNorm(const std::string &p, const std::string &h, const TV
   std::string jOf = "d1 mod " + std::to_string(S);
   std::vector<std::string> yFlat = y.shape.size() == 2
                                        ? std::vector<std::string>{rowOf, jOf}
-                                       : std::vector<std::string>{"0", "d0", rowOf, jOf};
+                                       : opRowMap({rowOf, jOf});
   std::vector<GenericOperand> ins = {{y, yFlat},
                                      {sum, {"d0", rowOf}},
                                      {sq, {"d0", rowOf}},
@@ -420,7 +466,7 @@ TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue 
   std::vector<std::string> yMap; // y over GN loops (l, h, j)
   TValue mNew;                   // (H, i, j)
   if (!step) {
-    std::vector<int64_t> seq4 = {1, L, H, S};
+    const std::vector<int64_t> seq4 = opShape({H, S}), st4 = {batch > 0 ? batch : 1, H, S, S};
     TValue X = e.expand(v, {{0, 1}, {2, 3}}, seq4, h + "_X");
     TValue B = e.expand(k, {{0, 1}, {2, 3}}, seq4, h + "_B");
     TValue Cq = e.expand(r, {{0, 1}, {2, 3}}, seq4, h + "_C");
@@ -442,8 +488,10 @@ TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue 
                        : e.map(h + "_bonus", {{uv, uMap}}, {H, S},
                                [&](Body &bd) { return bd.arg(0); });
     // The op's state is (batch, H, value j, key i).
-    TValue init = e.map(h + "_S0", {{M, {"d1", "d3", "d2"}}}, {1, H, S, S},
-                        [&](Body &bd) { return bd.arg(0); });
+    TValue init = e.map(h + "_S0",
+                        {{M, batch > 0 ? std::vector<std::string>{"d0", "d1", "d3", "d2"}
+                                       : std::vector<std::string>{"d1", "d3", "d2"}}},
+                        st4, [&](Body &bd) { return bd.arg(0); });
     // Chunk size: the per-key decay makes the intra-chunk part cost
     // ~Q * S per token (a decay factor per pair and key) and the state
     // pass ~S * S / Q, so small heads want small chunks: Q = S, between 8
@@ -451,19 +499,21 @@ TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue 
     // 24.7 ms with Q = 64; measured with ssm-run --repeat).
     const int64_t target = std::clamp<int64_t>(S, 8, 64);
     int64_t chunk = 4;
-    while (chunk < L && chunk < target)
+    while (chunk < seq4[1] && chunk < target)
       chunk *= 2;
-    std::string t4 = tensorType(seq4), st4 = tensorType({1, H, S, S});
+    std::string t4 = tensorType(seq4), st4T = tensorType(st4);
     std::string yName = e.fresh(h + "_Y"), sName = e.fresh(h + "_S1");
     e.line(yName + ", " + sName + " = ssm.ssd_scan " + X.name + ", " + A.name + ", " + B.name +
            ", " + Cq.name + " initial_state(" + init.name + ") bonus(" + bonus.name +
            ") {chunk_size = " + std::to_string(chunk) + " : i64} : (" + t4 + ", " + t4 + ", " +
-           t4 + ", " + t4 + ", " + st4 + ", " + tensorType({H, S}) + ") -> (" + t4 + ", " + st4 +
-           ")");
+           t4 + ", " + t4 + ", " + st4T + ", " + tensorType({H, S}) + ") -> (" + t4 + ", " +
+           st4T + ")");
     y = TValue{yName, seq4};
-    yMap = {"0", "d0", "d1", "d2"};
-    mNew = e.map(h + "_state_new", {{TValue{sName, {1, H, S, S}}, {"0", "d0", "d2", "d1"}}},
-                 {H, S, S}, [&](Body &bd) { return bd.arg(0); });
+    yMap = opRowMap({"d1", "d2"});
+    mNew = batch > 0 ? e.map(h + "_state_new", {{TValue{sName, st4}, {"d0", "d1", "d3", "d2"}}},
+                             st4, [&](Body &bd) { return bd.arg(0); })
+                     : e.map(h + "_state_new", {{TValue{sName, st4}, {"0", "d0", "d2", "d1"}}},
+                             {H, S, S}, [&](Body &bd) { return bd.arg(0); });
   } else {
     // r, k, v are (1, C): channel h * S + i of head h.
     auto ch = [&](const std::string &hd, const std::string &kd) {
@@ -605,23 +655,24 @@ TValue RwkvGraph::timeMix7(const std::string &p, const TValue &x, const TValue &
   std::vector<std::string> yMap;
   TValue mNew;
   if (!step) {
-    std::vector<int64_t> seq4 = {1, L, H, N};
+    const std::vector<int64_t> seq4 = opShape({H, N}), st4 = {batch > 0 ? batch : 1, H, N, N};
     auto e4 = [&](const TValue &t, const std::string &n) {
       return e.expand(t, {{0, 1}, {2, 3}}, seq4, h + "_" + n + "4");
     };
     TValue r4 = e4(r, "r"), w4 = e4(logw, "w"), k4 = e4(km, "k"), v4 = e4(vm, "v"),
            a4 = e4(A, "a"), b4 = e4(B, "b");
-    TValue init = e.expand(M, {{0, 1}, {2}, {3}}, {1, H, N, N}, h + "_S0");
-    std::string t4 = tensorType(seq4), st4 = tensorType({1, H, N, N});
+    TValue init = batch > 0 ? M : e.expand(M, {{0, 1}, {2}, {3}}, st4, h + "_S0");
+    std::string t4 = tensorType(seq4), st4T = tensorType(st4);
     std::string yName = e.fresh(h + "_Y"), sName = e.fresh(h + "_S1");
     e.line(yName + ", " + sName + " = ssm.wkv7 " + r4.name + ", " + w4.name + ", " + k4.name +
            ", " + v4.name + ", " + a4.name + ", " + b4.name + " initial_state(" + init.name +
-           ") : (" + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + st4 +
-           ") -> (" + t4 + ", " + st4 + ")");
+           ") : (" + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + t4 + ", " + st4T +
+           ") -> (" + t4 + ", " + st4T + ")");
     y = TValue{yName, seq4};
-    yMap = {"0", "d0", "d1", "d2"};
-    mNew = e.collapse(TValue{sName, {1, H, N, N}}, {{0, 1}, {2}, {3}}, {H, N, N},
-                      h + "_state_new");
+    yMap = opRowMap({"d1", "d2"});
+    mNew = batch > 0 ? TValue{sName, st4}
+                     : e.collapse(TValue{sName, st4}, {{0, 1}, {2}, {3}}, {H, N, N},
+                                  h + "_state_new");
   } else {
     auto ch = [&](const std::string &hd, const std::string &kd) {
       return std::vector<std::string>{"0", hd + " * " + Ns + " + " + kd};
@@ -725,9 +776,11 @@ std::vector<std::string> RwkvGraph::blockStateSuffixes() const {
   return out;
 }
 
-void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int64_t layer) {
-  L = len;
-  step = isStep;
+void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int64_t layer,
+                          int64_t batchRows) {
+  batch = batchRows;
+  L = batch > 0 ? batch : len;
+  step = isStep && batch == 0;
   params.clear();
   states.clear();
   newStates.clear();
@@ -749,7 +802,7 @@ void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int
     sig += ",\n    " + vFirst.name + ": " + tensorType(vFirst.shape);
   }
   for (const std::string &s : blockStateSuffixes()) {
-    TValue v{e.fresh("s_" + sanitize(s)), stateShape.at(s)};
+    TValue v{e.fresh("s_" + sanitize(s)), withBatch(stateShape.at(s))};
     states[p + s] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape);
     resultTypes += ", " + tensorType(v.shape);
@@ -789,9 +842,12 @@ void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int
 
 void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
                              const std::string &block, LogitsRows rows,
-                             const std::string &blockFirst) {
-  L = len;
-  step = isStep;
+                             const std::string &blockFirst, int64_t batchRows) {
+  batch = batchRows;
+  L = batch > 0 ? batch : len;
+  step = isStep && batch == 0;
+  if (batch > 0)
+    rows = LogitsRows::All; // one row per stream
   params.clear();
   states.clear();
   newStates.clear();
@@ -803,7 +859,7 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
   e.reserve(tokens.name);
   sig += tokens.name + ": " + tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
   for (const RwkvState &s : stateList) {
-    TValue v{e.fresh("s_" + sanitize(s.name)), s.shape};
+    TValue v{e.fresh("s_" + sanitize(s.name)), withBatch(s.shape)};
     states[s.name] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.state = \"" + s.name + "\"}";
   }
@@ -815,7 +871,7 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
   const int64_t logitRows = rows == LogitsRows::All ? L : 1;
   sig += ")\n    -> (" + tensorType({logitRows, c.nVocab}) + " {ssm.name = \"logits\"}";
   for (const RwkvState &s : stateList)
-    sig += ",\n        " + tensorType(s.shape) + " {ssm.state = \"" + s.name + "\"}";
+    sig += ",\n        " + tensorType(withBatch(s.shape)) + " {ssm.state = \"" + s.name + "\"}";
   sig += ") {";
   e.indent = 2;
   e.line(sig);
@@ -878,7 +934,7 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
 } // namespace
 
 bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::string &error,
-                   LogitsRows rows) {
+                   LogitsRows rows, int64_t batch) {
   if (seqLen < 1) {
     error = "sequence length must be at least 1, got " + std::to_string(seqLen);
     return false;
@@ -928,7 +984,11 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
            "), imported from rwkv.cpp by ssm-import.\n"
            "// @forward_sequence: " +
            std::to_string(seqLen) +
-           " tokens, scan form; @forward_step: one token, state-update form.\n"
+           " tokens, scan form; @forward_step: one token, state-update form" +
+           (batch > 0 ? "; @forward_step_batched: one token of each of " + std::to_string(batch) +
+                            " streams"
+                      : std::string()) +
+           ".\n"
            "// Arguments: tokens, states (model.json order), weights; results: logits, states.\n"
            "module {\n";
   RwkvGraph g(c, e);
@@ -961,6 +1021,24 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
       g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last);
       e.text += "\n";
       g.emitBlock("block_step", 1, /*step=*/true);
+    }
+    if (batch > 0) {
+      e.text += "\n";
+      if (c.isV7()) {
+        g.emitFunction("forward_step_batched", 1, /*step=*/true, "block_step_batched",
+                       LogitsRows::All, "block0_step_batched", batch);
+        e.text += "\n";
+        g.emitBlock("block0_step_batched", 1, /*step=*/true, 0, batch);
+        if (two) {
+          e.text += "\n";
+          g.emitBlock("block_step_batched", 1, /*step=*/true, 1, batch);
+        }
+      } else {
+        g.emitFunction("forward_step_batched", 1, /*step=*/true, "block_step_batched",
+                       LogitsRows::All, "", batch);
+        e.text += "\n";
+        g.emitBlock("block_step_batched", 1, /*step=*/true, 0, batch);
+      }
     }
   } catch (const std::out_of_range &) {
     error = "the parameter or state list of the model does not match " + c.architecture +

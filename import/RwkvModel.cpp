@@ -390,7 +390,7 @@ std::vector<RwkvState> rwkvStates(const RwkvConfig &c) {
   return states;
 }
 
-std::string rwkvModelJson(const RwkvConfig &c, const std::string &source) {
+std::string rwkvModelJson(const RwkvConfig &c, const std::string &source, int64_t batch) {
   using J = nlohmann::ordered_json;
   J j;
   j["format"] = "ssm-opt-model";
@@ -412,6 +412,8 @@ std::string rwkvModelJson(const RwkvConfig &c, const std::string &source) {
   j["byte_tokens"] = true;
   j["source"] = source;
   j["functions"] = {{"sequence", "forward_sequence"}, {"step", "forward_step"}};
+  if (batch > 0)
+    j["functions"]["step_batched"] = {{"name", "forward_step_batched"}, {"batch", batch}};
   J states = J::array();
   for (const RwkvState &s : rwkvStates(c)) {
     J st;

@@ -65,7 +65,9 @@ std::vector<RwkvState> rwkvStates(const RwkvConfig &config);
 
 /// model.json: {"format": "ssm-opt-model", "version": 1, "architecture",
 /// "config", "byte_tokens": true, "source", "states", "params"}.
-std::string rwkvModelJson(const RwkvConfig &config, const std::string &source);
+/// `batch` > 0 records functions.step_batched {"name": "forward_step_batched", "batch"}.
+std::string rwkvModelJson(const RwkvConfig &config, const std::string &source,
+                          int64_t batch = 0);
 
 /// Reads back the configuration from model.json text.
 bool rwkvConfigFromJson(const std::string &modelJsonText, RwkvConfig &config,
@@ -73,8 +75,12 @@ bool rwkvConfigFromJson(const std::string &modelJsonText, RwkvConfig &config,
 
 /// The module with @forward_sequence (seqLen tokens) and @forward_step (one
 /// token); see import/ModelBuilder.h for the calling convention and `rows`.
+/// `batch` > 0 adds @forward_step_batched: one token of each of `batch`
+/// streams (tokens (batch), every state with a leading dim batch, logits
+/// (batch, vocab)), the recurrences as the sequence form's ops with batch
+/// dim `batch` and length 1.
 bool buildRwkvMLIR(const RwkvConfig &config, int64_t seqLen, std::string &mlir,
-                   std::string &error, LogitsRows rows = LogitsRows::Last);
+                   std::string &error, LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
 
 } // namespace ssm::importer
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -418,20 +419,33 @@ TEST_F(ModelLibraryTest, BadInputIsRefusedWithAMessage) {
   return ::testing::AssertionSuccess();
 }
 
-/// The tiny Mamba-1 of ../shared/models/mamba imported with --batch 4 and
-/// compiled (fixture model-library.setup): 3 streams (one call padded with a
-/// row at the init state) and 5 streams (a full call and a lone stream left
-/// over, which takes its own step) with different prompts stepped together
-/// end with the logits and states of each stream stepped alone.
-TEST(ModelLibraryMamba, StreamsSteppedThroughTheBatchedFunctionEqualStreamsAlone) {
-  const std::string shared = kShared + "/models/mamba/tiny-mamba-seed5/model.safetensors";
+/// A model folder of the fixture model-library.setup with a compiled
+/// batched step function: the shared checkpoint it was imported from, the
+/// folder, and the batch it was imported with (--batch).
+struct BatchedModel {
+  const char *shared, *folder;
+  int64_t batch;
+};
+
+void PrintTo(const BatchedModel &m, std::ostream *os) { *os << m.folder; }
+
+class ModelLibraryBatched : public ::testing::TestWithParam<BatchedModel> {};
+
+/// The tiny Mamba-1 (--batch 4), Mamba-2 and RWKV-7 (--batch 3) of
+/// ../shared/models, compiled: fewer streams than the batch (one call padded
+/// with rows at the init state) and more (a full call and the rest) with
+/// different prompts stepped together end with the logits and states of
+/// each stream stepped alone.
+TEST_P(ModelLibraryBatched, StreamsSteppedThroughTheBatchedFunctionEqualStreamsAlone) {
+  const std::string shared = kShared + GetParam().shared;
   ASSERT_TRUE(fs::exists(shared)) << shared << " is missing: this test needs the shared model files";
-  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + "/mamba-b4";
+  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + GetParam().folder;
   ASSERT_TRUE(fs::exists(dir + "/compiled")) << dir << " is not prepared: run the tests through ctest";
   Model model(dir);
-  ASSERT_EQ(model.stepBatch(), 4);
+  const int64_t B = GetParam().batch;
+  ASSERT_EQ(model.stepBatch(), B);
   const auto states = model.states();
-  for (size_t n : {3u, 5u}) {
+  for (size_t n : {size_t(B - 1), size_t(B + 1)}) {
     SCOPED_TRACE(std::to_string(n) + " streams");
     // Different prompts, prefilled alone to different positions (1 to n
     // tokens), then 6 tokens each stepped together.
@@ -489,6 +503,20 @@ TEST(ModelLibraryMamba, StreamsSteppedThroughTheBatchedFunctionEqualStreamsAlone
     EXPECT_EQ(streams[0].position(), static_cast<int64_t>(prompts[0].size() + next[0].size()));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Architectures, ModelLibraryBatched,
+    ::testing::Values(BatchedModel{"/models/mamba/tiny-mamba-seed5/model.safetensors", "/mamba-b4", 4},
+                      BatchedModel{"/models/mamba2/tiny-mamba2-g1-untied/model.safetensors",
+                                   "/mamba2-b3", 3},
+                      BatchedModel{"/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin", "/rwkv7-b3", 3}),
+    [](const ::testing::TestParamInfo<BatchedModel> &info) {
+      std::string n = info.param.folder + 1;
+      for (char &ch : n)
+        if (!std::isalnum(static_cast<unsigned char>(ch)))
+          ch = '_';
+      return n;
+    });
 
 /// The same 4 streams stepped together in the same order, so that the batch
 /// buffers still hold their states from one call to the next, and changed

@@ -453,6 +453,38 @@ TEST(RwkvModel, GraphTextIsDeterministicAndComplete) {
   }
 }
 
+TEST(RwkvModel, BatchedStepFunctionTakesEveryStateWithABatchDim) {
+  // --batch 3: @forward_step_batched takes 3 tokens, every state of
+  // rwkvStates with a leading 3, and returns logits (3, vocab); its shapes
+  // are read from rwkvStates here, the graph's numerics are checked in
+  // test/lit/Import/rwkv-batched.mlir against @forward_step.
+  for (const char *arch : {"rwkv4", "rwkv5.1", "rwkv5.2", "rwkv6", "rwkv7"}) {
+    SCOPED_TRACE(arch);
+    RwkvConfig c = analysed(makeModel(arch));
+    std::string json = rwkvModelJson(c, "m.bin", 3), mlir, err;
+    EXPECT_NE(json.find("\"step_batched\""), std::string::npos);
+    ASSERT_TRUE(buildModelMLIR(json, 2, mlir, err)) << err;
+    size_t fn = mlir.find("func.func @forward_step_batched(%tokens: tensor<3xi32> {ssm.name = \"tokens\"}");
+    ASSERT_NE(fn, std::string::npos);
+    size_t body = mlir.find(") {", fn);
+    std::string sig = mlir.substr(fn, body - fn);
+    EXPECT_NE(sig.find("-> (tensor<3x16xf32> {ssm.name = \"logits\"}"), std::string::npos) << sig;
+    for (const RwkvState &st : rwkvStates(c)) {
+      std::string type = "tensor<3x";
+      for (int64_t d : st.shape)
+        type += std::to_string(d) + "x";
+      type += "f32> {ssm.state = \"" + st.name + "\"}";
+      // once as an argument, once as a result
+      size_t first = sig.find(type);
+      ASSERT_NE(first, std::string::npos) << type;
+      EXPECT_NE(sig.find(type, first + 1), std::string::npos) << type;
+    }
+    // Without a batch in model.json, no batched function.
+    ASSERT_TRUE(buildModelMLIR(rwkvModelJson(c, "m.bin"), 2, mlir, err)) << err;
+    EXPECT_EQ(mlir.find("forward_step_batched"), std::string::npos);
+  }
+}
+
 TEST(ModelBuilder, RejectsBadInput) {
   std::string mlir, err;
   EXPECT_FALSE(buildModelMLIR("not json", 4, mlir, err));

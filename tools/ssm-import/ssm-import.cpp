@@ -88,7 +88,7 @@ const char *kUsage =
     "                      deployable: prompts of any length run with no compilation;\n"
     "                      a failed compile publishes nothing\n"
     "  --target T          with --compile: the Halide target (default host)\n"
-    "  --batch B           (Mamba-1) also write @forward_step_batched: one token of\n"
+    "  --batch B           also write @forward_step_batched: one token of\n"
     "                      each of B streams per call (tokens (B), states with a\n"
     "                      leading dim B, logits (B, vocab)), so every weight is read\n"
     "                      once for B streams; ssm_streams_step uses it (1 to 1024)\n"
@@ -150,7 +150,7 @@ bool verifyModule(const std::string &text, const std::string &name, std::string 
 }
 
 int importRwkv(const std::string &input, const std::string &outDir, bool force, int64_t seqLen,
-               LogitsRows rows) {
+               LogitsRows rows, int64_t batch) {
   std::string error;
   RwkvFile file;
   if (!readRwkvFile(input, file, error))
@@ -166,7 +166,7 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
     storeWeight(weights, t.name, t.shape(), t.data, t.type == 1 ? StDType::F16 : StDType::F32,
                 gWeights);
 
-  std::string json = rwkvModelJson(config, input);
+  std::string json = rwkvModelJson(config, input, batch);
   std::string mlir;
   if (!buildModelMLIR(json, seqLen, mlir, error, rows))
     return cannotRun(input + ": " + error);
@@ -193,8 +193,10 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
   if (config.isV5())
     std::cout << ", " << config.heads << " heads x " << config.headSize;
   std::cout << ", " << config.dataType << " -> " << storedDtypeSummary(weights) << ", "
-            << weights.tensors.size() << " tensors" << weightsNote() << ", seq-len " << seqLen
-            << "\n";
+            << weights.tensors.size() << " tensors" << weightsNote() << ", seq-len " << seqLen;
+  if (batch > 0)
+    std::cout << ", step batch " << batch;
+  std::cout << "\n";
   return 0;
 }
 
@@ -381,9 +383,6 @@ int main(int argc, char **argv) {
   std::error_code ec;
   if (!fs::exists(input, ec))
     return cannotRun(input + ": no such file");
-  if (format == "rwkv" && batch > 0)
-    return cannotRun("--batch: batched step functions are built for Mamba-1 models only, not "
-                     "RWKV (" + input + ")");
   if (format == "rwkv" && !configPath.empty())
     return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
   // Written into a temporary sibling and published only when whole and
@@ -395,7 +394,7 @@ int main(int argc, char **argv) {
   std::string staged = stagingDir(outDir);
   fs::remove_all(staged, ec);
   gOutputName = outDir;
-  int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen, rows)
+  int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
                             : importMambaModel(input, configPath, staged, /*force=*/true, seqLen,
                                                rows, batch);
   if (rc == 0 && compile)
