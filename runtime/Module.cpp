@@ -7,7 +7,7 @@
 
 #include "HalideBuffer.h"
 
-#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include <dlfcn.h>
 
@@ -26,51 +26,6 @@ namespace ssm::rt {
 using ArgvFn = int (*)(void **);
 
 namespace {
-/// A manifest number that is not an integer of the type it is read into
-/// (nlohmann's get<int> converts 4.1e100 with undefined behaviour: found by
-/// fuzz-manifest under UBSan). Thrown by integerAt / integersAt, caught where
-/// the json::exceptions of the same reads are.
-struct BadManifestNumber {};
-
-template <typename T> T checkedInteger(const nlohmann::json &v) {
-  if (!v.is_number_integer())
-    throw BadManifestNumber{};
-  if (v.is_number_unsigned()) {
-    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
-      throw BadManifestNumber{};
-    return static_cast<T>(v.get<uint64_t>());
-  }
-  int64_t x = v.get<int64_t>();
-  if (x < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-      x > static_cast<int64_t>(std::numeric_limits<T>::max()))
-    throw BadManifestNumber{};
-  return static_cast<T>(x);
-}
-template <typename T> T integerAt(const nlohmann::json &o, const char *key) {
-  return checkedInteger<T>(o.at(key));
-}
-std::vector<int> integersAt(const nlohmann::json &o, const char *key) {
-  const nlohmann::json &v = o.at(key);
-  if (!v.is_array())
-    throw BadManifestNumber{};
-  std::vector<int> out;
-  for (const nlohmann::json &e : v)
-    out.push_back(checkedInteger<int>(e));
-  return out;
-}
-/// Runs `read`'s manifest reads: false when one is missing, of the wrong JSON
-/// type, or not an integer of its type.
-template <typename F> bool manifestReads(F read) {
-  try {
-    read();
-    return true;
-  } catch (const nlohmann::json::exception &) {
-    return false;
-  } catch (const BadManifestNumber &) {
-    return false;
-  }
-}
-
 /// Halide's runtime reports a failed check (a buffer of the wrong size, a
 /// constraint) through halide_error, whose default handler aborts the
 /// process. Ours keeps the message for the failing call to return.
@@ -554,55 +509,8 @@ CompiledModule::~CompiledModule() {
     dlclose(handle);
 }
 
-namespace {
-bool readTensors(const nlohmann::json &j, const char *key, std::vector<TensorInfo> &out,
-                 std::string &error, const std::string &where) {
-  if (!j.contains(key) || !j[key].is_array()) {
-    error = where + ": function without \"" + key + "\" list";
-    return false;
-  }
-  for (const auto &t : j[key]) {
-    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("shape") ||
-        !t["shape"].is_array()) {
-      error = where + ": malformed entry in \"" + key + "\"";
-      return false;
-    }
-    TensorInfo info;
-    info.name = t["name"].get<std::string>();
-    if (t.contains("param") && t["param"].is_string())
-      info.param = t["param"].get<std::string>();
-    if (t.contains("state") && t["state"].is_string())
-      info.state = t["state"].get<std::string>();
-    for (const auto &d : t["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
-        error = where + ": bad shape of '" + info.name + "'";
-        return false;
-      }
-      info.shape.push_back(d.get<int64_t>());
-    }
-    info.dtype = t.value("dtype", "float32");
-    if (info.dtype != "float32" && info.dtype != "int32" &&
-        !((info.dtype == "float16" || info.dtype == "bfloat16" || info.dtype == "int8") &&
-          std::string(key) == "arguments")) {
-      error = where + ": '" + info.name + "' has dtype " + info.dtype +
-              "; float32 and int32 are supported (and float16, bfloat16, int8 for arguments)";
-      return false;
-    }
-    out.push_back(std::move(info));
-  }
-  return true;
-}
-} // namespace
-
 std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std::string &error) {
-  // Manifests are written by ssm-compile; a hand-edited one with a value of
-  // the wrong JSON type is reported, not thrown.
-  try {
-    return loadManifest(dir, error);
-  } catch (const nlohmann::json::exception &e) {
-    error = dir + "/manifest.json: malformed (" + e.what() + ")";
-    return nullptr;
-  }
+  return loadManifest(dir, error);
 }
 
 std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &dir,
@@ -618,98 +526,31 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     error = manifestPath + ": cannot open (is '" + dir + "' an ssm-compile output?)";
     return nullptr;
   }
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "ssm-opt-module") {
-    error = manifestPath + ": not an ssm-opt module manifest";
+  std::stringstream text;
+  text << in.rdbuf();
+  ModuleManifest manifest;
+  if (!manifestFromJson(text.str(), manifestPath, manifest, error))
+    return nullptr;
+  if (!manifest.sharedLibrary) {
+    error = manifestPath + ": names no shared library (compiled for " + manifest.target +
+            ", another machine: link its static library there)";
     return nullptr;
   }
   std::unique_ptr<CompiledModule> m(new CompiledModule());
   m->dir = dir;
-  m->targetString = j.value("target", "");
-  if (!j.contains("functions") || !j["functions"].is_array() ||
-      !j.contains("shared_library") || !j["shared_library"].is_string()) {
-    error = manifestPath + ": missing \"functions\" or \"shared_library\"";
-    return nullptr;
-  }
-  for (const auto &f : j["functions"]) {
-    FunctionInfo info;
-    if (!f.is_object() || !f.contains("name") || !f["name"].is_string() ||
-        (!f.contains("steps") && (!f.contains("symbol") || !f["symbol"].is_string()))) {
-      error = manifestPath + ": malformed function entry";
-      return nullptr;
-    }
-    info.name = f["name"].get<std::string>();
-    info.symbol = f.value("symbol", "");
-    info.internal = f.value("internal", false);
-    if (!readTensors(f, "arguments", info.arguments, error, manifestPath) ||
-        !readTensors(f, "results", info.results, error, manifestPath))
-      return nullptr;
-    if (f.contains("kernel_extra_arguments") &&
-        !readTensors(f, "kernel_extra_arguments", info.kernelExtraArguments, error, manifestPath))
-      return nullptr;
-    if (f.contains("steps")) {
-      info.segmented = true;
-      bool ok = f["steps"].is_array() && manifestReads([&] {
-        info.stepValues = integerAt<int>(f, "step_values");
-        info.resultValues = integersAt(f, "result_values");
-        for (const auto &st : f["steps"])
-          info.steps.push_back({st.at("function").get<std::string>(),
-                                integersAt(st, "inputs"),
-                                integersAt(st, "outputs")});
-      });
-      // Every value is defined once, before it is read.
-      int defined = static_cast<int>(info.arguments.size());
-      for (const SegmentStep &st : info.steps) {
-        for (int v : st.inputs)
-          ok = ok && v >= 0 && v < defined;
-        for (int v : st.outputs)
-          ok = ok && v == defined++;
-      }
-      ok = ok && defined == info.stepValues && info.resultValues.size() == info.results.size();
-      for (int v : info.resultValues)
-        ok = ok && v >= 0 && v < defined;
-      if (!ok) {
-        error = manifestPath + ": malformed \"steps\" of @" + info.name;
-        return nullptr;
-      }
-    }
-    if (f.contains("time_chunking")) {
-      const auto &c = f["time_chunking"];
-      TimeChunking tc;
-      bool ok = c.is_object() && manifestReads([&] {
-        tc.chunk = integerAt<int64_t>(c, "chunk");
-        tc.length = integerAt<int64_t>(c, "length");
-        tc.argumentTimeAxes = integersAt(c, "argument_time_axes");
-        tc.resultTimeAxes = integersAt(c, "result_time_axes");
-        tc.stateArgument = integerAt<int>(c, "state_argument");
-        tc.stateResult = integerAt<int>(c, "state_result");
-      });
-      size_t kernelArgs = info.arguments.size() + info.kernelExtraArguments.size();
-      ok = ok && tc.chunk > 0 && tc.length > 0 &&
-           tc.argumentTimeAxes.size() == info.arguments.size() &&
-           tc.resultTimeAxes.size() == info.results.size() && tc.stateArgument >= 0 &&
-           static_cast<size_t>(tc.stateArgument) < kernelArgs && tc.stateResult >= 0 &&
-           static_cast<size_t>(tc.stateResult) < info.results.size();
-      if (!ok) {
-        error = manifestPath + ": malformed \"time_chunking\" of @" + info.name;
-        return nullptr;
-      }
-      info.chunking = tc;
-    }
-    m->fns.push_back(std::move(info));
-  }
-  std::string lib = dir + "/" + j["shared_library"].get<std::string>();
+  m->targetString = manifest.target;
+  m->fns = std::move(manifest.functions);
+  std::string lib = dir + "/" + *manifest.sharedLibrary;
   // A truncated library would fault inside dlopen (SIGBUS) when it maps the
   // missing pages: check its size against the one ssm-compile recorded.
-  if (j.contains("shared_library_bytes")) {
+  if (manifest.sharedLibraryBytes) {
     std::error_code ec;
     auto size = std::filesystem::file_size(lib, ec);
-    if (ec || !j["shared_library_bytes"].is_number_unsigned() ||
-        size != j["shared_library_bytes"].get<uint64_t>()) {
+    if (ec || size != *manifest.sharedLibraryBytes) {
       error = lib + ": " +
               (ec ? "cannot read its size (" + ec.message() + ")"
                   : "has " + std::to_string(size) + " bytes, but the manifest says " +
-                        j["shared_library_bytes"].dump() + " (truncated or replaced?)");
+                        std::to_string(*manifest.sharedLibraryBytes) + " (truncated or replaced?)");
       return nullptr;
     }
   }

@@ -6,6 +6,8 @@
 #ifndef SSM_RUNTIME_MODULE_H
 #define SSM_RUNTIME_MODULE_H
 
+#include "runtime/Manifest.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -55,52 +57,10 @@ struct HostTensor {
   void *external = nullptr;
 };
 
-struct TensorInfo {
-  std::string name;
-  std::string param; // weight name (ssm.param), empty for plain inputs
-  std::string state; // streaming-state name (ssm.state), empty otherwise
-  std::vector<int64_t> shape;
-  std::string dtype;
-};
-
 /// Gives `t` the shape and dtype of `info`, its own storage zero-filled (none
 /// when it is `external`). Storage of the same size is kept: bind() does
 /// this to its outputs.
 void shapeTensor(HostTensor &t, const TensorInfo &info);
-
-/// A function the runtime runs as a host loop over time chunks, carrying
-/// the state between kernel calls (manifest "time_chunking").
-struct TimeChunking {
-  int64_t chunk = 0, length = 0;
-  std::vector<int> argumentTimeAxes, resultTimeAxes; // MLIR axis or -1
-  int stateArgument = -1; // kernel argument index of the initial state
-  int stateResult = -1;   // result index of the final state
-};
-
-/// One kernel call of a segmented function (manifest "steps"): values are
-/// numbered arguments first, then each step's results in order.
-struct SegmentStep {
-  std::string function; // the internal function called
-  std::vector<int> inputs, outputs;
-};
-
-struct FunctionInfo {
-  std::string name;   // MLIR symbol
-  std::string symbol; // C symbol (empty for a segmented function)
-  /// A kernel the module's segmented functions call, not meant for users.
-  bool internal = false;
-  /// Non-empty (or `segmented`): the function runs as these kernel calls
-  /// (a model graph calling one function per layer, codegen/Segments.h).
-  bool segmented = false;
-  std::vector<SegmentStep> steps;
-  int stepValues = 0;
-  std::vector<int> resultValues; // value id of each result
-  std::vector<TensorInfo> arguments, results;
-  /// Kernel arguments after `arguments` that callers do not pass (the
-  /// carried state of a chunked scan).
-  std::vector<TensorInfo> kernelExtraArguments;
-  std::optional<TimeChunking> chunking;
-};
 
 class CompiledModule;
 class KernelThreadPool;

@@ -1,0 +1,294 @@
+// manifest.json to and from ModuleManifest: the writer (ssm-compile) and the readers (the runtime, the compile cache) share this one schema.
+#include "runtime/Manifest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
+namespace ssm::rt {
+
+namespace {
+
+using ordered = nlohmann::ordered_json;
+using nlohmann::json;
+
+ordered tensorJson(const TensorInfo &t) {
+  ordered j;
+  j["name"] = t.name;
+  if (!t.param.empty())
+    j["param"] = t.param;
+  if (!t.state.empty())
+    j["state"] = t.state;
+  j["shape"] = t.shape;
+  j["dtype"] = t.dtype;
+  return j;
+}
+
+ordered tensorsJson(const std::vector<TensorInfo> &ts) {
+  ordered a = ordered::array();
+  for (const TensorInfo &t : ts)
+    a.push_back(tensorJson(t));
+  return a;
+}
+
+ordered functionJson(const FunctionInfo &f) {
+  ordered j;
+  j["name"] = f.name;
+  if (f.segmented) {
+    j["arguments"] = tensorsJson(f.arguments);
+    j["results"] = tensorsJson(f.results);
+    ordered steps = ordered::array();
+    for (const SegmentStep &s : f.steps)
+      steps.push_back({{"function", s.function}, {"inputs", s.inputs}, {"outputs", s.outputs}});
+    j["steps"] = steps;
+    j["step_values"] = f.stepValues;
+    j["result_values"] = f.resultValues;
+    return j;
+  }
+  j["symbol"] = f.symbol;
+  if (f.internal)
+    j["internal"] = true;
+  j["arguments"] = tensorsJson(f.arguments);
+  j["results"] = tensorsJson(f.results);
+  if (!f.kernelExtraArguments.empty())
+    j["kernel_extra_arguments"] = tensorsJson(f.kernelExtraArguments);
+  if (const std::optional<TimeChunking> &c = f.chunking) {
+    ordered cj;
+    cj["chunk"] = c->chunk;
+    cj["length"] = c->length;
+    cj["argument_time_axes"] = c->argumentTimeAxes;
+    cj["result_time_axes"] = c->resultTimeAxes;
+    cj["state_argument"] = c->stateArgument;
+    cj["state_result"] = c->stateResult;
+    j["time_chunking"] = cj;
+  }
+  return j;
+}
+
+/// A manifest number that is not an integer of the type it is read into
+/// (nlohmann's get<int> converts 4.1e100 with undefined behaviour: found by
+/// fuzz-manifest under UBSan). Thrown by integerAt / integersAt, caught where
+/// the json::exceptions of the same reads are.
+struct BadManifestNumber {};
+
+template <typename T> T checkedInteger(const json &v) {
+  if (!v.is_number_integer())
+    throw BadManifestNumber{};
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+      throw BadManifestNumber{};
+    return static_cast<T>(v.get<uint64_t>());
+  }
+  int64_t x = v.get<int64_t>();
+  if (x < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+      x > static_cast<int64_t>(std::numeric_limits<T>::max()))
+    throw BadManifestNumber{};
+  return static_cast<T>(x);
+}
+template <typename T> T integerAt(const json &o, const char *key) {
+  return checkedInteger<T>(o.at(key));
+}
+std::vector<int> integersAt(const json &o, const char *key) {
+  const json &v = o.at(key);
+  if (!v.is_array())
+    throw BadManifestNumber{};
+  std::vector<int> out;
+  for (const json &e : v)
+    out.push_back(checkedInteger<int>(e));
+  return out;
+}
+/// Runs `read`'s reads: false when one is missing, of the wrong JSON type,
+/// or not an integer of its type.
+template <typename F> bool manifestReads(F read) {
+  try {
+    read();
+    return true;
+  } catch (const json::exception &) {
+    return false;
+  } catch (const BadManifestNumber &) {
+    return false;
+  }
+}
+
+bool readTensors(const json &j, const char *key, std::vector<TensorInfo> &out,
+                 std::string &error, const std::string &where) {
+  if (!j.contains(key) || !j[key].is_array()) {
+    error = where + ": function without \"" + key + "\" list";
+    return false;
+  }
+  for (const auto &t : j[key]) {
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("shape") ||
+        !t["shape"].is_array()) {
+      error = where + ": malformed entry in \"" + key + "\"";
+      return false;
+    }
+    TensorInfo info;
+    info.name = t["name"].get<std::string>();
+    if (t.contains("param") && t["param"].is_string())
+      info.param = t["param"].get<std::string>();
+    if (t.contains("state") && t["state"].is_string())
+      info.state = t["state"].get<std::string>();
+    for (const auto &d : t["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+        error = where + ": bad shape of '" + info.name + "'";
+        return false;
+      }
+      info.shape.push_back(d.get<int64_t>());
+    }
+    info.dtype = t.value("dtype", "float32");
+    if (info.dtype != "float32" && info.dtype != "int32" &&
+        !((info.dtype == "float16" || info.dtype == "bfloat16" || info.dtype == "int8") &&
+          std::string(key) == "arguments")) {
+      error = where + ": '" + info.name + "' has dtype " + info.dtype +
+              "; float32 and int32 are supported (and float16, bfloat16, int8 for arguments)";
+      return false;
+    }
+    out.push_back(std::move(info));
+  }
+  return true;
+}
+
+bool readFunction(const json &f, const std::string &path, FunctionInfo &info,
+                  std::string &error) {
+  if (!f.is_object() || !f.contains("name") || !f["name"].is_string() ||
+      (!f.contains("steps") && (!f.contains("symbol") || !f["symbol"].is_string()))) {
+    error = path + ": malformed function entry";
+    return false;
+  }
+  info.name = f["name"].get<std::string>();
+  info.symbol = f.value("symbol", "");
+  info.internal = f.value("internal", false);
+  if (!readTensors(f, "arguments", info.arguments, error, path) ||
+      !readTensors(f, "results", info.results, error, path))
+    return false;
+  if (f.contains("kernel_extra_arguments") &&
+      !readTensors(f, "kernel_extra_arguments", info.kernelExtraArguments, error, path))
+    return false;
+  if (f.contains("steps")) {
+    info.segmented = true;
+    bool ok = f["steps"].is_array() && manifestReads([&] {
+      info.stepValues = integerAt<int>(f, "step_values");
+      info.resultValues = integersAt(f, "result_values");
+      for (const auto &st : f["steps"])
+        info.steps.push_back({st.at("function").get<std::string>(), integersAt(st, "inputs"),
+                              integersAt(st, "outputs")});
+    });
+    // Every value is defined once, before it is read.
+    int defined = static_cast<int>(info.arguments.size());
+    for (const SegmentStep &st : info.steps) {
+      for (int v : st.inputs)
+        ok = ok && v >= 0 && v < defined;
+      for (int v : st.outputs)
+        ok = ok && v == defined++;
+    }
+    ok = ok && defined == info.stepValues && info.resultValues.size() == info.results.size();
+    for (int v : info.resultValues)
+      ok = ok && v >= 0 && v < defined;
+    if (!ok) {
+      error = path + ": malformed \"steps\" of @" + info.name;
+      return false;
+    }
+  }
+  if (f.contains("time_chunking")) {
+    const auto &c = f["time_chunking"];
+    TimeChunking tc;
+    bool ok = c.is_object() && manifestReads([&] {
+      tc.chunk = integerAt<int64_t>(c, "chunk");
+      tc.length = integerAt<int64_t>(c, "length");
+      tc.argumentTimeAxes = integersAt(c, "argument_time_axes");
+      tc.resultTimeAxes = integersAt(c, "result_time_axes");
+      tc.stateArgument = integerAt<int>(c, "state_argument");
+      tc.stateResult = integerAt<int>(c, "state_result");
+    });
+    size_t kernelArgs = info.arguments.size() + info.kernelExtraArguments.size();
+    ok = ok && tc.chunk > 0 && tc.length > 0 &&
+         tc.argumentTimeAxes.size() == info.arguments.size() &&
+         tc.resultTimeAxes.size() == info.results.size() && tc.stateArgument >= 0 &&
+         static_cast<size_t>(tc.stateArgument) < kernelArgs && tc.stateResult >= 0 &&
+         static_cast<size_t>(tc.stateResult) < info.results.size();
+    if (!ok) {
+      error = path + ": malformed \"time_chunking\" of @" + info.name;
+      return false;
+    }
+    info.chunking = tc;
+  }
+  return true;
+}
+
+bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
+           std::string &error) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "ssm-opt-module") {
+    error = path + ": not an ssm-opt module manifest";
+    return false;
+  }
+  m.compiler = j.value("compiler", "");
+  m.target = j.value("target", "");
+  m.requestedTarget = j.value("requested_target", "");
+  m.autoscheduler = j.value("autoscheduler", "");
+  m.staticLibrary = j.value("static_library", "");
+  m.header = j.value("header", "");
+  m.symbolPrefix = j.value("symbol_prefix", "");
+  if (!j.contains("functions") || !j["functions"].is_array() || !j.contains("shared_library") ||
+      !(j["shared_library"].is_string() || j["shared_library"].is_null())) {
+    error = path + ": missing \"functions\" or \"shared_library\"";
+    return false;
+  }
+  if (j["shared_library"].is_string())
+    m.sharedLibrary = j["shared_library"].get<std::string>();
+  if (j.contains("shared_library_bytes")) {
+    if (!j["shared_library_bytes"].is_number_unsigned()) {
+      error = path + ": \"shared_library_bytes\" is " + j["shared_library_bytes"].dump() +
+              ", not a byte count";
+      return false;
+    }
+    m.sharedLibraryBytes = j["shared_library_bytes"].get<uint64_t>();
+  }
+  for (const auto &f : j["functions"]) {
+    FunctionInfo info;
+    if (!readFunction(f, path, info, error))
+      return false;
+    m.functions.push_back(std::move(info));
+  }
+  return true;
+}
+
+} // namespace
+
+std::string manifestToJson(const ModuleManifest &m) {
+  ordered j;
+  j["format"] = "ssm-opt-module";
+  j["version"] = 1;
+  j["compiler"] = m.compiler;
+  j["target"] = m.target;
+  j["requested_target"] = m.requestedTarget;
+  if (m.sharedLibrary)
+    j["shared_library"] = *m.sharedLibrary;
+  else
+    j["shared_library"] = nullptr; // a cross target: link it where it runs
+  if (!m.autoscheduler.empty())
+    j["autoscheduler"] = m.autoscheduler;
+  j["static_library"] = m.staticLibrary;
+  j["header"] = m.header;
+  j["symbol_prefix"] = m.symbolPrefix;
+  j["functions"] = ordered::array();
+  for (const FunctionInfo &f : m.functions)
+    j["functions"].push_back(functionJson(f));
+  if (m.sharedLibraryBytes)
+    j["shared_library_bytes"] = *m.sharedLibraryBytes;
+  return j.dump(2) + "\n";
+}
+
+bool manifestFromJson(const std::string &text, const std::string &path, ModuleManifest &out,
+                      std::string &error) {
+  out = ModuleManifest();
+  // A value of the wrong JSON type is reported, not thrown.
+  try {
+    return parse(text, path, out, error);
+  } catch (const json::exception &e) {
+    error = path + ": malformed (" + e.what() + ")";
+    return false;
+  }
+}
+
+} // namespace ssm::rt
