@@ -19,7 +19,7 @@ namespace ssm {
 template <typename... Ops>
 struct OpTypeList {};
 
-/// Every op of the ssm dialect, in SsmOps.td's order.
+/// Every op of the ssm dialect (GET_OP_LIST: sorted by class name).
 using SsmOpList = OpTypeList<
 #define GET_OP_LIST
 #include "dialect/SsmOps.cpp.inc"
@@ -69,7 +69,9 @@ std::invoke_result_t<Otherwise &> visitSsmOp(mlir::Operation *op, Handler &&hand
 }
 
 /// Calls `fn(static_cast<Op *>(nullptr))` for each op class of SsmOpList,
-/// in order: `using Op = std::remove_pointer_t<decltype(tag)>`.
+/// in order: `using Op = std::remove_pointer_t<decltype(tag)>`. It checks
+/// nothing itself: a caller that must handle every op asserts it per op
+/// (detail::requireHandler, as codegen/lowerings/Ssm.cpp does).
 template <typename Fn>
 void forEachSsmOpType(Fn &&fn) {
   detail::forEach(fn, SsmOpList{});

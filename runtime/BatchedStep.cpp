@@ -101,13 +101,19 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       return {Code::InvalidArgument, "token " + std::to_string(tokens[i]) + " of stream " +
                                          std::to_string(i) + " is outside the vocabulary [0, " +
                                          std::to_string(vocab_) + ")"};
-    // A stream at its context length stops the whole call before anything runs.
-    if (Status st = streams[i]->checkContext(1); !st)
-      return {st.code(), "stream " + std::to_string(i) + ": " + st.message()};
-    if (streams[i]->position_ >= INT32_MAX)
-      return {Code::InvalidArgument, "stream " + std::to_string(i) + " is at position " +
-                                         std::to_string(streams[i]->position_) +
-                                         ", past the int32 positions of the batched step"};
+    // A stream at its context length stops the whole call before anything
+    // runs; `failed` names it.
+    if (Status st = streams[i]->checkContext(1); !st) {
+      if (failed)
+        *failed = i;
+      return st;
+    }
+    if (streams[i]->position_ >= INT32_MAX) {
+      if (failed)
+        *failed = i;
+      return {Code::InvalidArgument, "position " + std::to_string(streams[i]->position_) +
+                                         " is past the int32 positions of the batched step"};
+    }
   }
   const Entry &e = *batchedEntries_.front();
   Status status;

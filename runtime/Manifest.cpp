@@ -135,6 +135,10 @@ bool readTensors(const json &j, const char *key, std::vector<TensorInfo> &out,
       }
       info.shape.push_back(d.get<int64_t>());
     }
+    if (t.contains("dtype") && !t["dtype"].is_string()) {
+      error = where + ": '" + info.name + "' has dtype " + t["dtype"].dump() + ", not a string";
+      return false;
+    }
     info.dtype = t.value("dtype", "float32");
     if (info.dtype != "float32" && info.dtype != "int32" &&
         !((info.dtype == "float16" || info.dtype == "bfloat16" || info.dtype == "int8") &&
@@ -166,28 +170,47 @@ bool readFunction(const json &f, const std::string &path, FunctionInfo &info,
     return false;
   if (f.contains("steps")) {
     info.segmented = true;
-    bool ok = f["steps"].is_array() && manifestReads([&] {
-      info.stepValues = integerAt<int>(f, "step_values");
-      info.resultValues = integersAt(f, "result_values");
-      for (const auto &st : f["steps"])
-        info.steps.push_back({st.at("function").get<std::string>(), integersAt(st, "inputs"),
-                              integersAt(st, "outputs")});
-    });
-    // Every value is defined once, before it is read.
-    int defined = static_cast<int>(info.arguments.size());
-    for (const SegmentStep &st : info.steps) {
-      for (int v : st.inputs)
-        ok = ok && v >= 0 && v < defined;
-      for (int v : st.outputs)
-        ok = ok && v == defined++;
-    }
-    ok = ok && defined == info.stepValues && info.resultValues.size() == info.results.size();
-    for (int v : info.resultValues)
-      ok = ok && v >= 0 && v < defined;
-    if (!ok) {
-      error = path + ": malformed \"steps\" of @" + info.name;
+    const std::string where = path + ": malformed \"steps\" of @" + info.name;
+    if (!f["steps"].is_array() || !manifestReads([&] {
+          info.stepValues = integerAt<int>(f, "step_values");
+          info.resultValues = integersAt(f, "result_values");
+          for (const auto &st : f["steps"])
+            info.steps.push_back({st.at("function").get<std::string>(), integersAt(st, "inputs"),
+                                  integersAt(st, "outputs")});
+        })) {
+      error = where + " (a field is missing or not of its type: steps [{function, inputs, "
+                      "outputs}], step_values, result_values)";
       return false;
     }
+    // Every value is defined once, before it is read: arguments first, then
+    // each step's outputs in order.
+    int defined = static_cast<int>(info.arguments.size());
+    for (size_t k = 0; k < info.steps.size(); ++k) {
+      const SegmentStep &st = info.steps[k];
+      for (int v : st.inputs)
+        if (v < 0 || v >= defined) {
+          error = where + " (step " + std::to_string(k) + " reads value " + std::to_string(v) +
+                  ", not defined before it: values 0 to " + std::to_string(defined - 1) + ")";
+          return false;
+        }
+      for (int v : st.outputs)
+        if (v != defined++) {
+          error = where + " (step " + std::to_string(k) + " writes value " + std::to_string(v) +
+                  ", expected the next new value " + std::to_string(defined - 1) + ")";
+          return false;
+        }
+    }
+    if (defined != info.stepValues || info.resultValues.size() != info.results.size()) {
+      error = where + " (step_values " + std::to_string(info.stepValues) + " for " +
+              std::to_string(defined) + " values, " + std::to_string(info.resultValues.size()) +
+              " result_values for " + std::to_string(info.results.size()) + " results)";
+      return false;
+    }
+    for (int v : info.resultValues)
+      if (v < 0 || v >= defined) {
+        error = where + " (result value " + std::to_string(v) + " is not defined)";
+        return false;
+      }
   }
   if (f.contains("time_chunking")) {
     const auto &c = f["time_chunking"];
@@ -215,11 +238,74 @@ bool readFunction(const json &f, const std::string &path, FunctionInfo &info,
   return true;
 }
 
+bool sameType(const TensorInfo &a, const TensorInfo &b) {
+  return a.shape == b.shape && a.dtype == b.dtype;
+}
+
+/// Each value of a segmented function has the shape and dtype of what
+/// defines it (an argument, or a result of the kernel a step calls), and
+/// each read (a step's input, a result) expects that type: the runtime
+/// copies by these sizes, so a mismatch would read past a buffer.
+bool checkSegmentTypes(const ModuleManifest &m, const std::string &path, std::string &error) {
+  for (const FunctionInfo &f : m.functions) {
+    if (!f.segmented)
+      continue;
+    const std::string where = path + ": \"steps\" of @" + f.name;
+    std::vector<const TensorInfo *> values;
+    for (const TensorInfo &a : f.arguments)
+      values.push_back(&a);
+    for (size_t k = 0; k < f.steps.size(); ++k) {
+      const SegmentStep &st = f.steps[k];
+      const FunctionInfo *callee = nullptr;
+      for (const FunctionInfo &g : m.functions)
+        if (g.name == st.function && !g.segmented)
+          callee = &g;
+      if (!callee) {
+        error = where + ": step " + std::to_string(k) + " calls @" + st.function +
+                ", which is not a kernel of this manifest";
+        return false;
+      }
+      if (callee->arguments.size() != st.inputs.size() ||
+          callee->results.size() != st.outputs.size()) {
+        error = where + ": step " + std::to_string(k) + " passes " +
+                std::to_string(st.inputs.size()) + " values and takes " +
+                std::to_string(st.outputs.size()) + " to @" + st.function + ", which has " +
+                std::to_string(callee->arguments.size()) + " arguments and " +
+                std::to_string(callee->results.size()) + " results";
+        return false;
+      }
+      for (size_t i = 0; i < st.inputs.size(); ++i)
+        if (!sameType(*values[st.inputs[i]], callee->arguments[i])) {
+          error = where + ": step " + std::to_string(k) + " passes value " +
+                  std::to_string(st.inputs[i]) + " ('" + values[st.inputs[i]]->name +
+                  "') as argument '" + callee->arguments[i].name + "' of @" + st.function +
+                  ", of another shape or dtype";
+          return false;
+        }
+      for (const TensorInfo &r : callee->results)
+        values.push_back(&r);
+    }
+    for (size_t i = 0; i < f.resultValues.size(); ++i)
+      if (!sameType(*values[f.resultValues[i]], f.results[i])) {
+        error = where + ": result " + std::to_string(i) + " ('" + f.results[i].name +
+                "') is value " + std::to_string(f.resultValues[i]) + " ('" +
+                values[f.resultValues[i]]->name + "'), of another shape or dtype";
+        return false;
+      }
+  }
+  return true;
+}
+
 bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
            std::string &error) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || j.value("format", "") != "ssm-opt-module") {
     error = path + ": not an ssm-opt module manifest";
+    return false;
+  }
+  if (j.contains("version") && j["version"] != 1) {
+    error = path + ": manifest version " + j["version"].dump() +
+            "; this runtime reads version 1 (recompile with this ssm-compile)";
     return false;
   }
   m.compiler = j.value("compiler", "");
@@ -229,13 +315,24 @@ bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
   m.staticLibrary = j.value("static_library", "");
   m.header = j.value("header", "");
   m.symbolPrefix = j.value("symbol_prefix", "");
-  if (!j.contains("functions") || !j["functions"].is_array() || !j.contains("shared_library") ||
-      !(j["shared_library"].is_string() || j["shared_library"].is_null())) {
+  if (!j.contains("functions") || !j["functions"].is_array() || !j.contains("shared_library")) {
     error = path + ": missing \"functions\" or \"shared_library\"";
     return false;
   }
-  if (j["shared_library"].is_string())
-    m.sharedLibrary = j["shared_library"].get<std::string>();
+  if (j["shared_library"].is_string()) {
+    // A file of the module's folder: never a path that leaves it.
+    std::string lib = j["shared_library"].get<std::string>();
+    if (lib.empty() || lib.find('/') != std::string::npos || lib == "." || lib == "..") {
+      error = path + ": \"shared_library\" is " + j["shared_library"].dump() +
+              ", not a file name in the module's folder";
+      return false;
+    }
+    m.sharedLibrary = lib;
+  } else if (!j["shared_library"].is_null()) {
+    error = path + ": \"shared_library\" is " + j["shared_library"].dump() +
+            ", not a file name (or null for a cross target)";
+    return false;
+  }
   if (j.contains("shared_library_bytes")) {
     if (!j["shared_library_bytes"].is_number_unsigned()) {
       error = path + ": \"shared_library_bytes\" is " + j["shared_library_bytes"].dump() +
@@ -248,9 +345,14 @@ bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
     FunctionInfo info;
     if (!readFunction(f, path, info, error))
       return false;
+    for (const FunctionInfo &other : m.functions)
+      if (other.name == info.name) {
+        error = path + ": function @" + info.name + " is listed twice";
+        return false;
+      }
     m.functions.push_back(std::move(info));
   }
-  return true;
+  return checkSegmentTypes(m, path, error);
 }
 
 } // namespace

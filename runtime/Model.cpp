@@ -112,7 +112,10 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
         return {Code::Mismatch, "state '" + a.state + "' of " + where +
                                     " is not among the states of " + spec_.dir + "/model.json"};
       int64_t n = checkedNumel(a.shape);
-      if (n != rows * spec_.states[s].numel || a.dtype != "float32")
+      if (a.dtype != "float32")
+        return {Code::Mismatch, "state '" + a.state + "' of " + where + " is " + a.dtype +
+                                    "; states are float32"};
+      if (n != rows * spec_.states[s].numel)
         return {Code::Mismatch, "state '" + a.state + "' has " +
                                     std::to_string(spec_.states[s].numel) + " values" +
                                     (batch > 0 ? " per stream (" + std::to_string(batch) +
@@ -485,6 +488,14 @@ Status Stream::load(const std::string &path) {
   if (Status st = readStateFile(path, s); !st)
     return st;
   const ModelSpec &spec = model_.spec();
+  // The position is passed to kernels that index caches with it.
+  if (s.position < 0)
+    return {Code::InvalidFile, path + ": holds position " + std::to_string(s.position) +
+                                   " (negative: corrupt)"};
+  if (spec.contextLength() > 0 && s.position > spec.contextLength())
+    return {Code::InvalidFile, path + ": holds position " + std::to_string(s.position) +
+                                   ", past the " + std::to_string(spec.contextLength()) +
+                                   " positions the model's cache states hold"};
   if (s.states.size() != spec.states.size())
     return {Code::Mismatch, path + ": holds " + std::to_string(s.states.size()) +
                                 " states, the model " + std::to_string(spec.states.size()) +

@@ -99,7 +99,8 @@ public:
   /// function: cheaper than a call of B rows). Several threads may
   /// call it at once (each call takes its own batch buffers). Errors: no
   /// batched step function (Unsupported), a token outside the vocabulary
-  /// (InvalidArgument, nothing stepped), a kernel error (KernelFailed):
+  /// (InvalidArgument, nothing stepped), a stream at its context length
+  /// (ContextFull, nothing stepped, `failed` its index), a kernel error (KernelFailed):
   /// then the streams of the failing call and after it are unchanged, those
   /// before it have stepped, and `failed` (if given) is the index of the
   /// failing call's first stream.

@@ -90,13 +90,21 @@ Status parse(const std::string &path, ModelSpec &spec) {
                                          " (\"fixed\" or \"cache\")"};
       }
       if (st.kind == StateKind::Cache) {
-        if (!s.contains("axis") || !integerIn(s["axis"], INT64_MAX) || s["axis"].get<int64_t>() < 0 ||
+        const std::string want = "the dim its positions index, an integer from 0 to " +
+                                 std::to_string(static_cast<int64_t>(st.shape.size()) - 1);
+        if (!s.contains("axis"))
+          return {Code::InvalidFile, path + ": cache state '" + st.name + "' of shape " +
+                                         shapeString(st.shape) + " needs \"axis\": " + want};
+        if (!integerIn(s["axis"], INT64_MAX) || s["axis"].get<int64_t>() < 0 ||
             s["axis"].get<int64_t>() >= static_cast<int64_t>(st.shape.size()))
           return {Code::InvalidFile, path + ": cache state '" + st.name + "' of shape " +
-                                         shapeString(st.shape) +
-                                         " needs \"axis\": the dim its positions index, 0 to " +
-                                         std::to_string(static_cast<int64_t>(st.shape.size()) - 1)};
+                                         shapeString(st.shape) + " has \"axis\": " +
+                                         s["axis"].dump() + ", not " + want};
         st.axis = static_cast<int>(s["axis"].get<int64_t>());
+        if (st.shape[st.axis] < 1)
+          return {Code::InvalidFile, path + ": cache state '" + st.name + "' of shape " +
+                                         shapeString(st.shape) + " holds no position (dim " +
+                                         std::to_string(st.axis) + " is 0)"};
       } else if (s.contains("axis")) {
         return {Code::InvalidFile, path + ": state '" + st.name +
                                        "' has an \"axis\" but is not a cache (\"kind\": \"cache\")"};

@@ -13,6 +13,7 @@
 // The batched step function (2 streams) does the same per row, with each
 // row's own position.
 #include "runtime/Model.h"
+#include "runtime/StateFile.h"
 
 #include <gtest/gtest.h>
 
@@ -203,6 +204,30 @@ TEST_F(StateKindsTest, SaveAndLoadKeepTheCacheAndPosition) {
   expectLogits(b, {204, 200, 202});
 }
 
+TEST_F(StateKindsTest, AStateFileWithAPositionOutsideTheCacheIsRefused) {
+  // The position is handed to kernels that index the cache with it: a file
+  // (checksum intact) whose position is negative or past the capacity is
+  // refused, the stream left as it was.
+  auto m = open();
+  ASSERT_TRUE(m);
+  Stream a(*m);
+  ASSERT_TRUE(a.step(2));
+  std::string path = dir_ + "/pos.state";
+  ASSERT_TRUE(a.save(path));
+  SavedState saved;
+  ASSERT_TRUE(readStateFile(path, saved));
+  for (int64_t bad : {int64_t(-5), int64_t(5), int64_t(1) << 62}) {
+    saved.position = bad;
+    ASSERT_TRUE(writeStateFile(path, saved));
+    Stream b(*m);
+    Status st = b.load(path);
+    EXPECT_EQ(st.code(), Code::InvalidFile) << bad << ": " << st.message();
+    EXPECT_NE(st.message().find("position " + std::to_string(bad)), std::string::npos)
+        << st.message();
+    EXPECT_EQ(b.position(), 0);
+  }
+}
+
 TEST_F(StateKindsTest, BatchedStepTakesEachStreamsPosition) {
   auto m = open();
   ASSERT_TRUE(m);
@@ -220,9 +245,12 @@ TEST_F(StateKindsTest, BatchedStepTakesEachStreamsPosition) {
   ASSERT_TRUE(a.step(1));
   ASSERT_TRUE(a.step(1));
   ASSERT_EQ(a.position(), 4);
-  Status st = m->stepTogether(both, 2, tokens);
+  Stream *full_last[] = {&b, &a};
+  size_t failed = 99;
+  Status st = m->stepTogether(full_last, 2, tokens, &failed);
   EXPECT_EQ(st.code(), Code::ContextFull);
-  EXPECT_NE(st.message().find("stream 0"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("'kv'"), std::string::npos) << st.message();
+  EXPECT_EQ(failed, 1u); // the full stream, a
   EXPECT_EQ(b.position(), 1);
 }
 
@@ -243,6 +271,12 @@ TEST(StateKindsSpec, MalformedKindsAreRefusedNamingTheState) {
   EXPECT_EQ(st.code(), Code::InvalidFile) << st.message();
   st = load(R"({"name": "kv", "shape": [4, 2], "kind": "cache", "axis": -1})");
   EXPECT_EQ(st.code(), Code::InvalidFile) << st.message();
+  st = load(R"({"name": "kv", "shape": [0, 2], "kind": "cache", "axis": 0})");
+  EXPECT_EQ(st.code(), Code::InvalidFile);
+  EXPECT_NE(st.message().find("holds no position"), std::string::npos) << st.message();
+  st = load(R"({"name": "kv", "shape": [4, 2], "kind": "cache", "axis": 1e0})");
+  EXPECT_EQ(st.code(), Code::InvalidFile);
+  EXPECT_NE(st.message().find("has \"axis\": 1.0"), std::string::npos) << st.message();
   st = load(R"({"name": "h", "shape": [4], "kind": "ring"})");
   EXPECT_EQ(st.code(), Code::InvalidFile);
   EXPECT_NE(st.message().find("\"ring\""), std::string::npos) << st.message();

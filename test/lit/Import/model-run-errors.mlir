@@ -50,7 +50,7 @@
 // RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
 // RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f[\"results\"][0].__setitem__(\"shape\",[1,100000]) for f in m[\"functions\"] if f[\"name\"]==\"forward_step__seg1\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHAPE
-// SHAPE: kernel ssm_forward_step__seg1 failed with Halide error {{-?[0-9]+}}: Constraint violated
+// SHAPE: manifest.json: "steps" of @forward_step: {{.*}}of another shape or dtype
 // SHAPE: exit=2
 // A manifest number that is not an integer of its type (fuzz-manifest, UBSan:
 // get<int> of 4.1e100) is refused as a malformed entry, not converted.
@@ -59,6 +59,20 @@
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=STEPVALUES
 // STEPVALUES: manifest.json: malformed "steps" of @forward_step
 // STEPVALUES: exit=2
+// A result that is another value than the manifest's shapes allow (the
+// tokens argument as the logits: the runtime copied 256 floats out of a
+// 1-int buffer) and another manifest version are refused when the module
+// loads (test/e2e/ManifestTest.cpp has the rest).
+// RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
+// RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f.__setitem__(\"result_values\",[0]+f[\"result_values\"][1:]) for f in m[\"functions\"] if f[\"name\"]==\"forward_step\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RESULTVALUE
+// RESULTVALUE: manifest.json: "steps" of @forward_step: result 0 ('logits') is value 0 ('tokens'), of another shape or dtype
+// RESULTVALUE: exit=2
+// RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
+// RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));m[\"version\"]=2;m[\"functions\"].append(m[\"functions\"][0]);json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=VERSION
+// VERSION: manifest.json: manifest version 2; this runtime reads version 1
+// VERSION: exit=2
 
 // Options: one file for both outputs, a negative --generate, a file that is
 // not a model folder given a prompt.
