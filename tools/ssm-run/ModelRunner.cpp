@@ -1,23 +1,16 @@
-// The model runner: ssm-run's model mode, a shell over the model library (runtime/Model.h) and the reference interpreter.
+// The model runner: ssm-run's model mode, a shell over the model library (runtime/Model.h) and the reference interpreter's streams (reference/ModelStream.h).
 #include "tools/ssm-run/ModelRunner.h"
 
-#include "frontend/SafeParse.h"
-
 #include "import/ModelBuilder.h"
-#include "passes/WeightStorage.h"
-#include "reference/Interpreter.h"
+#include "reference/ModelStream.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
 #include "tools/ssm-run/CompileCache.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -29,22 +22,7 @@
 namespace ssm {
 namespace {
 
-/// The graph of `specText` for `len` tokens, its weight arguments typed as
-/// `weights` stores them (passes/WeightStorage.h: f16, bf16 and q8 weights
-/// are read in their storage type, never widened in memory).
-bool buildStoredGraph(const std::string &specText, int64_t len, LogitsRows rows,
-                      const rt::WeightFile &weights, mlir::MLIRContext &ctx, std::string &text,
-                      std::string &error) {
-  if (!buildModelMLIR(specText, len, text, error, rows))
-    return false;
-  auto dtypeOf = [&](const std::string &name) -> std::optional<std::string> {
-    if (const rt::WeightFile::Tensor *t = weights.info(name))
-      return t->dtype;
-    return std::nullopt;
-  };
-  return ssm::applyWeightStorage(
-      text, ctx, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); }, error);
-}
+using ref::storedModelGraph;
 
 } // namespace
 
@@ -72,132 +50,31 @@ public:
   virtual bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) = 0;
 };
 
-/// The reference interpreter on the graph rebuilt for each length; states
-/// carried here by name.
+/// The reference interpreter (reference/ModelStream.h).
 class ReferenceEngine : public Engine {
 public:
   ReferenceEngine(mlir::MLIRContext &ctx, const rt::ModelSpec &spec, rt::WeightFile &weights,
                   LogitsRows rows)
-      : ctx(ctx), spec(spec), weights(weights), rows(rows) {
-    for (const rt::StateSpec &s : spec.states)
-      initial[s.name].assign(static_cast<size_t>(s.numel), s.init);
-    states = initial;
-  }
+      : stream(ctx, spec, weights, rows) {}
 
-  void reset() override { states = initial; }
+  void reset() override { stream.reset(); }
   bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
                 int &code) override {
-    return call(spec.sequenceFunction, tokens, all, error, code);
+    return check(stream.sequence(tokens, all), error, code);
   }
   bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) override {
-    return call(spec.stepFunction, {token}, logits, error, code);
+    return check(stream.step(token, logits), error, code);
   }
 
 private:
-  bool call(const std::string &fnName, const std::vector<int32_t> &tokens,
-            std::vector<float> &logits, std::string &error, int &code) {
+  static bool check(const rt::Status &s, std::string &error, int &code) {
+    if (s)
+      return true;
+    error = s.message();
     code = kCannotRun;
-    mlir::ModuleOp module = moduleFor(fnName == spec.stepFunction ? 1 : tokens.size(), error);
-    if (!module)
-      return false;
-    auto fn = module.lookupSymbol<mlir::func::FuncOp>(fnName);
-    if (!fn) {
-      error = "the model has no function @" + fnName;
-      return false;
-    }
-    std::vector<ref::Array> args;
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      auto str = [&](const char *a) {
-        auto s = fn.getArgAttrOfType<mlir::StringAttr>(i, a);
-        return s ? s.str() : std::string();
-      };
-      auto type = mlir::cast<mlir::RankedTensorType>(fn.getArgumentTypes()[i]);
-      std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
-      std::string state = str("ssm.state"), param = str("ssm.param");
-      if (!state.empty()) {
-        const std::vector<float> &s = states[state];
-        int64_t n = ref::numelOf(shape);
-        if (static_cast<int64_t>(s.size()) != n) {
-          error = "state '" + state + "' has " + std::to_string(s.size()) + " values, the model " +
-                  std::to_string(n) + " (check the states of model.json)";
-          return false;
-        }
-        args.emplace_back(shape, std::vector<double>(s.begin(), s.end()));
-      } else if (!param.empty()) {
-        rt::Status st;
-        // An i8 argument (a q8 weight, passes/WeightStorage.h) as stored;
-        // every other weight as f32 values (16-bit ones widen exactly).
-        const bool q8 = type.getElementType().isInteger(8);
-        const rt::WeightFile::Tensor *w = q8 ? weights.getStored(param, st) : weights.get(param, st);
-        if (!w) {
-          error = st.message();
-          return false;
-        }
-        if (w->shape != shape) {
-          error = weights.path() + ": '" + param + "' has shape " + ref::shapeToString(w->shape) +
-                  " but the model expects " + ref::shapeToString(shape);
-          return false;
-        }
-        if (q8) {
-          if (w->dtype != "I8") {
-            error = weights.path() + ": '" + param + "' is " + w->dtype + ", the model reads I8";
-            return false;
-          }
-          const int8_t *q = static_cast<const int8_t *>(w->stored);
-          args.emplace_back(shape, std::vector<double>(q, q + w->numel));
-        } else {
-          args.emplace_back(shape, std::vector<double>(w->data, w->data + w->numel));
-        }
-      } else if (str("ssm.name") == "tokens") {
-        args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
-      } else {
-        error = "argument '" + str("ssm.name") + "' of @" + fnName +
-                " is neither the tokens, a state (ssm.state) nor a weight (ssm.param)";
-        return false;
-      }
-    }
-    auto results = ref::runFunction(fn, args);
-    if (!results) {
-      error = llvm::toString(results.takeError());
-      return false;
-    }
-    for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-      auto st = fn.getResultAttrOfType<mlir::StringAttr>(i, "ssm.state");
-      const ref::Array &r = (*results)[i];
-      if (st)
-        states[st.str()].assign(r.data.begin(), r.data.end());
-      else
-        logits.assign(r.data.begin(), r.data.end());
-    }
-    return true;
+    return false;
   }
-
-  /// The graph for `len` tokens, parsed once per length.
-  mlir::ModuleOp moduleFor(int64_t len, std::string &error) {
-    auto it = modules.find(len);
-    if (it != modules.end())
-      return it->second->get();
-    std::string text;
-    if (!buildStoredGraph(spec.text, len, rows, weights, ctx, text, error))
-      return nullptr;
-    llvm::SourceMgr sm;
-    mlir::SourceMgrDiagnosticHandler diag(sm, &ctx);
-    auto m = ssm::parseModuleChecked(text, "model.mlir", &ctx);
-    if (!m) {
-      error = "the model's MLIR does not parse (see above)";
-      return nullptr;
-    }
-    mlir::ModuleOp op = *m;
-    modules[len] = std::make_unique<mlir::OwningOpRef<mlir::ModuleOp>>(std::move(m));
-    return op;
-  }
-
-  mlir::MLIRContext &ctx;
-  const rt::ModelSpec &spec;
-  rt::WeightFile &weights;
-  LogitsRows rows;
-  std::map<std::string, std::vector<float>> initial, states;
-  std::map<int64_t, std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>>> modules;
+  ref::ModelStream stream;
 };
 
 /// Compiled kernels through the model library: one stream. A deployed
@@ -241,7 +118,7 @@ private:
   bool compile(int64_t len, std::string &error, int &code) {
     code = kCannotRun;
     std::string text;
-    if (!buildStoredGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
+    if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
       return false;
     std::string dir =
         compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
@@ -353,7 +230,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     return fail(kCannotRun, status.message());
 
   // The sequence graph computes the head for every position only when
-  // they are asked for (issue 8): otherwise for the last one.
+  // they are asked for: otherwise for the last one.
   const bool allRows = o.mode == "sequence" && !o.allLogitsOut.empty();
   const LogitsRows rows = allRows ? LogitsRows::All : LogitsRows::Last;
   std::unique_ptr<rt::Model> model;
