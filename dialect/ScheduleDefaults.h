@@ -73,18 +73,9 @@ bool dotBlocksK(const MatmulParams &s, int64_t m, int64_t n, int64_t k);
 /// fit), 8 with 16. More rows keep more short row streams in flight at
 /// once. The tile is the same for every weight width (f32, f16, bf16, int8).
 /// Tasks keep the f32-sized cache block (384 KB of f32 rows), i.e. 8 tiles
-/// of 16 rows at K = 768. Measured at mamba-130m decode shapes (in_proj
-/// 3072 x 768, out_proj 768 x 1536, tied head 50280 x 768), whole decode
-/// step, 2 threads, alternating rounds:
-/// * 2-core AVX-512 Xeon (Sapphire Rapids), under chrt (issue 10 notes,
-///   weights2): int8 (768-byte rows) 3-11% faster with 16 rows than with 8
-///   in 7 of 8 rounds; f16 level (f32 not measured there).
-/// * 2-core AMD EPYC (Zen 4), 64 tokens x 3 per round: f16 12.64 -> 11.69
-///   ms/token (median of 6 rounds, faster in 6 of 6); f32 19.6 -> 18.1
-///   (14 rounds, faster in 10). The LM head alone (f16, from memory): 3.41
-///   -> 2.92 ms, 6 rounds. 24 and 32 rows were slower than 16 for f32 in 6
-///   of 6 rounds (median 17.6 ms/token against 20.8 and 23.7).
-/// NEON (also 32 registers) follows unmeasured.
+/// of 16 rows at K = 768. 16 rows beat 8, 24 and 32 at mamba-130m decode
+/// shapes on the x86 machines measured (docs/tuning.md, "Measured
+/// defaults"); NEON (also 32 registers) follows unmeasured.
 constexpr int64_t kDotTileColsWide = 16;
 constexpr int64_t kDotTileCols = 8;
 

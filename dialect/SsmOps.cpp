@@ -97,7 +97,7 @@ LogicalResult checkStateSize(Operation *op, StringRef name, int64_t n) {
 /// A scan over time must have at least one step. A sequence of length 0 is
 /// refused: the compiled affine_scan and wkv7 kernels failed on it with
 /// Halide error -7 and the wkv4 kernel returned a zero state where the
-/// reference returns the initial one (issue 11's rule: the verifier decides).
+/// reference returns the initial one (the verifier decides what is legal).
 LogicalResult checkSequenceLength(Operation *op, StringRef name, int64_t dim, int64_t len) {
   if (len == kDyn || len >= 1)
     return success();

@@ -377,7 +377,7 @@ mlir::LogicalResult checkBeforeVerify(mlir::Operation *root) {
   mlir::WalkResult r = root->walk([](mlir::Operation *op) {
     // tensor.concat: ConcatOp::verify checks `dim` against the rank from
     // above only, then reads the inputs' shapes at it: `dim(-1)` faulted
-    // (SIGSEGV in ConcatOp::verify, found by a hand mutation of issue 11's kind).
+    // (SIGSEGV in ConcatOp::verify, found by hand-mutating fuzz inputs).
     if (auto concat = llvm::dyn_cast<mlir::tensor::ConcatOp>(op)) {
       mlir::IntegerAttr attr = concat.getDimAttr(); // null when missing: the verifier says so
       int64_t dim = attr ? attr.getValue().getSExtValue() : 0;

@@ -11,8 +11,8 @@
 // one (`permutation = [5, 0]` reads out of bounds), and GenericOp::parse
 // casts iterator_types elements to StringAttr unchecked. We check the text before
 // the upstream parser sees it, and the parsed IR for what upstream verifiers
-// crash on before they run (checkBeforeVerify); issue 11's closing notes
-// list them for an upstream report.
+// crash on before they run (checkBeforeVerify); docs/fuzzing.md lists them
+// for an upstream report.
 #ifndef SSM_FRONTEND_SAFEPARSE_H
 #define SSM_FRONTEND_SAFEPARSE_H
 

@@ -1,7 +1,7 @@
 // Fuzzes model.json, the file ssm-import writes and ssm-run / the model
 // library read: the model library's reader (runtime/ModelSpec.h) and the graph
 // builder (import/ModelBuilder.h). A model.json the builder accepts must give
-// MLIR that parses and verifies (issue 11: a config value printed as `inf`).
+// MLIR that parses and verifies (a config value printed as `inf` did not parse).
 #include "import/ModelBuilder.h"
 #include "runtime/ModelSpec.h"
 

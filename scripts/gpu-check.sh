@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA check (issue 13), for a machine with an NVIDIA GPU and its driver.
+# The CUDA check, for a machine with an NVIDIA GPU and its driver.
 #
 #   scripts/gpu-check.sh [--no-bench]              builds here, then checks
 #   scripts/gpu-check.sh --pack DIR [--no-bench]   checks a pack built elsewhere

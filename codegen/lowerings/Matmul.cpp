@@ -79,17 +79,12 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   // tile after tile: each step of a row also prefetches the same place of
   // the matching row of the next register tile (tile_cols rows on), so the
   // next tile's memory requests are in flight while this one is computed.
-  // mamba-130m decode, 2 threads, chrt, 4 alternating rounds: f16 17.3-20.0
-  // -> 12.0-16.8 ms/token, q8 11.2-12.1 -> 8.5-9.6; f32 got slower (21.5-25.2
-  // -> 26.5-30.6: its loop is already at the bandwidth it gets), so f32
-  // weights are not prefetched at M = 1. A batched decode step (1 < M <=
-  // tile_rows: every weight row still read once, from memory, but with M
-  // rows' multiply-adds per load) prefetches any weight: mamba-130m's LM
-  // head (50280 x 768 f32) at M = 8, 2 threads, chrt, 3 alternating rounds:
-  // 10.4-12.0 -> 6.9-8.1 ms (in_proj, 3072 x 768, cache-resident: 0.23-0.28
-  // either way); the whole batched step of 8 streams, 123-143 -> 158-171
-  // tokens/s. withPrefetchT0 is a no-op where the x86
-  // helpers are not linked (codegen/kernels/Widen.h).
+  // f32 weights are not prefetched at M = 1 (their loop is already at the
+  // bandwidth it gets: prefetching slowed it); a batched decode step (1 < M
+  // <= tile_rows: every weight row still read once, with M rows'
+  // multiply-adds per load) prefetches any weight. Measurements:
+  // docs/tuning.md, "Measured defaults". withPrefetchT0 is a no-op where
+  // the x86 helpers are not linked (codegen/kernels/Widen.h).
   Halide::Internal::Parameter weightBuffer;
   const bool batchedDecode = m > 1 && m <= sched.tileRows;
   if (m == 1 || batchedDecode) {
@@ -107,12 +102,8 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
     // tile past the end): LLVM then computes each row's address with a
     // scalar lea. In 64-bit arithmetic it packed the tile's 8 or 16 row
     // offsets into vectors (vpaddq, vmovq, vpextrq per row), vector-port
-    // uops beside the conversions that bound the f16 and q8 loops.
-    // 1536 x 768 f16, in L2, 2 threads, 8 alternating runs: median 0.0395 ->
-    // 0.0311 ms; q8 (2048 x 768) 0.0619 -> 0.0559; the LM head (50280 x 768
-    // f16, from memory) 4.54 -> 4.09 ms. The whole mamba-130m f16 decode
-    // step, 8 alternating runs: 19.5 -> 19.1 ms/token, within the noise
-    // (there the matvecs wait on memory, not on these uops).
+    // uops beside the conversions that bound the f16 and q8 loops
+    // (docs/tuning.md, "Measured defaults").
     const int bytes = static_cast<int>(weightBuffer.type().bytes());
     const bool fits32 = (static_cast<int64_t>(n) + tileCols) * k * bytes < (int64_t(1) << 31);
     Expr row = fits32 ? Expr(x + tileCols) : Halide::cast(Halide::Int(64), x + tileCols);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compiled kernels as PyTorch ops (runtime/python/ssm_torch.py), checked against the
-reference interpreter (issue 9 item 5).
+reference interpreter.
 
     torch_ops.py <build-bin-dir> <work-dir> (GRAPH.mlir | RWKV.bin)...
 

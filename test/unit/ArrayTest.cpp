@@ -29,8 +29,8 @@ TEST(ArrayTest, ConstructorsAndShapeString) {
   EXPECT_EQ(scalar.numel(), 1);
 }
 
-// numelOf saturates instead of wrapping (issue 11: 4294967296 x 4294967296
-// wrapped to 0 elements and "ran").
+// numelOf saturates instead of wrapping (4294967296 x 4294967296 wrapped to
+// 0 elements and "ran").
 TEST(ArrayTest, NumelOfSaturates) {
   using ssm::ref::numelOf;
   EXPECT_EQ(numelOf({4294967296, 4294967296}), INT64_MAX);

@@ -50,7 +50,7 @@ TEST(CompareTest, LineFollowsTheGrammar) {
   EXPECT_EQ(ssm::formatCompareLine("y", r), "y max_abs=0 max_rel=0 worst=0 PASS");
 }
 
-// rtol = atol = 0 (issue 11): an exact match is worst 0, any difference the
+// rtol = atol = 0: an exact match is worst 0, any difference the
 // largest double; the line never says inf or nan.
 TEST(CompareTest, ZeroTolerancesStayNumeric) {
   auto exact = compareArrays({2}, {1.0, 0.0}, {2}, {1.0, 0.0}, Tolerance{0, 0});

@@ -43,7 +43,7 @@ struct ModelRunOptions {
 /// `context` gives the MLIR context, created on first use: only the
 /// reference engine and a compilation (a folder without compiled modules
 /// for the cpu engine, or a GPU engine) need it, so a deployed folder runs
-/// without MLIR's dialects loaded (issue 9: ~8 MB of peak memory).
+/// without MLIR's dialects loaded (about 8 MB less peak memory).
 int runModel(const ModelRunOptions &options,
              const std::function<mlir::MLIRContext &()> &context);
 

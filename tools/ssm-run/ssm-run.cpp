@@ -10,6 +10,7 @@
 #include "tools/ssm-run/CompileCache.h"
 #include "tools/ssm-run/GoldenCase.h"
 #include "tools/ssm-run/ModelRunner.h"
+#include "tools/ThreadsOption.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -83,8 +84,7 @@ cl::opt<std::string> tuningDb(
              "the exact target and versions (passed to ssm-compile; ops without one keep the "
              "heuristic, and both are reported)"),
     cl::value_desc("file.db"), cl::init(""), cl::cat(category));
-// libLLVM already registers a global "threads" option, so --threads is taken
-// off argv before cl parsing (see main) rather than declared here.
+// --threads (tools/ThreadsOption.h), set from the option in main.
 unsigned threads = 0;
 cl::opt<unsigned> repeat("repeat", cl::desc("Time N runs after one warm-up; prints median_ms"),
                          cl::init(0), cl::cat(category));
@@ -745,25 +745,8 @@ int runCachePrune() {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   gArgv0 = argv[0];
-  std::vector<char *> args;
-  for (int i = 0; i < argc; ++i) {
-    StringRef a = argv[i];
-    StringRef value;
-    if (a == "--threads" || a == "-threads") {
-      if (i + 1 >= argc)
-        return cannotRun("--threads needs a value");
-      value = argv[++i];
-    } else if (a.consume_front("--threads=") || a.consume_front("-threads=")) {
-      value = a;
-    } else {
-      args.push_back(argv[i]);
-      continue;
-    }
-    if (value.getAsInteger(10, threads))
-      return cannotRun("--threads takes a non-negative integer, got '" + value + "'");
-  }
-  argc = args.size();
-  argv = args.data();
+  cl::opt<unsigned> &threadsOpt = ssm::tools::threadsOption(
+      category, "Threads of the compiled kernels (0, the default: one per core)");
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "ssm-run: run ssm graphs and check them against data\n\n"
@@ -775,6 +758,7 @@ int main(int argc, char **argv) {
                                    "  ssm-run --cache-prune [--cache-max-mb N]\n",
                                    &errs()))
     return kCannotRun;
+  threads = threadsOpt;
   if (cachePrune) {
     if (!inputFile.empty() || !goldenDir.empty())
       return cannotRun("--cache-prune takes no input (it prunes $SSM_CACHE_DIR: " +

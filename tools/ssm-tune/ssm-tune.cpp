@@ -10,6 +10,7 @@
 #include "dialect/ScheduleSpace.h"
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOpList.h"
+#include "tools/ThreadsOption.h"
 #include "frontend/SafeParse.h"
 #include "import/ModelBuilder.h"
 #include "passes/InitAll.h"
@@ -63,8 +64,7 @@ cl::opt<std::string> dbPath("db", cl::desc("The tuning database (SQLite; created
 cl::opt<uint64_t> seed("seed", cl::desc("Seed of the search (default 0): the same seed explores "
                                         "the same candidates in the same order"),
                        cl::init(0), cl::cat(category));
-// libLLVM registers a global "threads" option: --threads is taken off argv
-// before cl parsing (as ssm-run does).
+// --threads (tools/ThreadsOption.h), set from the option in main.
 unsigned threads = 0;
 cl::opt<int64_t> seqLen("seq-len", cl::desc("Model folders: the sequence length of the "
                                             "forward_sequence graph to tune (default 512)"),
@@ -267,26 +267,11 @@ void onInterrupt(int) { ssm::tune::gInterrupted = 1; }
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  std::vector<char *> args;
-  for (int i = 0; i < argc; ++i) {
-    StringRef a = argv[i], value;
-    if (a == "--threads" || a == "-threads") {
-      if (i + 1 >= argc)
-        return cannotRun("--threads needs a value");
-      value = argv[++i];
-    } else if (a.consume_front("--threads=") || a.consume_front("-threads=")) {
-      value = a;
-    } else {
-      args.push_back(argv[i]);
-      continue;
-    }
-    if (value.getAsInteger(10, threads))
-      return cannotRun("--threads takes a non-negative integer, got '" + value + "'");
-  }
-  int cargc = static_cast<int>(args.size());
+  cl::opt<unsigned> &threadsOpt = ssm::tools::threadsOption(
+      category, "Threads of the measured kernels (0, the default: one per core)");
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(
-          cargc, args.data(),
+          argc, argv,
           "ssm-tune: autotune the schedules of a graph's kernels\n\n"
           "  ssm-tune <graph.mlir | model-dir> --target T --budget 5m --db tuning.db [--seed S] "
           "[--threads N]\n"
@@ -299,6 +284,7 @@ int main(int argc, char **argv) {
           "cannot run, 130 when interrupted (Ctrl-C keeps every finished measurement).\n",
           &errs()))
     return kCannotRun;
+  threads = threadsOpt;
   if (printSpace) {
     printSearchSpace();
     return kOk;
