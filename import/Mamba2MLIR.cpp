@@ -5,6 +5,7 @@
 // per form, called once per layer, as for Mamba-1 and RWKV.
 #include "import/Mamba2Model.h"
 #include "import/RwkvMlirEmitter.h"
+#include "import/layers/Layers.h"
 
 #include <cctype>
 #include <cmath>
@@ -24,24 +25,9 @@ std::string sanitize(const std::string &s) {
   return out;
 }
 
-/// softplus(v) = max(v, 0) + log1p(exp(-|v|)): exact for large |v| (PyTorch
-/// switches to v above 20, where the two agree to f32 rounding).
-std::string softplus(Body &b, const std::string &v) {
-  std::string absV = b.fresh("abs");
-  b.raw(absV + " = math.absf " + v + " : f32");
-  std::string e = b.exp(b.neg(absV));
-  std::string l = b.fresh("log1p");
-  b.raw(l + " = math.log1p " + e + " : f32");
-  return b.add(b.max(v, b.cst(0.0)), l);
-}
-
-std::string silu(Body &b, const std::string &v) { return b.mul(v, b.sigmoid(v)); }
-
-std::string rsqrt(Body &b, const std::string &v) {
-  std::string r = b.fresh("rsqrt");
-  b.raw(r + " = math.rsqrt " + v + " : f32");
-  return r;
-}
+using layers::rsqrt;
+using layers::silu;
+using layers::softplus;
 
 class Mamba2Graph {
 public:
@@ -83,14 +69,7 @@ private:
 };
 
 TValue Mamba2Graph::rmsNorm(const TValue &x, const TValue &w, const std::string &hint) {
-  const int64_t cols = x.shape[1];
-  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
-                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
-  return e.map(hint, {{x, {}}, {ss, {"d0"}}, {w, {"d1"}}}, x.shape, [&](Body &b) {
-    std::string mean = b.div(b.arg(1), b.cst(double(cols)));
-    std::string r = rsqrt(b, b.add(mean, b.cst(c.layerNormEpsilon)));
-    return b.mul(b.mul(b.arg(0), r), b.arg(2));
-  });
+  return layers::rmsNorm(e, x, w, c.layerNormEpsilon, hint);
 }
 
 TValue Mamba2Graph::transpose(const TValue &x, const std::string &hint) {
@@ -336,17 +315,7 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
   e.indent = 4;
   e.beginFunction();
 
-  const TValue &table = param("backbone.embedding.weight");
-  TValue h = e.generic("embedded", {{tokens, {"d0"}}}, {L, c.hiddenSize}, {"d0", "d1"},
-                       {"parallel", "parallel"}, [&](Body &b) {
-                         std::string i = b.fresh("tok_index");
-                         b.raw(i + " = arith.index_cast " + b.arg(0) + " : i32 to index");
-                         std::string j = b.index(1);
-                         std::string v = b.fresh("emb_value");
-                         b.raw(v + " = tensor.extract " + table.name + "[" + i + ", " + j +
-                               "] : " + tensorType(table.shape));
-                         return v;
-                       });
+  TValue h = layers::embedding(e, tokens, param("backbone.embedding.weight"), "embedded");
   const std::vector<MambaParam> blockList = blockParams(c);
   std::vector<TValue> stateOut;
   for (int64_t l = 0; l < c.numLayers; ++l) {

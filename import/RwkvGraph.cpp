@@ -26,6 +26,7 @@
 // S, c mod S) rather than reshape ops: every op becomes a Halide stage, and
 // Halide's compile time grows with the square of their number.
 #include "import/RwkvMlirEmitter.h"
+#include "import/layers/Layers.h"
 #include "import/RwkvModel.h"
 
 #include <algorithm>
@@ -154,40 +155,11 @@ private:
 
 TValue RwkvGraph::layerNorm(const TValue &x, const std::string &w, const std::string &b,
                             const std::string &hint) {
-  // Biased variance, eps inside the square root, then weight and bias.
-  int64_t n = x.shape[1];
-  double eps = c.layerNormEps;
-  TValue wv = e.flatten(param(w), hint + "_w");
-  TValue bv = e.flatten(param(b), hint + "_b");
-  TValue sum = e.reduceLast(hint + "_sum", {{x, {}}}, x.shape, [&](Body &bd) { return bd.arg(0); });
-  TValue sq = e.reduceLast(hint + "_sq", {{x, {}}, {sum, {"d0"}}}, x.shape, [&](Body &bd) {
-    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(n))));
-    return bd.mul(d, d);
-  });
-  return e.map(hint, {{x, {}}, {sum, {"d0"}}, {sq, {"d0"}}, {wv, {"d1"}}, {bv, {"d1"}}}, x.shape,
-               [&](Body &bd) {
-                 std::string nn = bd.cst(double(n));
-                 std::string mean = bd.div(bd.arg(1), nn);
-                 std::string var = bd.div(bd.arg(2), nn);
-                 std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
-                 std::string y = bd.div(bd.sub(bd.arg(0), mean), den);
-                 return bd.add(bd.mul(y, bd.arg(3)), bd.arg(4));
-               });
+  return layers::layerNorm(e, x, param(w), param(b), c.layerNormEps, hint);
 }
 
 TValue RwkvGraph::embed(const TValue &tokens) {
-  // x[l, j] = emb[tokens[l], j]: tensor.extract in the body of a generic.
-  const TValue &emb = param("emb.weight");
-  return e.generic("x_emb", {{tokens, {"d0"}}}, {L, c.nEmbed}, {"d0", "d1"},
-                   {"parallel", "parallel"}, [&](Body &bd) {
-                     std::string i = bd.fresh("tok_index");
-                     bd.raw(i + " = arith.index_cast " + bd.arg(0) + " : i32 to index");
-                     std::string j = bd.index(1);
-                     std::string v = bd.fresh("emb_value");
-                     bd.raw(v + " = tensor.extract " + emb.name + "[" + i + ", " + j + "] : " +
-                            tensorType(emb.shape));
-                     return v;
-                   });
+  return layers::embedding(e, tokens, param("emb.weight"), "x_emb");
 }
 
 TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::string &hint) {

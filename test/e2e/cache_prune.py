@@ -1,4 +1,4 @@
-"""Pruning the compile cache of ssm-run (tools/ssm-run/CompileCache.cpp).
+"""Pruning the compile cache of ssm-run (driver/CompileCache.cpp).
 
 usage: cache_prune.py <build/bin>
 

@@ -1,4 +1,4 @@
-"""The compile cache of ssm-run under damage and concurrency (tools/ssm-run/CompileCache.cpp).
+"""The compile cache of ssm-run under damage and concurrency (driver/CompileCache.cpp).
 
 usage: compile_cache.py <build/bin> [--rounds N] [--seed S]
 

@@ -5,7 +5,7 @@
 #include "reference/ModelStream.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
-#include "tools/ssm-run/CompileCache.h"
+#include "driver/CompileCache.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"

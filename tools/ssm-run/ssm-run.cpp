@@ -1,13 +1,13 @@
 // ssm-run: runs ssm graphs (an MLIR function on .npy inputs, or a golden case) and checks results.
+#include "driver/CompileCache.h"
 #include "frontend/SafeParse.h"
-#include "import/Safetensors.h"
 #include "passes/InitAll.h"
 #include "reference/Interpreter.h"
 #include "runtime/Compare.h"
+#include "runtime/Float16.h"
 #include "runtime/Npy.h"
 #include "runtime/Module.h"
 #include "tools/ssm-run/CacheFlush.h"
-#include "tools/ssm-run/CompileCache.h"
 #include "tools/ssm-run/GoldenCase.h"
 #include "tools/ssm-run/ModelRunner.h"
 #include "tools/ThreadsOption.h"
@@ -264,7 +264,7 @@ bool toStorage(const ssm::ref::Array &a, const ssm::rt::TensorInfo &info,
     bytes.resize(2 * n);
     for (size_t i = 0; i < n; ++i) {
       float f = static_cast<float>(a.data[i]);
-      uint16_t h = t.dtype == "float16" ? ssm::importer::floatToHalf(f) : ssm::importer::floatToBf16(f);
+      uint16_t h = t.dtype == "float16" ? ssm::floatToHalf(f) : ssm::floatToBf16(f);
       std::memcpy(bytes.data() + 2 * i, &h, 2);
     }
     t.rawView = bytes.data();

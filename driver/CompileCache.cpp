@@ -17,7 +17,7 @@
 // entry's path); the pruner takes an exclusive lock without waiting (in
 // use: skipped), renames the entry to `<key>.pruned-<pid>` and deletes it.
 // A process that finds its entry pruned under it compiles it again.
-#include "tools/ssm-run/CompileCache.h"
+#include "driver/CompileCache.h"
 
 #include "codegen/Compile.h"
 #include "runtime/CpuFeatures.h"

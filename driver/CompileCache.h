@@ -1,6 +1,6 @@
-// The compile cache of ssm-run: ssm-compile runs in a child process, results are kept by content hash.
-#ifndef SSM_TOOLS_SSMRUN_COMPILECACHE_H
-#define SSM_TOOLS_SSMRUN_COMPILECACHE_H
+// The compile cache the tools share (ssm-run today; the tuner and a server can): ssm-compile runs in a child process, results are kept by content hash.
+#ifndef SSM_DRIVER_COMPILECACHE_H
+#define SSM_DRIVER_COMPILECACHE_H
 
 #include <cstdint>
 #include <optional>

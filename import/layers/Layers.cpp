@@ -1,0 +1,74 @@
+// The layer library of the model graphs (see Layers.h).
+#include "import/layers/Layers.h"
+
+namespace ssm::importer::layers {
+
+using Body = GenericBody;
+
+TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
+                 const std::string &hint) {
+  const int64_t rows = tokens.shape[0], width = table.shape[1];
+  return e.generic(hint, {{tokens, {"d0"}}}, {rows, width}, {"d0", "d1"},
+                   {"parallel", "parallel"}, [&](Body &b) {
+                     std::string i = b.fresh("tok_index");
+                     b.raw(i + " = arith.index_cast " + b.arg(0) + " : i32 to index");
+                     std::string j = b.index(1);
+                     std::string v = b.fresh("emb_value");
+                     b.raw(v + " = tensor.extract " + table.name + "[" + i + ", " + j + "] : " +
+                           tensorType(table.shape));
+                     return v;
+                   });
+}
+
+TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
+               const std::string &hint) {
+  const int64_t cols = x.shape[1];
+  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
+                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
+  return e.map(hint, {{x, {}}, {ss, {"d0"}}, {w, {"d1"}}}, x.shape, [&](Body &b) {
+    std::string mean = b.div(b.arg(1), b.cst(double(cols)));
+    std::string r = rsqrt(b, b.add(mean, b.cst(eps)));
+    return b.mul(b.mul(b.arg(0), r), b.arg(2));
+  });
+}
+
+TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue &b, double eps,
+                 const std::string &hint) {
+  // Biased variance, eps inside the square root, then weight and bias.
+  const int64_t n = x.shape[1];
+  TValue wv = e.flatten(w, hint + "_w");
+  TValue bv = e.flatten(b, hint + "_b");
+  TValue sum = e.reduceLast(hint + "_sum", {{x, {}}}, x.shape, [&](Body &bd) { return bd.arg(0); });
+  TValue sq = e.reduceLast(hint + "_sq", {{x, {}}, {sum, {"d0"}}}, x.shape, [&](Body &bd) {
+    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(n))));
+    return bd.mul(d, d);
+  });
+  return e.map(hint, {{x, {}}, {sum, {"d0"}}, {sq, {"d0"}}, {wv, {"d1"}}, {bv, {"d1"}}}, x.shape,
+               [&](Body &bd) {
+                 std::string nn = bd.cst(double(n));
+                 std::string mean = bd.div(bd.arg(1), nn);
+                 std::string var = bd.div(bd.arg(2), nn);
+                 std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
+                 std::string y = bd.div(bd.sub(bd.arg(0), mean), den);
+                 return bd.add(bd.mul(y, bd.arg(3)), bd.arg(4));
+               });
+}
+
+std::string rsqrt(Body &b, const std::string &v) {
+  std::string r = b.fresh("rsqrt");
+  b.raw(r + " = math.rsqrt " + v + " : f32");
+  return r;
+}
+
+std::string silu(Body &b, const std::string &v) { return b.mul(v, b.sigmoid(v)); }
+
+std::string softplus(Body &b, const std::string &v) {
+  std::string absV = b.fresh("abs");
+  b.raw(absV + " = math.absf " + v + " : f32");
+  std::string e = b.exp(b.neg(absV));
+  std::string l = b.fresh("log1p");
+  b.raw(l + " = math.log1p " + e + " : f32");
+  return b.add(b.max(v, b.cst(0.0)), l);
+}
+
+} // namespace ssm::importer::layers

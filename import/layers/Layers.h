@@ -1,0 +1,48 @@
+// The layer library of the model graphs: layers that more than one architecture uses, written with the importers' MLIR text emitter (import/RwkvMlirEmitter.h).
+//
+// Each function appends the ops of one layer to the function `e` is writing
+// and returns its result; shapes are (rows, channels), rows being tokens
+// (or, in a batched step, streams). `hint` names the SSA values, so that
+// the graph reads like the model it came from. Graph writers that use them:
+// import/RwkvGraph.cpp and import/Mamba2MLIR.cpp (import/MambaMLIR.cpp has a
+// writer of its own still; docs/architecture.md). New architectures (the
+// hybrids) add their layers here.
+#ifndef SSM_IMPORT_LAYERS_LAYERS_H
+#define SSM_IMPORT_LAYERS_LAYERS_H
+
+#include "import/RwkvMlirEmitter.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ssm::importer::layers {
+
+/// Token embedding: x[l, j] = table[tokens[l], j] for tokens (L) i32 and
+/// table (vocab, width): a gather (tensor.extract in the body of a
+/// linalg.generic; codegen clamps the index into the table).
+TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
+                 const std::string &hint);
+
+/// RMSNorm over the last dim of x (rows, cols) with weight w (cols):
+/// x * rsqrt(mean(x^2) + eps) * w (Mamba, Mamba-2, most 2026 models).
+TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
+               const std::string &hint);
+
+/// LayerNorm over the last dim of x (rows, cols) with weight w and bias b
+/// (cols; read flat whatever their stored shape): (x - mean) /
+/// sqrt(biased variance + eps) * w + b (RWKV).
+TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue &b, double eps,
+                 const std::string &hint);
+
+/// Scalar helpers for generic bodies.
+/// rsqrt(v) (math.rsqrt).
+std::string rsqrt(GenericBody &b, const std::string &v);
+/// silu(v) = v sigmoid(v).
+std::string silu(GenericBody &b, const std::string &v);
+/// softplus(v) = max(v, 0) + log1p(exp(-|v|)): exact for large |v|
+/// (PyTorch switches to v above 20, where the two agree to f32 rounding).
+std::string softplus(GenericBody &b, const std::string &v);
+
+} // namespace ssm::importer::layers
+
+#endif
