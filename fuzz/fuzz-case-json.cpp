@@ -1,4 +1,4 @@
-// Fuzzes golden cases (tools/ssm-run/GoldenCase.h): case.json is the fuzzed
+// Fuzzes golden cases (reference/GoldenCase.h): case.json is the fuzzed
 // input; for every input and expected output it declares with a small shape,
 // the harness writes a float32 .npy of that shape, so the loader's shape and
 // attribute checks and its MLIR builder are reached. A case the loader
@@ -7,7 +7,7 @@
 #include "frontend/SafeParse.h"
 #include "reference/Interpreter.h"
 #include "runtime/Npy.h"
-#include "tools/ssm-run/GoldenCase.h"
+#include "reference/GoldenCase.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

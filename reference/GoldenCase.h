@@ -1,6 +1,6 @@
 // Golden cases (../shared/golden/README.md): loading a case folder and building its MLIR function.
-#ifndef SSM_TOOLS_SSMRUN_GOLDENCASE_H
-#define SSM_TOOLS_SSMRUN_GOLDENCASE_H
+#ifndef SSM_REFERENCE_GOLDENCASE_H
+#define SSM_REFERENCE_GOLDENCASE_H
 
 #include "runtime/Compare.h"
 

@@ -1,5 +1,5 @@
 // Loading golden case folders and translating each op's case into an MLIR function.
-#include "tools/ssm-run/GoldenCase.h"
+#include "reference/GoldenCase.h"
 
 #include "runtime/Npy.h"
 
