@@ -29,7 +29,7 @@ def SSM_Dialect : Dialect {
 }
 
 // Every ssm op declares ScheduledOpInterface (dialect/SsmInterfaces.td) and
-// defines its methods in dialect/SsmOps.cpp.
+// defines its methods in dialect/OpScheduling.cpp.
 class SSM_Op<string mnemonic, list<Trait> traits = []>
     : Op<SSM_Dialect, mnemonic,
          !listconcat(traits, [DeclareOpInterfaceMethods<SSM_ScheduledOpInterface>])>;

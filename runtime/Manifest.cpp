@@ -1,4 +1,4 @@
-// manifest.json to and from ModuleManifest: the writer (ssm-compile) and the readers (the runtime, the compile cache) share this one schema.
+// manifest.json to and from ModuleManifest: the writer (ssm-compile) and the runtime's reader share this one schema (the compile cache only checks an entry's library name and size itself).
 #include "runtime/Manifest.h"
 
 #include <nlohmann/json.hpp>
@@ -165,6 +165,13 @@ bool readFunction(const json &f, const std::string &path, FunctionInfo &info,
   if (!readTensors(f, "arguments", info.arguments, error, path) ||
       !readTensors(f, "results", info.results, error, path))
     return false;
+  for (size_t i = 0; i < info.arguments.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (info.arguments[i].name == info.arguments[j].name) {
+        error = path + ": @" + info.name + " has two arguments named '" + info.arguments[i].name +
+                "'";
+        return false;
+      }
   if (f.contains("kernel_extra_arguments") &&
       !readTensors(f, "kernel_extra_arguments", info.kernelExtraArguments, error, path))
     return false;

@@ -164,12 +164,16 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
                                     shapeString(a.shape)};
       e->weightArguments.back() = &it->second;
     } else if (a.name == "tokens") {
+      if (e->tokensArgument >= 0)
+        return {Code::Mismatch, where + " takes two arguments named 'tokens'"};
       if (a.dtype != "int32" || a.shape.size() != 1 || a.shape[0] < 1)
         return {Code::Mismatch, where + ": the tokens must be a 1-D int32 tensor, got " +
                                     shapeString(a.shape) + " " + a.dtype};
       e->tokensArgument = static_cast<int>(i);
       e->length = a.shape[0];
     } else if (a.name == "position") {
+      if (e->positionArgument >= 0)
+        return {Code::Mismatch, where + " takes two arguments named 'position'"};
       if (a.dtype != "int32" || a.shape.size() != 1 || a.shape[0] != rows)
         return {Code::Mismatch, where + ": the position must be an int32 tensor of shape (" +
                                     std::to_string(rows) + ",) (one per stream), got " +
@@ -420,6 +424,14 @@ Status Stream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allL
                                          std::to_string(vocab)};
   if (Status st = checkContext(n); !st)
     return st;
+  // A function that takes the position reads it as int32: refuse a prompt
+  // that would pass 2^31 - 1 before any of it runs.
+  for (const auto &e : model_.entries_)
+    if (e->positionArgument >= 0 && position_ + static_cast<int64_t>(n) > INT32_MAX)
+      return {Code::InvalidArgument, "position " + std::to_string(position_) + " + " +
+                                         std::to_string(n) +
+                                         " tokens passes 2^31 - 1, the int32 position @" +
+                                         e->fn->name + " takes (nothing was run)"};
   if (allLogits)
     allLogits->clear();
   size_t done = 0;

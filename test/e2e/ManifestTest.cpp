@@ -95,6 +95,10 @@ TEST(ManifestTest, DamagedManifestsAreRefusedNamingTheProblem) {
             std::string::npos);
   EXPECT_NE(errorOf(with(good, "\"name\": \"k\"", "\"name\": \"seg\"")).find("@seg is listed twice"),
             std::string::npos);
+  // Two arguments of one name (two "position" arguments made the model
+  // library bind a null weight in the other's place).
+  EXPECT_NE(errorOf(with(good, "\"name\": \"w\"", "\"name\": \"x\"")).find("@seg has two arguments named 'x'"),
+            std::string::npos);
   // Steps: a value read before it is defined, a write out of order, a
   // result that is another value's type (the runtime copies by the
   // manifest's sizes: it read past the tokens buffer), a kernel's argument

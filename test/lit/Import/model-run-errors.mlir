@@ -35,7 +35,7 @@
 // WDIR: exit=2
 
 // A compiled module in the cache with a truncated library (the entry is
-// found incomplete and compiled again, tools/ssm-run/CompileCache.cpp), then
+// found incomplete and compiled again, driver/CompileCache.cpp), then
 // with a result shape the kernel does not produce (Halide's own check fails:
 // its message is returned instead of the process aborting).
 // RUN: env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu > /dev/null

@@ -1,4 +1,4 @@
-// Golden cases that must not pass by accident (tools/ssm-run/GoldenCase.cpp,
+// Golden cases that must not pass by accident (reference/GoldenCase.cpp,
 // runtime/Compare.cpp): negative tolerances are refused (before, any result
 // passed with worst=0), zero tolerances keep the CONTRACTS.md line numeric
 // (before: worst=inf), and integer or bool files where float32 data belongs
