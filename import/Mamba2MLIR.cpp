@@ -55,14 +55,6 @@ private:
   int64_t L = 1;
   bool step = false;
   int64_t batch = 0; // the batched decode form: L = batch rows, one per stream
-  /// A state's shape here: with a leading batch dim in the batched form.
-  Shape withBatch(const Shape &shape) const {
-    if (batch <= 0)
-      return shape;
-    Shape s{batch};
-    s.insert(s.end(), shape.begin(), shape.end());
-    return s;
-  }
   std::map<std::string, TValue> params; // by name (block: "backbone.layers.0.<suffix>")
   TValue convState, ssmState;
   std::vector<TValue> newStates;
@@ -243,8 +235,8 @@ void Mamba2Graph::emitBlock(const std::string &name, int64_t len, bool isStep,
   e.resetNames();
   std::vector<MambaState> states = mamba2States(c);
   TValue h{e.fresh("h"), {L, c.hiddenSize}};
-  convState = TValue{e.fresh("conv_state"), withBatch(states[0].shape)};
-  ssmState = TValue{e.fresh("ssm_state"), withBatch(states[1].shape)};
+  convState = TValue{e.fresh("conv_state"), withBatch(batch, states[0].shape)};
+  ssmState = TValue{e.fresh("ssm_state"), withBatch(batch, states[1].shape)};
   std::string sig = "func.func private @" + name + "(" + h.name + ": " + tensorType(h.shape) +
                     ",\n    " + convState.name + ": " + tensorType(convState.shape) + ", " +
                     ssmState.name + ": " + tensorType(ssmState.shape);
@@ -289,7 +281,7 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
                     tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
   std::vector<TValue> stateIn;
   for (const MambaState &s : states) {
-    stateIn.push_back(TValue{e.fresh("s_" + sanitize(s.name)), withBatch(s.shape)});
+    stateIn.push_back(TValue{e.fresh("s_" + sanitize(s.name)), withBatch(batch, s.shape)});
     sig += ",\n    " + stateIn.back().name + ": " + tensorType(stateIn.back().shape) +
            " {ssm.state = \"" + s.name + "\"}";
   }
@@ -302,7 +294,7 @@ void Mamba2Graph::emitFunction(const std::string &name, int64_t len, bool isStep
   const int64_t logitRows = rows == LogitsRows::All ? L : 1;
   sig += ")\n    -> (" + tensorType({logitRows, c.vocabSize}) + " {ssm.name = \"logits\"}";
   for (const MambaState &s : states)
-    sig += ",\n        " + tensorType(withBatch(s.shape)) + " {ssm.state = \"" + s.name + "\"}";
+    sig += ",\n        " + tensorType(withBatch(batch, s.shape)) + " {ssm.state = \"" + s.name + "\"}";
   sig += ") {";
   e.indent = 2;
   e.line(std::string("// ") +

@@ -83,15 +83,6 @@ private:
   /// dim = batch and length 1). 0 otherwise.
   int64_t batch = 0;
 
-  /// A state's shape in the function being written: with a leading batch
-  /// dim in the batched form.
-  std::vector<int64_t> withBatch(const std::vector<int64_t> &shape) const {
-    if (batch <= 0)
-      return shape;
-    std::vector<int64_t> s{batch};
-    s.insert(s.end(), shape.begin(), shape.end());
-    return s;
-  }
   /// The (batch, length, tail...) shape of the recurrent ops: (1, L, ...) in
   /// the sequence form, (batch, 1, ...) in the batched form.
   std::vector<int64_t> opShape(std::vector<int64_t> tail) const {
@@ -774,7 +765,7 @@ void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int
     sig += ",\n    " + vFirst.name + ": " + tensorType(vFirst.shape);
   }
   for (const std::string &s : blockStateSuffixes()) {
-    TValue v{e.fresh("s_" + sanitize(s)), withBatch(stateShape.at(s))};
+    TValue v{e.fresh("s_" + sanitize(s)), withBatch(batch, stateShape.at(s))};
     states[p + s] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape);
     resultTypes += ", " + tensorType(v.shape);
@@ -831,7 +822,7 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
   e.reserve(tokens.name);
   sig += tokens.name + ": " + tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
   for (const RwkvState &s : stateList) {
-    TValue v{e.fresh("s_" + sanitize(s.name)), withBatch(s.shape)};
+    TValue v{e.fresh("s_" + sanitize(s.name)), withBatch(batch, s.shape)};
     states[s.name] = v;
     sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.state = \"" + s.name + "\"}";
   }
@@ -843,7 +834,7 @@ void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
   const int64_t logitRows = rows == LogitsRows::All ? L : 1;
   sig += ")\n    -> (" + tensorType({logitRows, c.nVocab}) + " {ssm.name = \"logits\"}";
   for (const RwkvState &s : stateList)
-    sig += ",\n        " + tensorType(withBatch(s.shape)) + " {ssm.state = \"" + s.name + "\"}";
+    sig += ",\n        " + tensorType(withBatch(batch, s.shape)) + " {ssm.state = \"" + s.name + "\"}";
   sig += ") {";
   e.indent = 2;
   e.line(sig);

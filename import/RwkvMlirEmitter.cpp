@@ -6,6 +6,14 @@
 
 namespace ssm::importer {
 
+std::vector<int64_t> withBatch(int64_t batch, const std::vector<int64_t> &shape) {
+  if (batch <= 0)
+    return shape;
+  std::vector<int64_t> s{batch};
+  s.insert(s.end(), shape.begin(), shape.end());
+  return s;
+}
+
 std::string tensorType(const std::vector<int64_t> &shape, const std::string &elem) {
   std::string s = "tensor<";
   for (int64_t d : shape)

@@ -28,6 +28,9 @@ struct TValue {
 std::string tensorType(const std::vector<int64_t> &shape, const std::string &elem = "f32");
 /// An f32 literal that MLIR parses back to exactly `v` (as float).
 std::string f32Literal(double v);
+/// `shape` with a leading dim `batch` when `batch` > 0: a state's shape in a
+/// batched step function (one row per stream); `shape` itself otherwise.
+std::vector<int64_t> withBatch(int64_t batch, const std::vector<int64_t> &shape);
 
 class MlirEmitter;
 

@@ -61,12 +61,8 @@ Status ModelStream::step(int32_t token, std::vector<float> &logits) {
 Status ModelStream::call(const std::string &fnName, const std::vector<int32_t> &tokens,
                          std::vector<float> &logits) {
   const int64_t n = static_cast<int64_t>(tokens.size());
-  const int64_t capacity = spec_.contextLength();
-  if (capacity > 0 && position_ + n > capacity)
-    return {Code::ContextFull, std::to_string(n) + (n == 1 ? " token" : " tokens") +
-                                   " at position " + std::to_string(position_) +
-                                   " would pass the " + std::to_string(capacity) +
-                                   " positions the model's cache states hold (nothing was run)"};
+  if (Status st = spec_.checkContext(position_, n); !st)
+    return st;
   // The graph for this length, its weights typed as the file stores them.
   const int64_t len = fnName == spec_.stepFunction ? 1 : n;
   auto &slot = graphs_->byLength[len];

@@ -365,10 +365,7 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
       return st;
   touchStates();
   std::copy(tokens, tokens + e.length, b.tokens.ints.begin());
-  if (e.positionArgument >= 0 && position_ > INT32_MAX - e.length)
-    return {Code::InvalidArgument, "@" + e.fn->name + " takes the position as int32: position " +
-                                       std::to_string(position_) + " is past 2^31 - 1"};
-  b.position.ints[0] = static_cast<int32_t>(position_);
+  b.position.ints[0] = static_cast<int32_t>(position_); // prefill refused positions past int32
   std::string error;
   if (!b.call->invoke(error))
     return {Code::KernelFailed, error};
@@ -396,21 +393,7 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
 }
 
 Status Stream::checkContext(size_t n) const {
-  const int64_t capacity = model_.contextLength();
-  if (capacity > 0 && position_ + static_cast<int64_t>(n) > capacity) {
-    std::string which;
-    for (const StateSpec &s : model_.spec().states)
-      if (s.kind == StateKind::Cache && s.capacity() == capacity) {
-        which = s.name;
-        break;
-      }
-    return {Code::ContextFull, std::to_string(n) + (n == 1 ? " token" : " tokens") +
-                                   " at position " + std::to_string(position_) +
-                                   " would pass the " + std::to_string(capacity) +
-                                   " positions cache state '" + which +
-                                   "' holds (nothing was run: reset the stream or start another)"};
-  }
-  return Status::ok();
+  return model_.spec().checkContext(position_, static_cast<int64_t>(n));
 }
 
 Status Stream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allLogits) {

@@ -39,6 +39,22 @@ int64_t ModelSpec::contextLength() const {
   return n;
 }
 
+Status ModelSpec::checkContext(int64_t position, int64_t n) const {
+  const int64_t capacity = contextLength();
+  if (capacity == 0 || position + n <= capacity)
+    return Status::ok();
+  std::string which;
+  for (const StateSpec &s : states)
+    if (s.kind == StateKind::Cache && s.capacity() == capacity) {
+      which = s.name;
+      break;
+    }
+  return {Code::ContextFull, std::to_string(n) + (n == 1 ? " token" : " tokens") +
+                                 " at position " + std::to_string(position) + " would pass the " +
+                                 std::to_string(capacity) + " positions cache state '" + which +
+                                 "' holds (nothing was run: reset the stream or start another)"};
+}
+
 namespace {
 /// A JSON integer that fits int64_t and is at most `max` (an unsigned one
 /// above INT64_MAX, or any float, is not).

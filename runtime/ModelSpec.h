@@ -70,6 +70,10 @@ struct ModelSpec {
   /// The positions a stream can hold: the least capacity of the Cache
   /// states; 0 when every state is Fixed (no bound).
   int64_t contextLength() const;
+  /// Ok when `n` more tokens at `position` fit contextLength(); ContextFull,
+  /// naming the cache state, otherwise (the model library's streams and the
+  /// reference interpreter's check before running anything).
+  Status checkContext(int64_t position, int64_t n) const;
 };
 
 /// FNV-1a 64 over `n` bytes, continuing from `h`.
