@@ -105,11 +105,12 @@ std::vector<MambaState> mamba2States(const Mamba2Config &config);
 /// @forward_sequence returns the logits of `rows` (import/ModelBuilder.h).
 /// `batch` > 0 adds @forward_step_batched: one token of each of `batch`
 /// streams (tokens (batch), every state with a leading dim batch, logits
-/// (batch, vocab)), the step's ops with batch dim `batch`.
-std::string buildMamba2Module(const Mamba2Config &config, int64_t seqLen,
-                              LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
+/// (batch, vocab)), the step's ops with batch dim `batch`. False with
+/// `error` for seqLen or batch out of range.
+bool writeMamba2Module(const Mamba2Config &config, int64_t seqLen, LogitsRows rows,
+                       int64_t batch, std::string &mlir, std::string &error);
 
-/// buildMamba2Module from a config (or model.json's "config"); false with
+/// writeMamba2Module from a config (or model.json's "config"); false with
 /// `error` on an invalid config or seqLen out of range.
 bool buildMamba2MLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,
                      std::string &error, LogitsRows rows = LogitsRows::Last, int64_t batch = 0);

@@ -97,7 +97,8 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       return false;
     }
     params = mamba2Params(cfg);
-    mlir = buildMamba2Module(cfg, seqLen, rows, batch);
+    if (!writeMamba2Module(cfg, seqLen, rows, batch, mlir, error))
+      return false;
     model = mamba2ModelJson(cfg, seqLen, safetensorsPath, batch);
     numLayers = cfg.numLayers;
   } else {

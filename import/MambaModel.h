@@ -141,11 +141,12 @@ std::vector<MambaState> mambaStates(const MambaConfig &config);
 
 /// The model graph (module text) for sequences of `seqLen` tokens;
 /// @forward_sequence returns the logits of `rows` (import/ModelBuilder.h).
-/// `batch` > 0 adds @forward_step_batched for that many streams.
-std::string buildMambaModule(const MambaConfig &config, int64_t seqLen,
-                             LogitsRows rows = LogitsRows::Last, int64_t batch = 0);
+/// `batch` > 0 adds @forward_step_batched for that many streams. False
+/// with `error` for seqLen or batch out of range.
+bool writeMambaModule(const MambaConfig &config, int64_t seqLen, LogitsRows rows, int64_t batch,
+                      std::string &mlir, std::string &error);
 
-/// buildMambaModule from a Hugging Face config (or model.json's "config").
+/// writeMambaModule from a Hugging Face config (or model.json's "config").
 /// Returns false with `error` on an invalid config, seqLen < 1, or a batch
 /// outside 0 (none) to kMaxStepBatch.
 bool buildMambaMLIR(const nlohmann::json &config, int64_t seqLen, std::string &mlir,

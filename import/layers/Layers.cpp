@@ -54,6 +54,11 @@ TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue 
                });
 }
 
+TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint) {
+  return e.map(hint, {{x, {"d1", "d0"}}}, {x.shape[1], x.shape[0]},
+               [](Body &b) { return b.arg(0); });
+}
+
 std::string rsqrt(Body &b, const std::string &v) {
   std::string r = b.fresh("rsqrt");
   b.raw(r + " = math.rsqrt " + v + " : f32");

@@ -3,10 +3,10 @@
 // Each function appends the ops of one layer to the function `e` is writing
 // and returns its result; shapes are (rows, channels), rows being tokens
 // (or, in a batched step, streams). `hint` names the SSA values, so that
-// the graph reads like the model it came from. Graph writers that use them:
-// import/RwkvGraph.cpp and import/Mamba2MLIR.cpp (import/MambaMLIR.cpp has a
-// writer of its own still; docs/architecture.md). New architectures (the
-// hybrids) add their layers here.
+// the graph reads like the model it came from. The blocks of the
+// architectures (MambaBlock.h, Mamba2Block.h, RwkvBlock.h) are built from
+// these and run inside the model skeleton (import/graph/ModelGraph.h);
+// new architectures (the hybrids) add their layers here.
 #ifndef SSM_IMPORT_LAYERS_LAYERS_H
 #define SSM_IMPORT_LAYERS_LAYERS_H
 
@@ -33,6 +33,9 @@ TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
 /// sqrt(biased variance + eps) * w + b (RWKV).
 TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue &b, double eps,
                  const std::string &hint);
+
+/// x (rows, cols) transposed: a linalg.generic copying x[j, i] into (cols, rows).
+TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint);
 
 /// Scalar helpers for generic bodies.
 /// rsqrt(v) (math.rsqrt).

@@ -11,21 +11,20 @@
 // RUN: ssm-import mamba %shared/models/mamba/tiny-mamba-seed5/model.safetensors --config %shared/models/mamba/tiny-mamba-seed5/config.json -o %t/m --seq-len 4 --batch 2 | FileCheck %s --check-prefix=SUMMARY
 // SUMMARY: mamba1, mamba_ssm layout, F32 -> F32, seq-len 4, step batch 2
 // RUN: FileCheck %s --check-prefix=SIG < %t/m/model.mlir
-// SIG:      func.func @forward_step_batched(
-// SIG-NEXT:     %tokens: tensor<2xi32> {ssm.name = "tokens"},
-// SIG-NEXT:     %l0_conv_state: tensor<2x128x3xf32> {ssm.state = "layers.0.conv_state"},
-// SIG-NEXT:     %l0_ssm_state: tensor<2x128x16xf32> {ssm.state = "layers.0.ssm_state"},
-// SIG-NEXT:     %l1_conv_state: tensor<2x128x3xf32> {ssm.state = "layers.1.conv_state"},
-// SIG-NEXT:     %l1_ssm_state: tensor<2x128x16xf32> {ssm.state = "layers.1.ssm_state"},
-// SIG-NEXT:     %embedding_weight: tensor<256x64xf32> {ssm.param = "backbone.embedding.weight"},
+// SIG:      func.func @forward_step_batched(%tokens: tensor<2xi32> {ssm.name = "tokens"},
+// SIG-NEXT:     %s_layers_0_conv_state: tensor<2x128x3xf32> {ssm.state = "layers.0.conv_state"},
+// SIG-NEXT:     %s_layers_0_ssm_state: tensor<2x128x16xf32> {ssm.state = "layers.0.ssm_state"},
+// SIG-NEXT:     %s_layers_1_conv_state: tensor<2x128x3xf32> {ssm.state = "layers.1.conv_state"},
+// SIG-NEXT:     %s_layers_1_ssm_state: tensor<2x128x16xf32> {ssm.state = "layers.1.ssm_state"},
+// SIG-NEXT:     %w_backbone_embedding_weight: tensor<256x64xf32> {ssm.param = "backbone.embedding.weight"},
 // SIG:          -> (tensor<2x256xf32> {ssm.name = "logits"},
 // SIG-NEXT:         tensor<2x128x3xf32> {ssm.state = "layers.0.conv_state"},
 // SIG-NEXT:         tensor<2x128x16xf32> {ssm.state = "layers.0.ssm_state"},
 // SIG:          func.call @block_step_batched(
-// SIG:      func.func private @block_step_batched(
-// SIG-NEXT:     %h: tensor<2x64xf32>, %conv_state: tensor<2x128x3xf32>, %ssm_state: tensor<2x128x16xf32>,
-// SIG:        ssm.selective_update
-// SIG-NEXT:     : (tensor<2x128x16xf32>, tensor<2x128xf32>,
+// SIG:      func.func private @block_step_batched(%h: tensor<2x64xf32>,
+// SIG-NEXT:     %s_conv_state: tensor<2x128x3xf32>,
+// SIG-NEXT:     %s_ssm_state: tensor<2x128x16xf32>,
+// SIG:        ssm.selective_update {{.*}} : (tensor<2x128x16xf32>, tensor<2x128xf32>,
 // RUN: FileCheck %s --check-prefix=JSON < %t/m/model.json
 // JSON:      "functions": {
 // JSON-NEXT:   "sequence": "forward_sequence",

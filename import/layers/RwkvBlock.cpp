@@ -1,4 +1,4 @@
-// The MLIR graph of an RWKV-4 / 5.1 / 5.2 / 6 / 7 model: @forward_sequence and @forward_step.
+// The RWKV-4 / 5.1 / 5.2 / 6 / 7 block (time mixing and channel mixing) as a layer of the model skeleton (import/layers/RwkvBlock.h).
 //
 // Conventions (import/ModelBuilder.h): arguments (tokens, states, weights),
 // results (logits, states); everything f32 except the i32 tokens. The math
@@ -25,9 +25,8 @@
 // the group norm's (L, C) output) are indexing maps (h * S + i, c floordiv
 // S, c mod S) rather than reshape ops: every op becomes a Halide stage, and
 // Halide's compile time grows with the square of their number.
-#include "import/RwkvMlirEmitter.h"
+#include "import/layers/RwkvBlock.h"
 #include "import/layers/Layers.h"
-#include "import/RwkvModel.h"
 
 #include <algorithm>
 #include <functional>
@@ -39,34 +38,26 @@ namespace ssm::importer {
 
 namespace {
 
-std::string sanitize(const std::string &s) {
-  std::string out;
-  for (char ch : s)
-    out += (std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
-  return out;
-}
-
 class RwkvGraph {
 public:
   RwkvGraph(const RwkvConfig &c, MlirEmitter &e) : c(c), e(e) {}
 
-  /// A public graph function: embedding and ln0, one func.call of
-  /// `block` per layer, ln_out and the head.
-  /// RWKV-7: layer 0 calls `blockFirst` (which returns v_first), the others `block`.
-  /// `rows`: the head for every position or only the last (ModelBuilder.h).
-  /// `batch` > 0: the batched decode form @forward_step_batched: one token
-  /// of each of `batch` streams (L = batch rows), states with a leading
-  /// batch dim, logits (batch, vocab); the recurrences run as the sequence
-  /// form's ops with their batch dim = batch and length 1.
-  void emitFunction(const std::string &name, int64_t L, bool step, const std::string &block,
-                    LogitsRows rows, const std::string &blockFirst = "", int64_t batch = 0);
-  /// The private function of one block (every layer has the same shapes):
-  /// (x, the layer's states, the layer's weights) -> (x, new states), with
-  /// states in rwkvStates order and weights in blockParamSuffixes() order.
-  /// RWKV-7 has two: `layer` 0's returns v_first (L, C) after the states;
-  /// the other (`layer` 1) takes v_first after x.
-  void emitBlock(const std::string &name, int64_t L, bool step, int64_t layer = 0,
-                 int64_t batch = 0);
+  /// One block on s.h (rows, n_embed): x += TimeMix(LayerNorm(x; ln1));
+  /// x += ChannelMix(LayerNorm(x; ln2)), reading the block's weights and
+  /// states (model.json names after "blocks.<l>."). RWKV-7's first block
+  /// (`layer` 0) sets the carry "v_first" (rows, n_embed); the others
+  /// (`layer` 1) read it.
+  void block(graph::BlockScope &s, int64_t layer);
+  /// emb + ln0: the residual stream of `tokens`.
+  TValue embed(const graph::ModelScope &s, const TValue &tokens);
+  /// ln_out + head on the rows that get logits.
+  TValue head(const graph::ModelScope &s, const TValue &x);
+  /// Names of block `layer`'s weights after "blocks.<layer>." (ln0
+  /// excluded): the block function's weight arguments, in the model's
+  /// parameter order (every layer but RWKV-7's first has block 1's).
+  std::vector<std::string> blockParamSuffixes(int64_t layer = 0) const;
+  /// Names of the states of one block after "blocks.<l>.".
+  std::vector<std::string> blockStateSuffixes() const;
 
 private:
   using Body = GenericBody;
@@ -101,19 +92,12 @@ private:
   }
 
   const TValue &param(const std::string &n) { return params.at(n); }
-  /// Names of block `layer`'s weights after "blocks.<layer>." (ln0
-  /// excluded): the block function's weight arguments, in the model's
-  /// parameter order (every layer but RWKV-7's first has block 1's).
-  std::vector<std::string> blockParamSuffixes(int64_t layer = 0) const;
-  /// Names of the states of one block after "blocks.<l>.".
-  std::vector<std::string> blockStateSuffixes() const;
   static std::string layerHint(int64_t layer) {
     return layer < 0 ? "blk" : "l" + std::to_string(layer);
   }
 
   TValue layerNorm(const TValue &x, const std::string &w, const std::string &b,
                    const std::string &hint);
-  TValue embed(const TValue &tokens);
   /// The previous-token rows of `xn` (L, C) given the carried row `state` (C).
   TValue shifted(const TValue &xn, const TValue &state, const std::string &hint);
   /// The new carried row: xn[L-1].
@@ -149,8 +133,16 @@ TValue RwkvGraph::layerNorm(const TValue &x, const std::string &w, const std::st
   return layers::layerNorm(e, x, param(w), param(b), c.layerNormEps, hint);
 }
 
-TValue RwkvGraph::embed(const TValue &tokens) {
-  return layers::embedding(e, tokens, param("emb.weight"), "x_emb");
+TValue RwkvGraph::embed(const graph::ModelScope &s, const TValue &tokens) {
+  params = s.params;
+  TValue x = layers::embedding(e, tokens, param("emb.weight"), "x_emb");
+  return layerNorm(x, "blocks.0.ln0.weight", "blocks.0.ln0.bias", "x_ln0");
+}
+
+TValue RwkvGraph::head(const graph::ModelScope &s, const TValue &x) {
+  params = s.params;
+  TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
+  return e.linear(xo, param("head.weight"), "logits");
 }
 
 TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::string &hint) {
@@ -739,278 +731,57 @@ std::vector<std::string> RwkvGraph::blockStateSuffixes() const {
   return out;
 }
 
-void RwkvGraph::emitBlock(const std::string &name, int64_t len, bool isStep, int64_t layer,
-                          int64_t batchRows) {
-  batch = batchRows;
-  L = batch > 0 ? batch : len;
-  step = isStep && batch == 0;
-  params.clear();
-  states.clear();
+void RwkvGraph::block(graph::BlockScope &s, int64_t layer) {
+  batch = s.form.batched() ? s.form.batch : 0;
+  L = s.form.rows();
+  step = s.form.step();
+  params = s.params;
+  states = s.states;
   newStates.clear();
-  e.resetNames();
-
   // RWKV-7: the first block makes v_first, the others read it.
   const bool makesVFirst = c.isV7() && layer == 0, readsVFirst = c.isV7() && layer > 0;
-  const std::string p = "blocks." + std::to_string(layer) + ".";
-  std::map<std::string, std::vector<int64_t>> stateShape, paramShape;
-  for (const RwkvState &s : rwkvStates(c))
-    stateShape[s.name.substr(s.name.find('.', 7) + 1)] = s.shape;
-  for (const RwkvParam &q : c.params)
-    paramShape[q.name] = q.shape;
-  TValue x{e.fresh("x"), {L, c.nEmbed}};
-  std::string sig = "func.func private @" + name + "(" + x.name + ": " + tensorType(x.shape);
-  std::string resultTypes = tensorType(x.shape);
-  if (readsVFirst) {
-    vFirst = TValue{e.fresh("v_first"), {L, c.nEmbed}};
-    sig += ",\n    " + vFirst.name + ": " + tensorType(vFirst.shape);
-  }
-  for (const std::string &s : blockStateSuffixes()) {
-    TValue v{e.fresh("s_" + sanitize(s)), withBatch(batch, stateShape.at(s))};
-    states[p + s] = v;
-    sig += ",\n    " + v.name + ": " + tensorType(v.shape);
-    resultTypes += ", " + tensorType(v.shape);
-  }
-  for (const std::string &w : blockParamSuffixes(layer)) {
-    TValue v{e.fresh("w_" + sanitize(w)), paramShape.at(p + w)};
-    params[p + w] = v;
-    sig += ",\n    " + v.name + ": " + tensorType(v.shape);
-  }
-  if (makesVFirst)
-    resultTypes += ", " + tensorType({L, c.nEmbed});
-  sig += ")\n    -> (" + resultTypes + ") {";
-  e.indent = 2;
-  e.line(sig);
-  e.indent = 4;
-  e.beginFunction();
+  if (readsVFirst)
+    vFirst = s.carries.at("v_first");
+  const std::string &p = s.paramPrefix;
+  const TValue x = s.h;
   TValue xa = layerNorm(x, p + "ln1.weight", p + "ln1.bias", "blk_ln1");
   TValue y = c.isV7()   ? timeMix7(p, x, xa, -1, makesVFirst)
              : c.isV6() ? timeMix6(p, x, xa, -1)
              : c.isV5() ? timeMix5(p, x, xa, -1)
                         : timeMix4(p, x, xa, -1);
   TValue yf = layerNorm(y, p + "ln2.weight", p + "ln2.bias", "blk_ln2");
-  y = channelMix(p, y, yf, -1);
-  std::string names = y.name, types = tensorType(y.shape);
-  for (const TValue &s : newStates) {
-    names += ", " + s.name;
-    types += ", " + tensorType(s.shape);
-  }
-  if (makesVFirst) {
-    names += ", " + vFirst.name;
-    types += ", " + tensorType(vFirst.shape);
-  }
-  e.line("return " + names + " : " + types);
-  e.indent = 2;
-  e.line("}");
-}
-
-void RwkvGraph::emitFunction(const std::string &name, int64_t len, bool isStep,
-                             const std::string &block, LogitsRows rows,
-                             const std::string &blockFirst, int64_t batchRows) {
-  batch = batchRows;
-  L = batch > 0 ? batch : len;
-  step = isStep && batch == 0;
-  if (batch > 0)
-    rows = LogitsRows::All; // one row per stream
-  params.clear();
-  states.clear();
-  newStates.clear();
-  e.resetNames();
-
-  std::vector<RwkvState> stateList = rwkvStates(c);
-  std::string sig = "func.func @" + name + "(";
-  TValue tokens{"%tokens", {L}, "i32"};
-  e.reserve(tokens.name);
-  sig += tokens.name + ": " + tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
-  for (const RwkvState &s : stateList) {
-    TValue v{e.fresh("s_" + sanitize(s.name)), withBatch(batch, s.shape)};
-    states[s.name] = v;
-    sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.state = \"" + s.name + "\"}";
-  }
-  for (const RwkvParam &p : c.params) {
-    TValue v{e.fresh("w_" + sanitize(p.name)), p.shape};
-    params[p.name] = v;
-    sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.param = \"" + p.name + "\"}";
-  }
-  const int64_t logitRows = rows == LogitsRows::All ? L : 1;
-  sig += ")\n    -> (" + tensorType({logitRows, c.nVocab}) + " {ssm.name = \"logits\"}";
-  for (const RwkvState &s : stateList)
-    sig += ",\n        " + tensorType(withBatch(batch, s.shape)) + " {ssm.state = \"" + s.name + "\"}";
-  sig += ") {";
-  e.indent = 2;
-  e.line(sig);
-  e.indent = 4;
-  e.beginFunction();
-
-  TValue x = embed(tokens);
-  x = layerNorm(x, "blocks.0.ln0.weight", "blocks.0.ln0.bias", "x_ln0");
-  const std::vector<std::string> stateSuffixes = blockStateSuffixes();
-  TValue vf; // RWKV-7's v_first, from layer 0's call
-  for (int64_t l = 0; l < c.nLayer; ++l) {
-    const bool first = c.isV7() && l == 0;
-    const std::vector<std::string> paramSuffixes = blockParamSuffixes(c.isV7() && l > 0 ? 1 : 0);
-    std::string p = "blocks." + std::to_string(l) + ".";
-    std::string operands = x.name, argTypes = tensorType(x.shape), resTypes = argTypes;
-    if (c.isV7() && l > 0) {
-      operands += ", " + vf.name;
-      argTypes += ", " + tensorType(vf.shape);
-    }
-    std::vector<TValue> outStates;
-    for (const std::string &s : stateSuffixes) {
-      const TValue &v = states.at(p + s);
-      operands += ", " + v.name;
-      argTypes += ", " + tensorType(v.shape);
-      resTypes += ", " + tensorType(v.shape);
-      outStates.push_back(v);
-    }
-    for (const std::string &w : paramSuffixes) {
-      const TValue &v = param(p + w);
-      operands += ", " + v.name;
-      argTypes += ", " + tensorType(v.shape);
-    }
-    if (first)
-      resTypes += ", " + tensorType(x.shape);
-    std::string r = e.fresh("l" + std::to_string(l));
-    size_t nResults = 1 + stateSuffixes.size() + (first ? 1 : 0);
-    e.line(r + ":" + std::to_string(nResults) + " = func.call @" + (first ? blockFirst : block) +
-           "(" + operands + ") : (" + argTypes + ") -> (" + resTypes + ")");
-    x = TValue{r + "#0", x.shape};
-    for (size_t i = 0; i < outStates.size(); ++i)
-      newStates.push_back(TValue{r + "#" + std::to_string(i + 1), outStates[i].shape});
-    if (first)
-      vf = TValue{r + "#" + std::to_string(nResults - 1), x.shape};
-  }
-  if (logitRows < L) // only the last position's head: slice before ln_out
-    x = e.slice(x, {L - 1, 0}, {1, c.nEmbed}, {1, c.nEmbed}, "x_last");
-  TValue xo = layerNorm(x, "ln_out.weight", "ln_out.bias", "x_ln_out");
-  TValue logits = e.linear(xo, param("head.weight"), "logits");
-
-  std::string names = logits.name, types = tensorType(logits.shape);
-  for (const TValue &s : newStates) {
-    names += ", " + s.name;
-    types += ", " + tensorType(s.shape);
-  }
-  e.line("return " + names + " : " + types);
-  e.indent = 2;
-  e.line("}");
+  s.h = channelMix(p, y, yf, -1);
+  s.newStates = newStates;
+  if (makesVFirst)
+    s.carriesOut["v_first"] = vFirst;
 }
 
 } // namespace
 
-bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::string &error,
-                   LogitsRows rows, int64_t batch) {
-  if (seqLen < 1) {
-    error = "sequence length must be at least 1, got " + std::to_string(seqLen);
-    return false;
-  }
-  if (c.architecture != "rwkv4" && c.architecture != "rwkv5.1" && c.architecture != "rwkv5.2" &&
-      c.architecture != "rwkv6" && c.architecture != "rwkv7") {
-    error = "not an RWKV architecture: '" + c.architecture + "'";
-    return false;
-  }
-  // Every parameter the graph reads must be listed.
-  std::map<std::string, std::vector<int64_t>> have;
-  for (const RwkvParam &p : c.params)
-    have[p.name] = p.shape;
-  for (const char *n : {"emb.weight", "head.weight", "ln_out.weight", "ln_out.bias",
-                        "blocks.0.ln0.weight", "blocks.0.ln0.bias"})
-    if (!have.count(n)) {
-      error = std::string("the parameter list has no '") + n + "'";
-      return false;
-    }
-  if (have["emb.weight"] != std::vector<int64_t>{c.nVocab, c.nEmbed}) {
-    error = "'emb.weight' must have shape (n_vocab, n_embed)";
-    return false;
-  }
-  // Layers after the first must all have the first's shapes (one block
-  // function); RWKV-7's from layer 1 on, which has v0, v1, v2 besides.
-  for (int64_t l = 1; l < c.nLayer; ++l) {
-    int64_t ref = c.isV7() ? 1 : 0;
-    if (l == ref)
-      continue;
-    std::string pl = "blocks." + std::to_string(l) + ".", pr = "blocks." + std::to_string(ref) + ".";
-    for (const RwkvParam &q : c.params)
-      if (q.name.compare(0, pr.size(), pr) == 0 && q.name.compare(0, pr.size() + 4, pr + "ln0.") != 0) {
-        std::string other = pl + q.name.substr(pr.size());
-        if (!have.count(other) || have[other] != q.shape) {
-          error = "parameter '" + other + "' is missing or has another shape than '" + q.name +
-                  "' (every block has the same shapes)";
-          return false;
-        }
-      }
-  }
+namespace layers {
 
-  MlirEmitter e;
-  e.text = "// " + c.architecture + " (n_vocab " + std::to_string(c.nVocab) + ", n_embed " +
-           std::to_string(c.nEmbed) + ", n_layer " + std::to_string(c.nLayer) +
-           (c.isV5() ? ", " + std::to_string(c.heads) + " heads of " + std::to_string(c.headSize)
-                     : std::string()) +
-           "), imported from rwkv.cpp by ssm-import.\n"
-           "// @forward_sequence: " +
-           std::to_string(seqLen) +
-           " tokens, scan form; @forward_step: one token, state-update form" +
-           (batch > 0 ? "; @forward_step_batched: one token of each of " + std::to_string(batch) +
-                            " streams"
-                      : std::string()) +
-           ".\n"
-           "// Arguments: tokens, states (model.json order), weights; results: logits, states.\n"
-           "module {\n";
-  RwkvGraph g(c, e);
-  const bool two = c.isV7() && c.nLayer > 1; // RWKV-7: a first block and the others
-  // Missing parameters are caught here: param() throws std::out_of_range.
-  try {
-    if (c.isV7()) {
-      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence", rows,
-                     "block0_sequence");
-      e.text += "\n";
-      g.emitBlock("block0_sequence", seqLen, /*step=*/false, 0);
-      if (two) {
-        e.text += "\n";
-        g.emitBlock("block_sequence", seqLen, /*step=*/false, 1);
-      }
-      e.text += "\n";
-      g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last,
-                     "block0_step");
-      e.text += "\n";
-      g.emitBlock("block0_step", 1, /*step=*/true, 0);
-      if (two) {
-        e.text += "\n";
-        g.emitBlock("block_step", 1, /*step=*/true, 1);
-      }
-    } else {
-      g.emitFunction("forward_sequence", seqLen, /*step=*/false, "block_sequence", rows);
-      e.text += "\n";
-      g.emitBlock("block_sequence", seqLen, /*step=*/false);
-      e.text += "\n";
-      g.emitFunction("forward_step", 1, /*step=*/true, "block_step", LogitsRows::Last);
-      e.text += "\n";
-      g.emitBlock("block_step", 1, /*step=*/true);
-    }
-    if (batch > 0) {
-      e.text += "\n";
-      if (c.isV7()) {
-        g.emitFunction("forward_step_batched", 1, /*step=*/true, "block_step_batched",
-                       LogitsRows::All, "block0_step_batched", batch);
-        e.text += "\n";
-        g.emitBlock("block0_step_batched", 1, /*step=*/true, 0, batch);
-        if (two) {
-          e.text += "\n";
-          g.emitBlock("block_step_batched", 1, /*step=*/true, 1, batch);
-        }
-      } else {
-        g.emitFunction("forward_step_batched", 1, /*step=*/true, "block_step_batched",
-                       LogitsRows::All, "", batch);
-        e.text += "\n";
-        g.emitBlock("block_step_batched", 1, /*step=*/true, 0, batch);
-      }
-    }
-  } catch (const std::out_of_range &) {
-    error = "the parameter or state list of the model does not match " + c.architecture +
-            " (a tensor the graph needs is missing)";
-    return false;
-  }
-  e.text += "}\n";
-  mlir = std::move(e.text);
-  return true;
+void rwkvBlock(graph::BlockScope &s, const RwkvConfig &c, int64_t layer) {
+  RwkvGraph(c, s.e).block(s, layer);
 }
+
+TValue rwkvEmbed(graph::ModelScope &s, const RwkvConfig &c, const TValue &tokens) {
+  return RwkvGraph(c, s.e).embed(s, tokens);
+}
+
+TValue rwkvHead(graph::ModelScope &s, const RwkvConfig &c, const TValue &x) {
+  return RwkvGraph(c, s.e).head(s, x);
+}
+
+std::vector<std::string> rwkvBlockParamSuffixes(const RwkvConfig &c, int64_t layer) {
+  MlirEmitter unused;
+  return RwkvGraph(c, unused).blockParamSuffixes(layer);
+}
+
+std::vector<std::string> rwkvBlockStateSuffixes(const RwkvConfig &c) {
+  MlirEmitter unused;
+  return RwkvGraph(c, unused).blockStateSuffixes();
+}
+
+} // namespace layers
 
 } // namespace ssm::importer

@@ -1,0 +1,164 @@
+// The Mamba-2 block as a layer of the model skeleton (import/layers/Mamba2Block.h).
+#include "import/layers/Mamba2Block.h"
+#include "import/layers/Layers.h"
+
+#include <cmath>
+
+namespace ssm::importer::layers {
+
+using graph::BlockScope;
+using Body = GenericBody;
+
+void mamba2Block(BlockScope &s, const Mamba2Config &c) {
+  MlirEmitter &e = s.e;
+  const TValue h = s.h;
+  const int64_t L = s.form.rows(), batch = s.form.batched() ? s.form.batch : 0;
+  const bool step = !s.form.sequence();
+  const TValue &convState = s.state("conv_state"), &ssmState = s.state("ssm_state");
+  std::vector<TValue> &newStates = s.newStates;
+  auto param = [&](const std::string &suffix) -> const TValue & { return s.param(suffix); };
+  const int64_t di = c.intermediateSize, H = c.numHeads, P = c.headDim, N = c.stateSize,
+                G = c.nGroups, W = c.convKernel, cd = c.convDim(), gs = di / G;
+  const std::string m = "mixer.";
+
+  e.line("// RMSNorm, then in_proj split into z, xBC and dt.");
+  TValue xn = layers::rmsNorm(e, h, param("norm.weight"), c.layerNormEpsilon, "normed");
+  TValue zxbcdt = e.linear(xn, param(m + "in_proj.weight"), "zxbcdt");
+  if (c.useBias)
+    zxbcdt = e.map("zxbcdt_b", {{zxbcdt, {}}, {param(m + "in_proj.bias"), {"d1"}}},
+                   zxbcdt.shape, [](Body &b) { return b.add(b.arg(0), b.arg(1)); });
+  TValue z = e.slice(zxbcdt, {0, 0}, {L, di}, {L, di}, "z");
+  TValue xBC = e.slice(zxbcdt, {0, di}, {L, cd}, {L, cd}, "xbc");
+  TValue dtRaw = e.slice(zxbcdt, {0, di + cd}, {L, H}, {L, H}, "dt_raw");
+
+  e.line("// Depthwise causal conv (width " + std::to_string(W) +
+         ") + silu over xBC, channel-major, from the carried window.");
+  // The conv's batch: 1, or in the batched form one row per stream (length 1).
+  const int64_t nb = batch > 0 ? batch : 1, len = batch > 0 ? 1 : L;
+  TValue xc = step ? e.expand(xBC, {{0}, {1, 2}}, {nb, cd, 1}, "conv_in")
+                   : e.expand(transpose(e, xBC, "xbc_t"), {{0, 1}, {2}}, {1, cd, L}, "conv_in");
+  TValue cw = e.collapse(param(m + "conv1d.weight"), {{0, 1}, {2}}, {cd, W}, "conv_w");
+  TValue window = batch > 0 ? convState
+                            : e.expand(convState, {{0, 1}, {2}}, {1, cd, W - 1}, "conv_window");
+  TValue conv{e.fresh("conv"), {nb, cd, len}}, convFinal{e.fresh("conv_final"), {nb, cd, W - 1}};
+  std::string line = conv.name + ", " + convFinal.name + " = ssm.causal_conv1d silu " + xc.name +
+                     ", " + cw.name;
+  std::string types = tensorType(xc.shape) + ", " + tensorType(cw.shape);
+  if (c.useConvBias) {
+    line += " bias(" + param(m + "conv1d.bias").name + ")";
+    types += ", " + tensorType({cd});
+  }
+  line += " initial_states(" + window.name + ") : (" + types + ", " + tensorType(window.shape) +
+          ") -> (" + tensorType(conv.shape) + ", " + tensorType(convFinal.shape) + ")";
+  e.line(line);
+  newStates.push_back(batch > 0 ? convFinal
+                                : e.collapse(convFinal, {{0, 1}, {2}}, {cd, W - 1}, "conv_state_new"));
+  TValue u = step ? e.collapse(conv, {{0}, {1, 2}}, {nb, cd}, "xbc_conv")
+                  : transpose(e, e.collapse(conv, {{0, 1}, {2}}, {cd, L}, "conv_cm"), "xbc_conv");
+  TValue x = e.slice(u, {0, 0}, {L, di}, {L, di}, "x");
+  TValue B = e.slice(u, {0, di}, {L, G * N}, {L, G * N}, "B");
+  TValue C = e.slice(u, {0, di + G * N}, {L, G * N}, {L, G * N}, "C");
+
+  std::string dtNote = "// dt = softplus(dt + dt_bias)";
+  if (c.hasTimeStepLimit())
+    dtNote += ", clamped to time_step_limit";
+  e.line(dtNote + "; A = -exp(A_log), a scalar per head.");
+  TValue dt = e.map("dt", {{dtRaw, {}}, {param(m + "dt_bias"), {"d1"}}}, {L, H}, [&](Body &b) {
+    std::string v = softplus(b, b.add(b.arg(0), b.arg(1)));
+    if (c.timeStepMin > 0.0)
+      v = b.max(v, b.cst(c.timeStepMin));
+    if (!std::isinf(c.timeStepMax)) {
+      std::string r = b.fresh("v");
+      b.raw(r + " = arith.minimumf " + v + ", " + b.cst(c.timeStepMax) + " : f32");
+      v = r;
+    }
+    return v;
+  });
+  TValue x3 = e.expand(x, {{0}, {1, 2}}, {L, H, P}, "x_heads");
+  TValue y3;
+  if (!step) {
+    e.line("// SSD over the sequence from the carried state: X = x dt, log-decay A dt.");
+    TValue A = e.map("A", {{param(m + "A_log"), {}}}, {H},
+                     [](Body &b) { return b.neg(b.exp(b.arg(0))); });
+    TValue X = e.map("x_dt", {{x3, {}}, {dt, {"d0", "d1"}}}, {L, H, P},
+                     [](Body &b) { return b.mul(b.arg(0), b.arg(1)); });
+    TValue Adt = e.map("a_dt", {{dt, {}}, {A, {"d1"}}}, {L, H},
+                       [](Body &b) { return b.mul(b.arg(0), b.arg(1)); });
+    TValue X4 = e.expand(X, {{0, 1}, {2}, {3}}, {1, L, H, P}, "ssd_x");
+    TValue A3 = e.expand(Adt, {{0, 1}, {2}}, {1, L, H}, "ssd_a");
+    TValue B4 = e.expand(B, {{0, 1}, {2, 3}}, {1, L, G, N}, "ssd_b");
+    TValue C4 = e.expand(C, {{0, 1}, {2, 3}}, {1, L, G, N}, "ssd_c");
+    TValue S0 = e.expand(ssmState, {{0, 1}, {2}, {3}}, {1, H, P, N}, "ssd_s0");
+    TValue Y{e.fresh("ssd_y"), {1, L, H, P}}, S{e.fresh("ssd_state"), {1, H, P, N}};
+    e.line(Y.name + ", " + S.name + " = ssm.ssd_scan " + X4.name + ", " + A3.name + ", " +
+           B4.name + ", " + C4.name + " initial_state(" + S0.name + ") {chunk_size = " +
+           std::to_string(c.chunkSize) + " : i64} : (" + tensorType(X4.shape) + ", " +
+           tensorType(A3.shape) + ", " + tensorType(B4.shape) + ", " + tensorType(C4.shape) +
+           ", " + tensorType(S0.shape) + ") -> (" + tensorType(Y.shape) + ", " +
+           tensorType(S.shape) + ")");
+    newStates.push_back(e.collapse(S, {{0, 1}, {2}, {3}}, {H, P, N}, "ssm_state_new"));
+    TValue Y3 = e.collapse(Y, {{0, 1}, {2}, {3}}, {L, H, P}, "y_ssd");
+    e.line("// D skip, per head.");
+    y3 = e.map("y_d", {{Y3, {}}, {x3, {}}, {param(m + "D"), {"d1"}}}, {L, H, P},
+               [](Body &b) { return b.add(b.arg(0), b.mul(b.arg(2), b.arg(1))); });
+  } else {
+    e.line("// One SSD step with heads: per-head dt, A and D broadcast over the head dim.");
+    TValue A = e.map("A", {{param(m + "A_log"), {"d0"}}}, {H, P, N},
+                     [](Body &b) { return b.neg(b.exp(b.arg(0))); });
+    TValue dtHp = e.map("dt_heads", {{dt, {"d0", "d1"}}}, {nb, H, P},
+                        [](Body &b) { return b.arg(0); });
+    TValue Dhp = e.map("D_heads", {{param(m + "D"), {"d0"}}}, {H, P},
+                       [](Body &b) { return b.arg(0); });
+    TValue B3 = e.expand(B, {{0}, {1, 2}}, {nb, G, N}, "step_b");
+    TValue C3 = e.expand(C, {{0}, {1, 2}}, {nb, G, N}, "step_c");
+    TValue S0 = batch > 0 ? ssmState
+                          : e.expand(ssmState, {{0, 1}, {2}, {3}}, {1, H, P, N}, "step_s0");
+    TValue Y{e.fresh("step_y"), {nb, H, P}}, S{e.fresh("step_state"), {nb, H, P, N}};
+    e.line(Y.name + ", " + S.name + " = ssm.selective_update " + S0.name + ", " + x3.name +
+           ", " + dtHp.name + ", " + A.name + ", " + B3.name + ", " + C3.name + " D(" +
+           Dhp.name + ") : (" + tensorType(S0.shape) + ", " + tensorType(x3.shape) + ", " +
+           tensorType(dtHp.shape) + ", " + tensorType(A.shape) + ", " + tensorType(B3.shape) +
+           ", " + tensorType(C3.shape) + ", " + tensorType(Dhp.shape) + ") -> (" +
+           tensorType(Y.shape) + ", " + tensorType(S.shape) + ")");
+    newStates.push_back(batch > 0 ? S
+                                  : e.collapse(S, {{0, 1}, {2}, {3}}, {H, P, N}, "ssm_state_new"));
+    y3 = Y;
+  }
+
+  e.line(std::string("// Gated RMSNorm over ") + std::to_string(G) + " group(s) of " +
+         std::to_string(gs) + " channels, " +
+         (c.normBeforeGate ? "norm then gate: rmsnorm(y) w silu(z)."
+                           : "gate then norm: rmsnorm(y silu(z)) w."));
+  TValue yg = e.expand(e.collapse(y3, {{0}, {1, 2}}, {L, di}, "y_flat"), {{0}, {1, 2}},
+                       {L, G, gs}, "y_groups");
+  TValue zg = e.expand(z, {{0}, {1, 2}}, {L, G, gs}, "z_groups");
+  TValue wg = e.expand(param(m + "norm.weight"), {{0, 1}}, {G, gs}, "norm_w");
+  TValue pre = c.normBeforeGate
+                   ? yg
+                   : e.map("gated", {{yg, {}}, {zg, {}}}, {L, G, gs},
+                           [](Body &b) { return b.mul(b.arg(0), silu(b, b.arg(1))); });
+  TValue ss = e.reduceLast("gated_sumsq", {{pre, {}}}, pre.shape,
+                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
+  std::vector<GenericOperand> normIns = {{pre, {}}, {ss, {"d0", "d1"}}, {wg, {"d1", "d2"}}};
+  if (c.normBeforeGate)
+    normIns.push_back({zg, {}});
+  TValue normed = e.map(
+      "y_normed", normIns, {L, G, gs},
+      [&](Body &b) {
+        std::string mean = b.div(b.arg(1), b.cst(double(gs)));
+        std::string r = rsqrt(b, b.add(mean, b.cst(c.layerNormEpsilon)));
+        std::string v = b.mul(b.mul(b.arg(0), r), b.arg(2));
+        return c.normBeforeGate ? b.mul(v, silu(b, b.arg(3))) : v;
+      });
+  TValue y = e.collapse(normed, {{0}, {1, 2}}, {L, di}, "y");
+
+  e.line("// out_proj, accumulated onto the residual stream.");
+  if (!c.useBias) {
+    s.h = e.linear(y, param(m + "out_proj.weight"), "h_out", &h);
+    return;
+  }
+  TValue o = e.linear(y, param(m + "out_proj.weight"), "out");
+  s.h = e.map("h_out", {{h, {}}, {o, {}}, {param(m + "out_proj.bias"), {"d1"}}}, h.shape,
+               [](Body &b) { return b.add(b.arg(0), b.add(b.arg(1), b.arg(2))); });
+}
+} // namespace ssm::importer::layers
