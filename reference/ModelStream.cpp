@@ -45,17 +45,38 @@ ModelStream::~ModelStream() = default;
 
 void ModelStream::reset() {
   states_ = initial_;
+  logits_.clear();
   position_ = 0;
 }
 
-Status ModelStream::sequence(const std::vector<int32_t> &tokens, std::vector<float> &logits) {
-  if (tokens.empty())
+Status ModelStream::prefill(const int32_t *tokens, size_t n, std::vector<float> *allLogits) {
+  if (n == 0)
     return {Code::InvalidArgument, "the prompt has no tokens"};
-  return call(spec_.sequenceFunction, tokens, logits);
+  if (allLogits)
+    allLogits->clear();
+  if (allLogits && rows_ != importer::LogitsRows::All) {
+    // The sequence graph returns the last position's logits only: step.
+    for (size_t i = 0; i < n; ++i) {
+      if (Status st = step(tokens[i]); !st)
+        return st;
+      allLogits->insert(allLogits->end(), logits_.begin(), logits_.end());
+    }
+    return {};
+  }
+  std::vector<float> rows;
+  if (Status st = call(spec_.sequenceFunction, std::vector<int32_t>(tokens, tokens + n), rows);
+      !st)
+    return st;
+  // The last row is the logits after the last token.
+  const size_t vocab = rows_ == importer::LogitsRows::All ? rows.size() / n : rows.size();
+  logits_.assign(rows.end() - static_cast<std::ptrdiff_t>(vocab), rows.end());
+  if (allLogits)
+    *allLogits = std::move(rows);
+  return {};
 }
 
-Status ModelStream::step(int32_t token, std::vector<float> &logits) {
-  return call(spec_.stepFunction, {token}, logits);
+Status ModelStream::step(int32_t token) {
+  return call(spec_.stepFunction, {token}, logits_);
 }
 
 Status ModelStream::call(const std::string &fnName, const std::vector<int32_t> &tokens,

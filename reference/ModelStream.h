@@ -15,6 +15,7 @@
 #include "import/ModelBuilder.h"
 #include "runtime/ModelSpec.h"
 #include "runtime/Status.h"
+#include "runtime/TokenStream.h"
 #include "runtime/Weights.h"
 
 #include <cstdint>
@@ -37,23 +38,26 @@ bool storedModelGraph(const std::string &specText, int64_t len, importer::Logits
                       const rt::WeightFile &weights, mlir::MLIRContext &ctx, std::string &text,
                       std::string &error);
 
-class ModelStream {
+/// A model stream on the reference interpreter, behind the same interface
+/// as the model library's (rt::TokenStream).
+class ModelStream : public rt::TokenStream {
 public:
   /// `rows`: the logits the sequence function returns (the last position's
   /// or every position's). `ctx`, `spec` and `weights` outlive the stream.
   ModelStream(mlir::MLIRContext &ctx, const rt::ModelSpec &spec, rt::WeightFile &weights,
               importer::LogitsRows rows);
-  ~ModelStream();
+  ~ModelStream() override;
 
-  /// Every state back to its model.json init; position 0.
-  void reset();
-  /// One call of the sequence function on `tokens` (n >= 1; its graph for n
-  /// tokens): `logits` gets the rows `rows` asked for, row-major.
-  rt::Status sequence(const std::vector<int32_t> &tokens, std::vector<float> &logits);
-  /// One token through the step function: `logits` gets its (vocab) logits.
-  rt::Status step(int32_t token, std::vector<float> &logits);
-  /// Tokens run since the start or the last reset.
-  int64_t position() const { return position_; }
+  void reset() override;
+  /// One call of the sequence function on the `n` tokens (its graph for n
+  /// tokens). With `allLogits`: from that call when the stream was made
+  /// for every position's logits (LogitsRows::All), else step by step.
+  rt::Status prefill(const int32_t *tokens, size_t n,
+                     std::vector<float> *allLogits = nullptr) override;
+  /// One token through the step function.
+  rt::Status step(int32_t token) override;
+  const std::vector<float> &logits() const override { return logits_; }
+  int64_t position() const override { return position_; }
 
 private:
   rt::Status call(const std::string &function, const std::vector<int32_t> &tokens,
@@ -65,6 +69,7 @@ private:
   rt::WeightFile &weights_;
   importer::LogitsRows rows_;
   std::map<std::string, std::vector<float>> initial_, states_;
+  std::vector<float> logits_;
   int64_t position_ = 0;
   std::unique_ptr<Graphs> graphs_; // parsed graphs by call length
 };

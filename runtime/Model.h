@@ -38,6 +38,7 @@
 #include "runtime/Module.h"
 #include "runtime/ModelSpec.h"
 #include "runtime/Status.h"
+#include "runtime/TokenStream.h"
 #include "runtime/Weights.h"
 
 #include <cstdint>
@@ -144,14 +145,14 @@ private:
   int threads_ = 0;
 };
 
-class Stream {
+class Stream : public TokenStream {
 public:
   /// A stream at the model's initial state (position 0, no logits).
   explicit Stream(Model &model);
-  ~Stream();
+  ~Stream() override;
 
   /// Every state back to its model.json init; position 0.
-  void reset();
+  void reset() override;
   /// Runs `n` tokens (n >= 1). With `allLogits`, it receives n x vocab
   /// values: only the compiled calls that return every position's logits
   /// are used (sequence functions built with import LogitsRows::All, and the
@@ -160,13 +161,14 @@ public:
   /// (InvalidArgument), no compiled function for what is left (Unsupported),
   /// a kernel error (KernelFailed). On error the state is undefined: reset or
   /// load it.
-  Status prefill(const int32_t *tokens, size_t n, std::vector<float> *allLogits = nullptr);
+  Status prefill(const int32_t *tokens, size_t n,
+                 std::vector<float> *allLogits = nullptr) override;
   /// One token through the step function (or a length-1 sequence function).
-  Status step(int32_t token);
+  Status step(int32_t token) override;
   /// The logits after the last token (vocab values; empty at position 0).
-  const std::vector<float> &logits() const { return logits_; }
+  const std::vector<float> &logits() const override { return logits_; }
   /// Tokens processed since the start or the last reset.
-  int64_t position() const { return position_; }
+  int64_t position() const override { return position_; }
   /// Ok when `n` more tokens fit the model's context (Model::contextLength);
   /// ContextFull, naming the cache state, otherwise.
   Status checkContext(size_t n) const;

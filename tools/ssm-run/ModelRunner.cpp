@@ -3,6 +3,7 @@
 
 #include "import/ModelBuilder.h"
 #include "reference/ModelStream.h"
+#include "runtime/Generate.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
 #include "driver/CompileCache.h"
@@ -35,106 +36,51 @@ int fail(int code, const std::string &msg) {
   return code;
 }
 
-/// A model run by one engine: a stream of tokens with its state.
-class Engine {
-public:
-  virtual ~Engine() = default;
-  /// Back to the initial states.
-  virtual void reset() = 0;
-  /// Runs `tokens` through the sequence function (one call of the scan
-  /// form); `all` receives the logits of the rows the engine was built for
-  /// (LogitsRows: the last position's, or every position's).
-  virtual bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all,
-                        std::string &error, int &code) = 0;
-  /// Runs one token through the step function; `logits` receives its logits.
-  virtual bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) = 0;
-};
-
-/// The reference interpreter (reference/ModelStream.h).
-class ReferenceEngine : public Engine {
-public:
-  ReferenceEngine(mlir::MLIRContext &ctx, const rt::ModelSpec &spec, rt::WeightFile &weights,
-                  LogitsRows rows)
-      : stream(ctx, spec, weights, rows) {}
-
-  void reset() override { stream.reset(); }
-  bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
-                int &code) override {
-    return check(stream.sequence(tokens, all), error, code);
-  }
-  bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) override {
-    return check(stream.step(token, logits), error, code);
-  }
-
-private:
-  static bool check(const rt::Status &s, std::string &error, int &code) {
-    if (s)
-      return true;
-    error = s.message();
-    code = kCannotRun;
-    return false;
-  }
-  ref::ModelStream stream;
-};
-
 /// Compiled kernels through the model library: one stream. A deployed
 /// folder's modules (<dir>/compiled/*/) run prompts of any length as their
 /// sequence calls plus steps, with no compilation; otherwise the graph for
 /// the prompt's length is compiled (in a child ssm-compile, cached) the first
 /// time it runs in sequence mode.
-class CompiledEngine : public Engine {
+class CompilingStream : public rt::TokenStream {
 public:
-  CompiledEngine(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
-                 const std::function<mlir::MLIRContext &()> &context)
+  CompilingStream(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
+                  const std::function<mlir::MLIRContext &()> &context)
       : opts(o), model(model), stream(model), rows(rows), context(context) {}
 
   void reset() override { stream.reset(); }
-  bool sequence(const std::vector<int32_t> &tokens, std::vector<float> &all, std::string &error,
-                int &code) override {
+  rt::Status prefill(const int32_t *tokens, size_t n, std::vector<float> *all) override {
     std::vector<int64_t> lengths = model.sequenceLengths();
     bool covered = model.hasStep() ||
-                   std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(tokens.size()));
-    if (!covered && !compile(static_cast<int64_t>(tokens.size()), error, code))
-      return false;
-    if (rows == LogitsRows::All)
-      return check(stream.prefill(tokens.data(), tokens.size(), &all), error, code);
-    if (!check(stream.prefill(tokens.data(), tokens.size()), error, code))
-      return false;
-    all = stream.logits();
-    return true;
+                   std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(n));
+    if (!covered)
+      if (rt::Status st = compile(static_cast<int64_t>(n)); !st)
+        return st;
+    return stream.prefill(tokens, n, all);
   }
-  bool step(int32_t token, std::vector<float> &logits, std::string &error, int &code) override {
+  rt::Status step(int32_t token) override {
     // Any compiled graph has the step function; the one-token graph is the
     // smallest to compile.
-    if (!model.hasStep() && !compile(1, error, code))
-      return false;
-    if (!check(stream.step(token), error, code))
-      return false;
-    logits = stream.logits();
-    return true;
+    if (!model.hasStep())
+      if (rt::Status st = compile(1); !st)
+        return st;
+    return stream.step(token);
   }
+  const std::vector<float> &logits() const override { return stream.logits(); }
+  int64_t position() const override { return stream.position(); }
 
 private:
-  bool compile(int64_t len, std::string &error, int &code) {
-    code = kCannotRun;
-    std::string text;
+  rt::Status compile(int64_t len) {
+    std::string text, error;
+    int code = kCannotRun;
     if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
-      return false;
-    std::string dir =
-        compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
+      return {rt::Code::Mismatch, error};
+    std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
     if (dir.empty())
-      return false;
+      return {rt::Code::Unsupported, error};
     if (!opts.compileArgs.empty())
       if (auto note = llvm::MemoryBuffer::getFile(dir + "/tuning-db.txt"))
         llvm::errs() << "ssm-run: note: " << (*note)->getBuffer();
-    return check(model.addModule(dir), error, code);
-  }
-  static bool check(const rt::Status &s, std::string &error, int &code) {
-    if (s)
-      return true;
-    error = s.message();
-    code = kCannotRun;
-    return false;
+    return model.addModule(dir);
   }
 
   const ModelRunOptions &opts;
@@ -161,14 +107,6 @@ bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::stri
     }
   tokens.assign(v.begin(), v.end());
   return true;
-}
-
-int argmax(const float *row, int64_t n) {
-  int best = 0;
-  for (int64_t i = 1; i < n; ++i)
-    if (row[i] > row[best])
-      best = static_cast<int>(i);
-  return best;
 }
 
 bool canWrite(const std::string &path, bool force, std::string &error) {
@@ -234,9 +172,9 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   const bool allRows = o.mode == "sequence" && !o.allLogitsOut.empty();
   const LogitsRows rows = allRows ? LogitsRows::All : LogitsRows::Last;
   std::unique_ptr<rt::Model> model;
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<rt::TokenStream> stream;
   if (o.engine == "reference") {
-    engine = std::make_unique<ReferenceEngine>(context(), spec, *weights, rows);
+    stream = std::make_unique<ref::ModelStream>(context(), spec, *weights, rows);
   } else {
     model = rt::Model::open(spec, std::move(weights), status);
     if (!model)
@@ -255,28 +193,32 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
                    << (lengths.empty() ? "none" : lengths)
                    << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
     }
-    engine = std::make_unique<CompiledEngine>(o, *model, rows, context);
+    stream = std::make_unique<CompilingStream>(o, *model, rows, context);
   }
 
-  std::vector<float> allLogits, logits;
-  int code = kCannotRun;
+  std::vector<float> allLogits;
   // The prompt from the initial states: one sequence call, or a step per token.
-  auto runPrompt = [&](std::vector<float> &all) {
-    engine->reset();
+  auto runPrompt = [&](std::vector<float> &all) -> rt::Status {
+    stream->reset();
     all.clear();
-    if (o.mode == "sequence")
-      return engine->sequence(tokens, all, error, code);
+    if (o.mode == "sequence") {
+      if (allRows)
+        return stream->prefill(tokens.data(), tokens.size(), &all);
+      rt::Status st = stream->prefill(tokens.data(), tokens.size());
+      all = stream->logits();
+      return st;
+    }
     all.reserve(tokens.size() * static_cast<size_t>(std::max<int64_t>(vocab, 1)));
     for (int32_t t : tokens) {
-      if (!engine->step(t, logits, error, code))
-        return false;
-      all.insert(all.end(), logits.begin(), logits.end());
+      if (rt::Status st = stream->step(t); !st)
+        return st;
+      all.insert(all.end(), stream->logits().begin(), stream->logits().end());
     }
-    return true;
+    return {};
   };
   auto t0 = std::chrono::steady_clock::now();
-  if (!runPrompt(allLogits))
-    return fail(code, error);
+  if (rt::Status st = runPrompt(allLogits); !st)
+    return fail(kCannotRun, st.message());
   double promptSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int64_t rowsOut = o.mode == "sequence" && !allRows ? 1 : static_cast<int64_t>(tokens.size());
   if (vocab <= 0)
@@ -307,10 +249,10 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     std::vector<float> scratchLogits;
     for (unsigned i = 0; i < o.repeat; ++i) {
       auto r0 = std::chrono::steady_clock::now();
-      bool ok = runPrompt(scratchLogits);
+      rt::Status st = runPrompt(scratchLogits);
       auto r1 = std::chrono::steady_clock::now();
-      if (!ok)
-        return fail(code, error);
+      if (!st)
+        return fail(kCannotRun, st.message());
       ms.push_back(std::chrono::duration<double, std::milli>(r1 - r0).count());
     }
     std::sort(ms.begin(), ms.end());
@@ -325,29 +267,30 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   }
 
   if (o.generate > 0) {
-    bool bytes = spec.byteTokens;
-    std::string text;
-    int32_t next = argmax(last.data(), vocab);
-    auto g0 = std::chrono::steady_clock::now();
     // Each token is printed as it comes (a long run can be watched or cut).
-    for (int64_t i = 0; i < o.generate; ++i) {
-      if (bytes)
-        text = std::string(1, static_cast<char>(next));
-      else
-        text = (i ? " " : "") + std::to_string(next);
-      llvm::outs() << text;
-      llvm::outs().flush();
-      if (i + 1 == o.generate)
-        break;
-      if (!engine->step(next, logits, error, code))
-        return fail(code, error);
-      next = argmax(logits.data(), vocab);
-    }
-    double genSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
+    rt::GenerateOptions gen;
+    gen.maxTokens = o.generate;
+    rt::GenerateResult done;
+    int64_t printed = 0;
+    rt::Status st = rt::generate(
+        *stream, gen,
+        [&](int32_t token) {
+          if (spec.byteTokens)
+            llvm::outs() << static_cast<char>(token);
+          else
+            llvm::outs() << (printed ? " " : "") << token;
+          ++printed;
+          llvm::outs().flush();
+          return true;
+        },
+        &done);
     llvm::outs() << "\n";
+    if (!st)
+      return fail(kCannotRun, st.message());
+    // n tokens take n - 1 steps: the first comes from the prompt's logits.
     llvm::errs() << llvm::formatv("ssm-run: generated {0} tokens in {1:f1} ms ({2:f1} tokens/s)\n",
-                                  o.generate, genSec * 1e3,
-                                  o.generate > 1 ? (o.generate - 1) / genSec : 0.0);
+                                  done.tokens, done.seconds * 1e3,
+                                  done.tokens > 1 ? (done.tokens - 1) / done.seconds : 0.0);
   }
   return kOk;
 }
