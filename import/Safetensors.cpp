@@ -1,5 +1,6 @@
 // safetensors reader and writer: bounds-checked parsing of the JSON header and the data.
 #include "import/Safetensors.h"
+#include "runtime/SafetensorsHeader.h"
 #include "import/FileIO.h"
 
 #include <nlohmann/json.hpp>
@@ -36,9 +37,6 @@ const DTypeInfo &info(StDType t) {
       return d;
   return kDTypes[1];
 }
-
-/// Hard limit on the JSON header (the Rust implementation uses 100 MB).
-constexpr uint64_t kMaxHeader = 100u << 20;
 
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -241,118 +239,21 @@ bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &e
     return false;
   };
   out = StFile();
+  safetensors::Header header;
+  std::string problem;
+  if (!safetensors::parseHeader(data, size, header, problem))
+    return fail(problem);
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
-  if (size < 8)
-    return fail("truncated: " + std::to_string(size) +
-                " bytes, but the header length alone takes 8 bytes");
-  uint64_t headerLen = 0;
-  for (int i = 0; i < 8; ++i)
-    headerLen |= uint64_t(bytes[i]) << (8 * i);
-  if (headerLen > kMaxHeader)
-    return fail("header length " + std::to_string(headerLen) +
-                " (bytes 0-7) exceeds the 100 MiB limit: not a safetensors file?");
-  if (headerLen > size - 8)
-    return fail("truncated: the header length (bytes 0-7) says " +
-                std::to_string(headerLen) + " bytes of JSON, but only " +
-                std::to_string(size - 8) + " bytes follow");
-  if (headerLen < 2 || bytes[8] != '{')
-    return fail("bad header at byte offset 8: the JSON header must be an object starting with '{'");
-
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes + 8, bytes + 8 + headerLen);
-  } catch (const nlohmann::json::parse_error &e) {
-    return fail("bad JSON header at byte offset " + std::to_string(8 + e.byte - (e.byte > 0)) +
-                ": " + e.what());
-  } catch (const nlohmann::json::exception &e) {
-    // Not only parse_error: a number too large for a double throws
-    // out_of_range (406) from the parser (found by fuzz/fuzz-safetensors).
-    return fail(std::string("bad JSON header at byte offset 8: ") + e.what());
-  }
-  if (!header.is_object())
-    return fail("bad header at byte offset 8: the JSON header is not an object");
-
-  const uint64_t dataStart = 8 + headerLen;
-  const uint64_t dataSize = size - dataStart;
-  struct Span {
-    uint64_t begin, end;
-    std::string name;
-  };
-  std::vector<Span> spans;
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    const std::string &key = it.key();
-    const nlohmann::json &v = it.value();
-    if (key == "__metadata__") {
-      if (!v.is_object())
-        return fail("bad header: \"__metadata__\" must be an object of strings");
-      for (auto m = v.begin(); m != v.end(); ++m) {
-        if (!m.value().is_string())
-          return fail("bad header: \"__metadata__\" entry '" + m.key() + "' is not a string");
-        out.metadata[m.key()] = m.value().get<std::string>();
-      }
-      continue;
-    }
-    std::string where = "tensor '" + key + "'";
-    if (!v.is_object())
-      return fail("bad header: " + where + " is not an object");
-    if (!v.contains("dtype") || !v["dtype"].is_string())
-      return fail("bad header: " + where + " has no string \"dtype\"");
+  out.metadata = header.metadata;
+  for (const safetensors::Entry &e : header.tensors) {
     StTensor t;
-    t.name = key;
-    std::string dt = v["dtype"].get<std::string>();
-    if (!parseStDType(dt, t.dtype))
-      return fail("bad header: " + where + " has unknown dtype '" + dt + "'");
-    if (!v.contains("shape") || !v["shape"].is_array())
-      return fail("bad header: " + where + " has no \"shape\" array");
-    for (const nlohmann::json &s : v["shape"]) {
-      if (!s.is_number_integer() || s.get<int64_t>() < 0)
-        return fail("bad header: " + where + " has a shape entry that is not a non-negative integer");
-      t.shape.push_back(s.get<int64_t>());
-    }
-    if (!v.contains("data_offsets") || !v["data_offsets"].is_array() ||
-        v["data_offsets"].size() != 2 || !v["data_offsets"][0].is_number_unsigned() ||
-        !v["data_offsets"][1].is_number_unsigned())
-      return fail("bad header: " + where +
-                  " needs \"data_offsets\": [begin, end] of non-negative integers");
-    uint64_t begin = v["data_offsets"][0].get<uint64_t>();
-    uint64_t end = v["data_offsets"][1].get<uint64_t>();
-    if (end < begin)
-      return fail("bad header: " + where + " has data_offsets [" + std::to_string(begin) +
-                  ", " + std::to_string(end) + "] with end before begin");
-    int64_t n;
-    if (!checkedNumel(t.shape, n))
-      return fail("bad header: " + where + " has an oversized shape " + shapeText(t.shape));
-    uint64_t want = uint64_t(n) * stDTypeSize(t.dtype);
-    if (end - begin != want)
-      return fail("bad header: " + where + " has data_offsets [" + std::to_string(begin) + ", " +
-                  std::to_string(end) + "] (" + std::to_string(end - begin) +
-                  " bytes) but shape " + shapeText(t.shape) + " of " + dt + " needs " +
-                  std::to_string(want) + " bytes");
-    if (end > dataSize)
-      return fail("truncated: " + where + " occupies bytes " + std::to_string(dataStart + begin) +
-                  " to " + std::to_string(dataStart + end) + " of the file, but the file has " +
-                  std::to_string(size) + " bytes");
-    t.bytes.assign(bytes + dataStart + begin, bytes + dataStart + end);
-    spans.push_back({begin, end, key});
+    t.name = e.name;
+    if (!parseStDType(e.dtype, t.dtype))
+      return fail("bad header: tensor '" + e.name + "' has unknown dtype '" + e.dtype + "'");
+    t.shape = e.shape;
+    t.bytes.assign(bytes + e.offset, bytes + e.offset + e.bytes);
     out.tensors.push_back(std::move(t));
   }
-  // Tensors in data order; overlapping data is malformed.
-  std::vector<size_t> order(out.tensors.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return spans[a].begin < spans[b].begin; });
-  for (size_t k = 1; k < order.size(); ++k) {
-    const Span &prev = spans[order[k - 1]], &cur = spans[order[k]];
-    if (cur.begin < prev.end && cur.end > cur.begin && prev.end > prev.begin)
-      return fail("bad header: the data of tensors '" + prev.name + "' and '" + cur.name +
-                  "' overlap");
-  }
-  std::vector<StTensor> sorted;
-  sorted.reserve(order.size());
-  for (size_t i : order)
-    sorted.push_back(std::move(out.tensors[i]));
-  out.tensors = std::move(sorted);
   return true;
 }
 

@@ -4,7 +4,7 @@
 
 #include "runtime/Shape.h"
 
-#include <nlohmann/json.hpp>
+#include "runtime/SafetensorsHeader.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -130,65 +130,20 @@ std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &st
   w->size_ = size;
   w->region_ = region;
   w->load_ = load;
-  uint64_t headerLen = 0;
-  for (int i = 7; i >= 0; --i)
-    headerLen = headerLen << 8 | w->base_[i];
-  if (headerLen > size - 8) {
-    status = {Code::InvalidFile, path + ": header of " + std::to_string(headerLen) +
-                                     " bytes in a file of " + std::to_string(size) +
-                                     " (truncated, or not a safetensors file)"};
+  safetensors::Header header;
+  std::string problem;
+  if (!safetensors::parseHeader(w->base_, size, header, problem)) {
+    status = {Code::InvalidFile, path + ": " + problem};
     return nullptr;
   }
-  auto header = nlohmann::json::parse(w->base_ + 8, w->base_ + 8 + headerLen, nullptr, false);
-  if (header.is_discarded() || !header.is_object()) {
-    status = {Code::InvalidFile, path + ": the header is not a JSON object (not a safetensors file?)"};
-    return nullptr;
-  }
-  size_t dataStart = 8 + headerLen, dataSize = size - dataStart;
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == "__metadata__")
-      continue;
-    const auto &e = it.value();
-    std::string where = path + ": tensor '" + it.key() + "'";
+  for (const safetensors::Entry &e : header.tensors) {
     Tensor t;
-    bool ok = e.is_object() && e.contains("dtype") && e["dtype"].is_string() &&
-              e.contains("shape") && e["shape"].is_array() && e.contains("data_offsets") &&
-              e["data_offsets"].is_array() && e["data_offsets"].size() == 2;
-    if (ok) {
-      t.dtype = e["dtype"].get<std::string>();
-      for (const auto &d : e["shape"]) {
-        ok = ok && d.is_number_integer() && d.get<int64_t>() >= 0;
-        if (ok)
-          t.shape.push_back(d.get<int64_t>());
-      }
-      for (const auto &o : e["data_offsets"])
-        ok = ok && o.is_number_unsigned();
-    }
-    if (!ok) {
-      status = {Code::InvalidFile, where + ": malformed header entry"};
-      return nullptr;
-    }
-    size_t elem = dtypeSize(t.dtype);
-    if (!elem) {
-      status = {Code::InvalidFile, where + ": unknown dtype '" + t.dtype + "'"};
-      return nullptr;
-    }
-    uint64_t begin = e["data_offsets"][0].get<uint64_t>(), end = e["data_offsets"][1].get<uint64_t>();
-    t.numel = checkedNumel(t.shape, int64_t(1) << 40);
-    if (t.numel < 0 || begin > end || end - begin != static_cast<uint64_t>(t.numel) * elem) {
-      status = {Code::InvalidFile, where + ": data_offsets [" + std::to_string(begin) + ", " +
-                                       std::to_string(end) + ") do not hold shape " +
-                                       shapeString(t.shape) + " of " + t.dtype};
-      return nullptr;
-    }
-    if (end > dataSize) {
-      status = {Code::InvalidFile, where + ": ends at byte " + std::to_string(dataStart + end) +
-                                       " of a file of " + std::to_string(size) + " (truncated?)"};
-      return nullptr;
-    }
-    t.offset = dataStart + begin;
-    t.bytes = end - begin;
-    w->tensors_.emplace(it.key(), std::move(t));
+    t.dtype = e.dtype;
+    t.shape = e.shape;
+    t.numel = e.numel;
+    t.offset = e.offset;
+    t.bytes = e.bytes;
+    w->tensors_.emplace(e.name, std::move(t));
   }
   status = Status::ok();
   return w;
