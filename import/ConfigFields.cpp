@@ -1,4 +1,4 @@
-// Typed reads of config.json fields with messages that name the field (shared by the Mamba importers).
+// Typed reads of config.json fields, one at a time or as an architecture's field table, with messages that name the field.
 #include "import/ConfigFields.h"
 
 #include <cmath>
@@ -7,6 +7,54 @@
 namespace ssm::importer::config_fields {
 
 using nlohmann::json;
+
+Field Field::integer(const char *key, int64_t &out, int64_t lo, int64_t hi, bool required) {
+  Field f;
+  f.kind = Kind::Int;
+  f.key = key;
+  f.intOut = &out;
+  f.lo = lo;
+  f.hi = hi;
+  f.required = required;
+  return f;
+}
+
+Field Field::boolean(const char *key, bool &out) {
+  Field f;
+  f.kind = Kind::Bool;
+  f.key = key;
+  f.boolOut = &out;
+  return f;
+}
+
+Field Field::number(const char *key, double &out, double lo) {
+  Field f;
+  f.kind = Kind::Number;
+  f.key = key;
+  f.numberOut = &out;
+  f.numberLo = lo;
+  return f;
+}
+
+bool readFields(const json &cfg, const std::vector<Field> &table, std::string &error) {
+  for (const Field &f : table) {
+    bool ok = true;
+    switch (f.kind) {
+    case Field::Kind::Int:
+      ok = readInt(cfg, f.key, f.required, f.lo, f.hi, *f.intOut, error);
+      break;
+    case Field::Kind::Bool:
+      ok = readBool(cfg, f.key, *f.boolOut, error);
+      break;
+    case Field::Kind::Number:
+      ok = readNumber(cfg, f.key, f.numberLo, *f.numberOut, error);
+      break;
+    }
+    if (!ok)
+      return false;
+  }
+  return true;
+}
 
 std::string typeName(const json &v) {
   if (v.is_number_integer())

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ssm::importer::config_fields {
 
@@ -27,6 +28,31 @@ bool readBool(const nlohmann::json &cfg, const char *key, bool &out, std::string
 /// hold these as f32 constants); missing or null leaves `out` as it is.
 bool readNumber(const nlohmann::json &cfg, const char *key, double lo, double &out,
                 std::string &error);
+
+/// One row of an architecture's config field table: the key, where its
+/// value goes, and what it may hold. readFields reads a table in order.
+struct Field {
+  enum class Kind { Int, Bool, Number } kind = Kind::Int;
+  const char *key = "";
+  int64_t *intOut = nullptr;
+  bool *boolOut = nullptr;
+  double *numberOut = nullptr;
+  bool required = false;
+  int64_t lo = 0, hi = 0; // Int: the allowed range
+  double numberLo = 0.0;  // Number: the least value
+
+  /// An integer in [lo, hi] (readInt); `required` or left as is when missing.
+  static Field integer(const char *key, int64_t &out, int64_t lo, int64_t hi,
+                       bool required = false);
+  /// A boolean (readBool), left as is when missing.
+  static Field boolean(const char *key, bool &out);
+  /// A finite number >= lo that float32 holds (readNumber), left as is when missing.
+  static Field number(const char *key, double &out, double lo);
+};
+
+/// Reads the fields of `table` in order into their outputs; the first that
+/// fails sets `error` (naming the field and what it holds) and returns false.
+bool readFields(const nlohmann::json &cfg, const std::vector<Field> &table, std::string &error);
 
 /// Python's json module writes Infinity, -Infinity and NaN bare (not strict
 /// JSON; transformers' configs hold `"time_step_limit": [0.0, Infinity]`).

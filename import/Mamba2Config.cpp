@@ -74,23 +74,26 @@ bool parseTransformers(const json &cfg, Mamba2Config &out, std::string &error) {
     }
   }
   bool headsGiven = cfg.contains("num_heads") && !cfg["num_heads"].is_null();
-  if (!readInt(cfg, "vocab_size", true, 1, kMaxDim, c.vocabSize, error) ||
-      !readInt(cfg, "hidden_size", true, 1, kMaxDim, c.hiddenSize, error) ||
-      !readInt(cfg, "num_hidden_layers", true, 1, 4096, c.numLayers, error) ||
-      !readInt(cfg, "state_size", false, 1, 4096, c.stateSize, error) ||
-      !readInt(cfg, "expand", false, 1, 64, c.expand, error) ||
-      !readInt(cfg, "num_heads", false, 1, kMaxDim, c.numHeads, error) ||
-      !readInt(cfg, "head_dim", false, 1, kMaxDim, c.headDim, error) ||
-      !readInt(cfg, "n_groups", false, 1, kMaxDim, c.nGroups, error) ||
-      // ssm.causal_conv1d takes widths 2 to 4, as causal-conv1d's kernels do.
-      !readInt(cfg, "conv_kernel", false, 2, 4, c.convKernel, error) ||
-      !readInt(cfg, "chunk_size", false, 1, 1 << 16, c.chunkSize, error) ||
-      !readNumber(cfg, "layer_norm_epsilon", 0.0, c.layerNormEpsilon, error) ||
-      !readBool(cfg, "use_bias", c.useBias, error) ||
-      !readBool(cfg, "use_conv_bias", c.useConvBias, error) ||
-      !readBool(cfg, "tie_word_embeddings", c.tieWordEmbeddings, error) ||
-      !readBool(cfg, "norm_before_gate", c.normBeforeGate, error) ||
-      !readBool(cfg, "residual_in_fp32", c.residualInFp32, error) ||
+  // transformers' Mamba2Config: key, where it goes, what it may hold.
+  // ssm.causal_conv1d takes widths 2 to 4, as causal-conv1d's kernels do.
+  if (!readFields(cfg,
+                  {Field::integer("vocab_size", c.vocabSize, 1, kMaxDim, true),
+                   Field::integer("hidden_size", c.hiddenSize, 1, kMaxDim, true),
+                   Field::integer("num_hidden_layers", c.numLayers, 1, 4096, true),
+                   Field::integer("state_size", c.stateSize, 1, 4096),
+                   Field::integer("expand", c.expand, 1, 64),
+                   Field::integer("num_heads", c.numHeads, 1, kMaxDim),
+                   Field::integer("head_dim", c.headDim, 1, kMaxDim),
+                   Field::integer("n_groups", c.nGroups, 1, kMaxDim),
+                   Field::integer("conv_kernel", c.convKernel, 2, 4),
+                   Field::integer("chunk_size", c.chunkSize, 1, 1 << 16),
+                   Field::number("layer_norm_epsilon", c.layerNormEpsilon, 0.0),
+                   Field::boolean("use_bias", c.useBias),
+                   Field::boolean("use_conv_bias", c.useConvBias),
+                   Field::boolean("tie_word_embeddings", c.tieWordEmbeddings),
+                   Field::boolean("norm_before_gate", c.normBeforeGate),
+                   Field::boolean("residual_in_fp32", c.residualInFp32)},
+                  error) ||
       !readLimit(cfg, "time_step_limit", c.timeStepMin, c.timeStepMax, error))
     return false;
   bool rmsNorm = true;
@@ -172,18 +175,21 @@ bool parseMambaSsm(const json &cfg, Mamba2Config &out, std::string &error) {
   bool gatedNorm = true, dHasHdim = false;
   bool headsGiven = false;
   int64_t dSsm = 0;
-  if (!sub(readInt(ssm, "d_state", false, 1, 4096, c.stateSize, error)) ||
-      !sub(readInt(ssm, "d_conv", false, 2, 4, c.convKernel, error)) ||
-      !sub(readInt(ssm, "expand", false, 1, 64, c.expand, error)) ||
-      !sub(readInt(ssm, "headdim", false, 1, kMaxDim, c.headDim, error)) ||
-      !sub(readInt(ssm, "ngroups", false, 1, kMaxDim, c.nGroups, error)) ||
-      !sub(readInt(ssm, "chunk_size", false, 1, 1 << 16, c.chunkSize, error)) ||
-      !sub(readInt(ssm, "d_ssm", false, 1, kMaxDim, dSsm, error)) ||
-      !sub(readBool(ssm, "rmsnorm", gatedNorm, error)) ||
-      !sub(readBool(ssm, "norm_before_gate", c.normBeforeGate, error)) ||
-      !sub(readBool(ssm, "D_has_hdim", dHasHdim, error)) ||
-      !sub(readBool(ssm, "bias", c.useBias, error)) ||
-      !sub(readBool(ssm, "conv_bias", c.useConvBias, error)) ||
+  // mamba_ssm's Mamba2 mixer keywords (ssm_cfg).
+  if (!sub(readFields(ssm,
+                      {Field::integer("d_state", c.stateSize, 1, 4096),
+                       Field::integer("d_conv", c.convKernel, 2, 4),
+                       Field::integer("expand", c.expand, 1, 64),
+                       Field::integer("headdim", c.headDim, 1, kMaxDim),
+                       Field::integer("ngroups", c.nGroups, 1, kMaxDim),
+                       Field::integer("chunk_size", c.chunkSize, 1, 1 << 16),
+                       Field::integer("d_ssm", dSsm, 1, kMaxDim),
+                       Field::boolean("rmsnorm", gatedNorm),
+                       Field::boolean("norm_before_gate", c.normBeforeGate),
+                       Field::boolean("D_has_hdim", dHasHdim),
+                       Field::boolean("bias", c.useBias),
+                       Field::boolean("conv_bias", c.useConvBias)},
+                      error)) ||
       !sub(readLimit(ssm, "dt_limit", c.timeStepMin, c.timeStepMax, error)))
     return false;
   if (!gatedNorm) {

@@ -27,13 +27,16 @@ bool parseTransformersConfig(const json &cfg, MambaConfig &out, std::string &err
     }
   }
   MambaConfig c;
-  if (!readInt(cfg, "vocab_size", true, 1, kMaxDim, c.vocabSize, error) ||
-      !readInt(cfg, "hidden_size", true, 1, kMaxDim, c.hiddenSize, error) ||
-      !readInt(cfg, "state_size", true, 1, 4096, c.stateSize, error) ||
-      !readInt(cfg, "num_hidden_layers", true, 1, 4096, c.numLayers, error) ||
-      !readInt(cfg, "expand", false, 1, 64, c.expand, error) ||
-      // ssm.causal_conv1d takes widths 2 to 4, as causal-conv1d's kernels do.
-      !readInt(cfg, "conv_kernel", false, 2, 4, c.convKernel, error))
+  // transformers' MambaConfig: key, where it goes, what it may hold.
+  // ssm.causal_conv1d takes widths 2 to 4, as causal-conv1d's kernels do.
+  if (!readFields(cfg,
+                  {Field::integer("vocab_size", c.vocabSize, 1, kMaxDim, true),
+                   Field::integer("hidden_size", c.hiddenSize, 1, kMaxDim, true),
+                   Field::integer("state_size", c.stateSize, 1, 4096, true),
+                   Field::integer("num_hidden_layers", c.numLayers, 1, 4096, true),
+                   Field::integer("expand", c.expand, 1, 64),
+                   Field::integer("conv_kernel", c.convKernel, 2, 4)},
+                  error))
     return false;
   c.intermediateSize = c.expand * c.hiddenSize;
   if (c.intermediateSize > kMaxDim) {

@@ -105,6 +105,15 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
   e.reserve(tokens.name);
   std::string sig = "func.func @forward_" + form.name() + "(" + tokens.name + ": " +
                     tensorType(tokens.shape, "i32") + " {ssm.name = \"tokens\"}";
+  // The position: one per stream, when a block reads it.
+  bool position = false;
+  for (const LayerDecl &l : m.layers)
+    position = position || l.kind->takesPosition;
+  TValue pos{"%position", {form.batched() ? form.batch : 1}, "i32"};
+  if (position) {
+    e.reserve(pos.name);
+    sig += ",\n    " + pos.name + ": " + tensorType(pos.shape, "i32") + " {ssm.name = \"position\"}";
+  }
   std::map<std::string, TValue> states;
   const std::vector<TensorDecl> stateList = modelStates(m);
   for (const TensorDecl &s : stateList) {
@@ -140,6 +149,8 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
     const LayerDecl &layer = m.layers[l];
     const BlockKind &kind = *layer.kind;
     std::vector<TValue> args{h}, results{h};
+    if (kind.takesPosition)
+      args.push_back(pos);
     for (const TensorDecl &c : kind.carriesIn)
       args.push_back(lookup(carries, c.name, "the carry"));
     for (const TensorDecl &s : kind.states) {
@@ -187,6 +198,10 @@ void SkeletonWriter::block(const BlockKind &kind, const LayerDecl &first, const 
   scope.h = TValue{e.fresh("h"), {L, m.width}};
   std::vector<TValue> args{scope.h};
   std::vector<Shape> resultShapes{scope.h.shape};
+  if (kind.takesPosition) {
+    scope.position = TValue{e.fresh("position"), {form.batched() ? form.batch : 1}, "i32"};
+    args.push_back(scope.position);
+  }
   for (const TensorDecl &c : kind.carriesIn) {
     TValue v{e.fresh(ssaHint(c.name)), carryShape(L, c.shape)};
     scope.carries[c.name] = v;
@@ -207,7 +222,8 @@ void SkeletonWriter::block(const BlockKind &kind, const LayerDecl &first, const 
     resultShapes.push_back(carryShape(L, c.shape));
   std::string sig = "func.func private @" + kind.name + "_" + form.name() + "(";
   for (size_t i = 0; i < args.size(); ++i)
-    sig += std::string(i ? ",\n    " : "") + args[i].name + ": " + tensorType(args[i].shape);
+    sig += std::string(i ? ",\n    " : "") + args[i].name + ": " +
+           tensorType(args[i].shape, args[i].elem);
   std::string resultTypes;
   for (const Shape &s : resultShapes)
     resultTypes += (resultTypes.empty() ? "" : ", ") + tensorType(s);

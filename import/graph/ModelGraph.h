@@ -11,10 +11,12 @@
 //   @forward_step_batched  (tokens (B), states with a leading dim B, weights...)
 //                                                            -> (logits (B, vocab), states...)
 //
-// and, per form, one private function per block kind,
+// (after the tokens, `%position: tensor<Sxi32> {ssm.name = "position"}`,
+// S streams, when a block kind takes it) and, per form, one private
+// function per block kind,
 //
-//   @<kind>_<form>(h (rows, width), carries in..., the layer's states..., the layer's weights...)
-//       -> (h, the layer's new states..., carries out...)
+//   @<kind>_<form>(h (rows, width), [position (S)], carries in..., the layer's states...,
+//                  the layer's weights...) -> (h, the layer's new states..., carries out...)
 //
 // called once per layer of that kind (<form>: sequence, step, step_batched).
 // States are the ssm.state arguments and results, in layer order and in
@@ -75,6 +77,8 @@ struct BlockScope {
   Form form;
   std::string paramPrefix, statePrefix;
   TValue h;                             // the residual stream (rows, width); the body sets the result
+  TValue position;                      // kinds that take it: (streams) i32, the stream's
+                                        // position before the call's first token
   std::map<std::string, TValue> params; // by full name
   std::map<std::string, TValue> states; // by full name
   std::map<std::string, TValue> carries; // carries in, by name
@@ -93,6 +97,12 @@ struct BlockKind {
   std::vector<TensorDecl> params;   // after the layer's weight prefix, in argument order
   std::vector<TensorDecl> states;   // after the layer's state prefix; shapes without the batch dim
   std::vector<TensorDecl> carriesIn, carriesOut; // shapes after the rows dim
+  /// The block reads the stream's position (attention's cache rows, RoPE):
+  /// the public functions then take `%position` (ssm.name "position", i32,
+  /// one per stream: (1), or (batch) in the batched step), which the
+  /// runtime fills (runtime/Model.h), and pass it to this kind's blocks
+  /// after h.
+  bool takesPosition = false;
   /// Writes the layer: reads scope.h, params, states, carries; sets scope.h,
   /// appends every new state, sets every carry out.
   std::function<void(BlockScope &)> body;

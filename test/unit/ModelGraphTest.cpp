@@ -92,10 +92,36 @@ TEST(ModelGraph, WritesEveryFormWithStatesInLayerOrder) {
   EXPECT_NE(mlir.find("func.func private @mix_sequence(%h: tensor<6x4xf32>,\n    %first: "
                       "tensor<6x4xf32>"),
             std::string::npos);
+  // No kind reads the position: no position argument.
+  EXPECT_EQ(mlir.find("{ssm.name = \"position\"}"), std::string::npos);
   // Without a batch, no batched function.
   ASSERT_TRUE(writeModule(t.m, 6, LogitsRows::All, 0, mlir, error)) << error;
   EXPECT_EQ(mlir.find("step_batched"), std::string::npos);
   EXPECT_NE(mlir.find("-> (tensor<6x7xf32> {ssm.name = \"logits\"}"), std::string::npos);
+}
+
+TEST(ModelGraph, PassesThePositionToTheKindsThatTakeIt) {
+  Toy t;
+  t.mix.takesPosition = true;
+  std::string mlir, error;
+  ASSERT_TRUE(writeModule(t.m, 6, LogitsRows::Last, 3, mlir, error)) << error;
+  // After the tokens, one per stream.
+  EXPECT_NE(mlir.find("func.func @forward_sequence(%tokens: tensor<6xi32> {ssm.name = \"tokens\"},\n"
+                      "    %position: tensor<1xi32> {ssm.name = \"position\"},"),
+            std::string::npos);
+  EXPECT_NE(mlir.find("func.func @forward_step_batched(%tokens: tensor<3xi32> {ssm.name = "
+                      "\"tokens\"},\n    %position: tensor<3xi32> {ssm.name = \"position\"},"),
+            std::string::npos);
+  // The kind that takes it gets it after h; the other does not.
+  EXPECT_NE(mlir.find("func.func private @mix_step(%h: tensor<1x4xf32>,\n    %position: "
+                      "tensor<1xi32>,\n    %first: tensor<1x4xf32>"),
+            std::string::npos);
+  EXPECT_NE(mlir.find("func.func private @rec_step(%h: tensor<1x4xf32>,\n    %s_sum: "),
+            std::string::npos);
+  // Layer 1 (mix) reads layer 0's h and carry, and the position.
+  EXPECT_EQ(count(mlir, "call @mix_step_batched(%l0#0, %position, %l0#2, %w_l1_v) : "
+                        "(tensor<3x4xf32>, tensor<3xi32>, tensor<3x4xf32>, tensor<4xf32>)"),
+            1u);
 }
 
 TEST(ModelGraph, RefusesWrongDescriptionsNamingTheTensor) {
