@@ -18,6 +18,7 @@
 // use: skipped), renames the entry to `<key>.pruned-<pid>` and deletes it.
 // A process that finds its entry pruned under it compiles it again.
 #include "driver/CompileCache.h"
+#include "runtime/Manifest.h"
 
 #include "codegen/Compile.h"
 #include "runtime/CpuFeatures.h"
@@ -67,24 +68,21 @@ std::string checkEntry(const std::string &entry) {
   auto buffer = llvm::MemoryBuffer::getFile(manifestPath);
   if (!buffer)
     return "no manifest.json";
-  nlohmann::json m = nlohmann::json::parse((*buffer)->getBuffer().begin(),
-                                           (*buffer)->getBuffer().end(), nullptr,
-                                           /*allow_exceptions=*/false);
-  if (m.is_discarded() || !m.is_object())
-    return "manifest.json does not parse";
-  auto lib = m.find("shared_library");
-  auto bytes = m.find("shared_library_bytes");
-  if (lib == m.end() || !lib->is_string() || bytes == m.end() || !bytes->is_number_unsigned())
+  rt::ModuleManifest m;
+  std::string problem;
+  if (!rt::manifestFromJson((*buffer)->getBuffer().str(), manifestPath, m, problem))
+    return "manifest.json does not parse (" + problem + ")";
+  if (!m.sharedLibrary || !m.sharedLibraryBytes)
     return "manifest.json names no shared library and size";
-  std::string libName = lib->get<std::string>();
+  const std::string &libName = *m.sharedLibrary;
   if (libName.empty() || libName.find('/') != std::string::npos)
     return "manifest.json names a shared library outside the entry";
   uint64_t size = 0;
   if (llvm::sys::fs::file_size(entry + "/" + libName, size))
     return libName + " is missing";
-  if (size != bytes->get<uint64_t>())
+  if (size != *m.sharedLibraryBytes)
     return libName + " has " + std::to_string(size) + " bytes, the manifest says " +
-           std::to_string(bytes->get<uint64_t>());
+           std::to_string(*m.sharedLibraryBytes);
   return "";
 }
 

@@ -24,10 +24,10 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
   const FunctionInfo &fn = *e.fn;
   b.tokens.shape = {B};
   b.tokens.dtype = "int32";
-  b.tokens.ints.assign(static_cast<size_t>(B), 0);
+  b.tokens.allocate<int32_t>(static_cast<size_t>(B), 0);
   b.position.shape = {B};
   b.position.dtype = "int32";
-  b.position.ints.assign(static_cast<size_t>(B), 0);
+  b.position.allocate<int32_t>(static_cast<size_t>(B), 0);
   // Each state the function takes must come back (the calls swap them).
   b.stateResult.assign(spec_.states.size(), -1);
   for (size_t r = 0; r < fn.results.size(); ++r)
@@ -47,7 +47,7 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
     shapeTensor(b.results[1][r], fn.results[r]);
   std::vector<const float *> before;
   for (const HostTensor &t : b.results[1])
-    before.push_back(t.data.data());
+    before.push_back(t.f32().data());
   std::string error;
   for (int p = 0; p < 2; ++p) {
     std::vector<const HostTensor *> args;
@@ -68,7 +68,7 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
     }
   }
   for (size_t r = 0; r < b.results[1].size(); ++r)
-    if (b.results[1][r].data.data() != before[r]) {
+    if (b.results[1][r].f32().data() != before[r]) {
       status = {Code::Internal, "@" + fn.name + ": binding moved a batch buffer"};
       return nullptr;
     }
@@ -149,28 +149,28 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
         returnBatchSlot(std::move(slot));
         return st;
       }
-      b.tokens.ints[j] = tokens[start + j];
-      b.position.ints[j] = static_cast<int32_t>(s.position_);
+      b.tokens.i32()[j] = tokens[start + j];
+      b.position.i32()[j] = static_cast<int32_t>(s.position_);
       BatchSlot::Row &row = inRows[j];
       if (row.stream == &s && row.version == s.stateVersion_ && !s.statesOnHost_)
         continue;
       for (size_t si = 0; si < b.stateResult.size(); ++si)
         if (b.stateResult[si] >= 0) {
-          const auto &src = s.states_[si].data;
-          std::copy(src.begin(), src.end(), in[b.stateResult[si]].data.begin() + j * src.size());
+          const auto &src = s.states_[si].f32();
+          std::copy(src.begin(), src.end(), in[b.stateResult[si]].f32().begin() + j * src.size());
         }
       row = {&s, s.stateVersion_, false};
     }
     // Padding rows: the init state and token 0 (their results are dropped).
     for (size_t j = k; j < B; ++j) {
-      b.tokens.ints[j] = 0;
-      b.position.ints[j] = 0;
+      b.tokens.i32()[j] = 0;
+      b.position.i32()[j] = 0;
       if (inRows[j].init)
         continue;
       for (size_t si = 0; si < b.stateResult.size(); ++si)
         if (b.stateResult[si] >= 0) {
           const size_t numel = static_cast<size_t>(spec_.states[si].numel);
-          std::fill_n(in[b.stateResult[si]].data.begin() + j * numel, numel, spec_.states[si].init);
+          std::fill_n(in[b.stateResult[si]].f32().begin() + j * numel, numel, spec_.states[si].init);
         }
       inRows[j] = {nullptr, 0, true};
     }
@@ -184,14 +184,14 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
     // use more than one (one thread's copies reach about half the memory
     // bandwidth: mamba-130m, 8 streams, 22.5 MB per call).
     const std::vector<HostTensor> &out = b.results[p];
-    const auto &logits = out[e.logitsResult].data;
+    const auto &logits = out[e.logitsResult].f32();
     auto copyOut = [&](size_t from, size_t to) {
       for (size_t j = from; j < to; ++j) {
         Stream &s = *streams[start + j];
         for (size_t r = 0; r < out.size(); ++r)
           if (int si = e.resultState[r]; si >= 0) {
-            auto &dst = s.states_[si].data;
-            auto row = out[r].data.begin() + j * dst.size();
+            auto dst = s.states_[si].f32();
+            auto row = out[r].f32().begin() + j * dst.size();
             std::copy(row, row + dst.size(), dst.begin());
           }
         s.logits_.assign(logits.begin() + j * vocab, logits.begin() + (j + 1) * vocab);

@@ -299,7 +299,7 @@ ssm_status_t ssm_stream_get_state(const ssm_stream_t *stream, const char *name, 
   const auto &spec = stream->impl->model().spec();
   int i = spec.findState(name);
   SSM_REQUIRE(i >= 0, std::string("the model has no state '") + name + "'");
-  const auto &data = stream->impl->state(static_cast<size_t>(i)).data;
+  const auto &data = stream->impl->state(static_cast<size_t>(i)).f32();
   SSM_REQUIRE(numel == data.size(), "state '" + std::string(name) + "' has " +
                                         std::to_string(data.size()) + " values, not " +
                                         std::to_string(numel));
@@ -372,7 +372,7 @@ ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name, DLM
   return guarded([&] {
     stream->impl->keepStatesOnHost(); // the view must follow every step (GPU modules)
     const ssm::rt::HostTensor &s = stream->impl->state(static_cast<size_t>(i));
-    *out = makeView(s.data.data(), stream->impl->model().spec().states[i].shape);
+    *out = makeView(s.f32().data(), stream->impl->model().spec().states[i].shape);
     return SSM_OK;
   });
 }

@@ -154,7 +154,7 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
                                         " but the compiled model reads it as " + want +
                                         " (import and compile from the same weights)"};
           h.shape = t->shape;
-          h.rawView = t->stored;
+          h.view = t->stored;
         }
         it = weightViews_.emplace(a.param, std::move(h)).first;
       }
@@ -274,7 +274,7 @@ Stream::Stream(Model &model) : model_(model) {
   for (const StateSpec &s : model.spec().states) {
     HostTensor t;
     t.shape = s.shape;
-    t.data.assign(static_cast<size_t>(s.numel), s.init);
+    t.allocate<float>(static_cast<size_t>(s.numel), static_cast<float>(s.init));
     states_.push_back(std::move(t));
   }
 }
@@ -307,7 +307,7 @@ void Stream::reset() {
   touchStates();
   const auto &specs = model_.spec().states;
   for (size_t i = 0; i < states_.size(); ++i)
-    std::fill(states_[i].data.begin(), states_[i].data.end(), specs[i].init);
+    std::fill(states_[i].f32().begin(), states_[i].f32().end(), specs[i].init);
   logits_.clear();
   position_ = 0;
 }
@@ -318,10 +318,10 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
     auto b = std::make_unique<Bound>();
     b->tokens.shape = {e.length};
     b->tokens.dtype = "int32";
-    b->tokens.ints.assign(static_cast<size_t>(e.length), 0);
+    b->tokens.allocate<int32_t>(static_cast<size_t>(e.length), 0);
     b->position.shape = {1};
     b->position.dtype = "int32";
-    b->position.ints.assign(1, 0);
+    b->position.allocate<int32_t>(1, 0);
     std::vector<const HostTensor *> args;
     for (size_t i = 0; i < e.fn->arguments.size(); ++i) {
       if (static_cast<int>(i) == e.tokensArgument)
@@ -364,8 +364,8 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
     if (Status st = syncStates(); !st)
       return st;
   touchStates();
-  std::copy(tokens, tokens + e.length, b.tokens.ints.begin());
-  b.position.ints[0] = static_cast<int32_t>(position_); // prefill refused positions past int32
+  std::copy(tokens, tokens + e.length, b.tokens.i32().begin());
+  b.position.i32()[0] = static_cast<int32_t>(position_); // prefill refused positions past int32
   std::string error;
   if (!b.call->invoke(error))
     return {Code::KernelFailed, error};
@@ -373,13 +373,13 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
     if (b.carried[i])
       resident_ = &b;
     else if (e.resultState[i] >= 0) {
-      const auto &src = b.results[i].data;
-      std::copy(src.begin(), src.end(), states_[e.resultState[i]].data.begin());
+      const auto &src = b.results[i].f32();
+      std::copy(src.begin(), src.end(), states_[e.resultState[i]].f32().begin());
     }
   if (statesOnHost_)
     if (Status st = syncStates(); !st)
       return st;
-  const auto &l = b.results[e.logitsResult].data;
+  const auto &l = b.results[e.logitsResult].f32();
   int64_t vocab = model_.vocab();
   logits_.assign(l.end() - vocab, l.end());
   if (allLogits) {
@@ -454,14 +454,14 @@ Status Stream::setState(const std::string &name, const float *values, size_t n) 
   int s = model_.spec().findState(name);
   if (s < 0)
     return {Code::InvalidArgument, "the model has no state '" + name + "'"};
-  if (n != states_[s].data.size())
+  if (n != states_[s].f32().size())
     return {Code::InvalidArgument, "state '" + name + "' has " +
-                                       std::to_string(states_[s].data.size()) + " values, got " +
+                                       std::to_string(states_[s].f32().size()) + " values, got " +
                                        std::to_string(n)};
   if (Status st = syncStates(); !st)
     return st;
   touchStates();
-  std::copy(values, values + n, states_[s].data.begin());
+  std::copy(values, values + n, states_[s].f32().begin());
   return Status::ok();
 }
 
@@ -473,7 +473,7 @@ Status Stream::save(const std::string &path) const {
   s.position = position_;
   for (size_t i = 0; i < states_.size(); ++i)
     s.states.push_back({model_.spec().states[i].name, states_[i].shape,
-                        std::vector<float>(states_[i].data.begin(), states_[i].data.end())});
+                        std::vector<float>(states_[i].f32().begin(), states_[i].f32().end())});
   s.logits = logits_;
   return writeStateFile(path, s);
 }
@@ -510,7 +510,7 @@ Status Stream::load(const std::string &path) {
     return st;
   touchStates();
   for (size_t i = 0; i < s.states.size(); ++i)
-    std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].data.begin());
+    std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].f32().begin());
   logits_ = std::move(s.logits);
   position_ = s.position;
   return Status::ok();

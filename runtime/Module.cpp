@@ -268,8 +268,7 @@ struct BoundCall::Impl {
       n += s->impl->buffersOn(host);
     auto on = [&](const HostTensor *t) {
       auto at = [&](const void *p) { return p && static_cast<const uint8_t *>(p) == host; };
-      return at(t->external) + at(t->view) + at(t->rawView) +
-             (!t->data.empty() && at(t->data.data())) + (!t->ints.empty() && at(t->ints.data()));
+      return at(t->external) + at(t->view) + (!t->storage.empty() && at(t->storage.data()));
     };
     for (const auto &[from, to] : copies)
       n += on(from) + on(to);
@@ -379,7 +378,7 @@ struct BoundCall::Impl {
       if (!call(error))
         return false;
       const float *st = static_cast<const float *>(state.data());
-      std::copy(st, st + state.number_of_elements(), carry.data.begin());
+      std::copy(st, st + state.number_of_elements(), carry.f32().begin());
     }
     for (size_t i = 0; i < buffers.size(); ++i)
       argv[i] = buffers[i].raw_buffer();
@@ -406,31 +405,23 @@ bool BoundCall::invoke(std::string &error) {
         return false;
     for (auto &[from, to] : impl->copies) {
       if (to->external) { // a result in the caller's memory (same shape and dtype)
-        const void *src = from->external   ? from->external
-                          : from->view     ? static_cast<const void *>(from->view)
-                          : from->rawView  ? from->rawView
-                          : from->dtype == "int32" ? static_cast<const void *>(from->ints.data())
-                                                   : static_cast<const void *>(from->data.data());
-        std::memcpy(to->external, src, byteSize(*to));
+        std::memcpy(to->external, from->elements(), byteSize(*to));
         continue;
       }
       if (from->external) { // an argument in the caller's memory, returned
-        std::memcpy(to->dtype == "int32" ? static_cast<void *>(to->ints.data())
-                                         : static_cast<void *>(to->data.data()),
-                    from->external, byteSize(*to));
+        std::memcpy(to->storage.data(), from->external, byteSize(*to));
         continue;
       }
       if (from->view)
-        std::copy(from->view, from->view + to->data.size(), to->data.begin());
+        std::memcpy(to->storage.data(), from->view, to->storage.size());
       else
-        to->data = from->data;
-      to->ints = from->ints;
+        to->storage = from->storage;
     }
     return impl->moveCarries(error);
   }
   if (impl->chunking) {
     // Each call starts from the caller's state (or zeros), not the last call's.
-    std::fill(impl->carry.data.begin(), impl->carry.data.end(), 0.0f);
+    std::fill(impl->carry.f32().begin(), impl->carry.f32().end(), 0.0f);
     return impl->invokeChunked(error);
   }
   return impl->call(error) && impl->moveCarries(error);
@@ -625,13 +616,8 @@ Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
   std::vector<int> extents(t.shape.rbegin(), t.shape.rend());
   if (t.external)
     return Halide::Runtime::Buffer<void>(halideType(t.dtype), t.external, extents);
-  if (t.dtype == "int32")
-    return Halide::Runtime::Buffer<int32_t>(const_cast<int32_t *>(t.ints.data()), extents);
-  if (t.dtype == "float16" || t.dtype == "bfloat16" || t.dtype == "int8")
-    return Halide::Runtime::Buffer<void>(halideType(t.dtype), const_cast<void *>(t.rawView),
-                                         extents);
-  return Halide::Runtime::Buffer<float>(const_cast<float *>(t.view ? t.view : t.data.data()),
-                                        extents);
+  return Halide::Runtime::Buffer<void>(halideType(t.dtype), const_cast<void *>(t.elements()),
+                                       extents);
 }
 } // namespace
 
@@ -652,16 +638,12 @@ void shapeTensor(HostTensor &t, const TensorInfo &info) {
   int64_t n = 1;
   for (int64_t d : t.shape)
     n *= d;
-  if (t.external) { // the caller's memory holds it
-    t.data.clear();
-    t.ints.clear();
-  } else if (t.dtype == "int32") {
-    t.ints.assign(n, 0);
-    t.data.clear();
-  } else {
-    t.data.assign(n, 0.0f);
-    t.ints.clear();
-  }
+  if (t.external) // the caller's memory holds it
+    t.storage.clear();
+  else if (t.dtype == "int32")
+    t.allocate<int32_t>(static_cast<size_t>(n), 0);
+  else
+    t.allocate<float>(static_cast<size_t>(n), 0.0f);
 }
 
 std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
@@ -792,7 +774,7 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
     int64_t stateElems = 1;
     for (int64_t d : stateInfo.shape)
       stateElems *= d;
-    im.carry.data.assign(stateElems, 0.0f);
+    im.carry.allocate<float>(static_cast<size_t>(stateElems), 0.0f);
     im.carryBuffer = wrap(im.carry);
     im.userState = static_cast<size_t>(c.stateArgument) < fn.arguments.size();
     // Kernel buffers: the arguments, the added state argument, the results.

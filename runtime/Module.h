@@ -6,6 +6,7 @@
 #ifndef SSM_RUNTIME_MODULE_H
 #define SSM_RUNTIME_MODULE_H
 
+#include "runtime/HostTensor.h"
 #include "runtime/Manifest.h"
 
 #include <cstddef>
@@ -19,43 +20,6 @@
 struct halide_buffer_t;
 
 namespace ssm::rt {
-
-/// Allocates 128-byte aligned storage: compiled kernels use aligned vector
-/// loads and stores on the buffers they are given, as on Halide's own.
-template <typename T> struct AlignedAllocator {
-  using value_type = T;
-  static constexpr std::size_t kAlignment = 128;
-  AlignedAllocator() = default;
-  template <typename U> AlignedAllocator(const AlignedAllocator<U> &) {}
-  T *allocate(std::size_t n) {
-    std::size_t bytes = ((n * sizeof(T) + kAlignment - 1) / kAlignment) * kAlignment;
-    return static_cast<T *>(::operator new(bytes, std::align_val_t(kAlignment)));
-  }
-  void deallocate(T *p, std::size_t) { ::operator delete(p, std::align_val_t(kAlignment)); }
-  template <typename U> bool operator==(const AlignedAllocator<U> &) const { return true; }
-  template <typename U> bool operator!=(const AlignedAllocator<U> &) const { return false; }
-};
-
-/// A dense row-major tensor on the host: float32 values in `data`, or, when
-/// `dtype` is "int32" (token ids), int32 values in `ints`. A float32 input may
-/// instead be a read-only `view` of memory owned elsewhere (memory-mapped
-/// weights, runtime/Weights.h): bind() then passes that pointer, and `data`
-/// stays empty. A weight kept in its storage type ("float16", "bfloat16",
-/// "int8": passes/WeightStorage.h) is only ever a read-only `rawView` of its
-/// little-endian elements. A result may instead be written in place to
-/// `external`, memory owned by the caller holding the result's elements in its
-/// dtype (row-major, aligned to the element size): bind() then allocates
-/// nothing for it, and `data`/`ints` stay empty (the C API's DLPack calls,
-/// runtime/CApiModule.cpp). `external` also serves as an input of any dtype.
-struct HostTensor {
-  std::vector<int64_t> shape;
-  std::vector<float, AlignedAllocator<float>> data;
-  std::string dtype = "float32";
-  std::vector<int32_t, AlignedAllocator<int32_t>> ints;
-  const float *view = nullptr;
-  const void *rawView = nullptr;
-  void *external = nullptr;
-};
 
 /// Gives `t` the shape and dtype of `info`, its own storage zero-filled (none
 /// when it is `external`). Storage of the same size is kept: bind() does

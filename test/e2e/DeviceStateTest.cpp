@@ -61,8 +61,8 @@ TEST_F(DeviceStateTest, CarriedStateStaysOnTheDeviceAndMatchesTheCpu) {
     ASSERT_TRUE(g->invoke(error)) << error;
     ASSERT_TRUE(c->invoke(error)) << error;
     ASSERT_TRUE(n->invoke(error)) << error;
-    ch.data = cout[1].data; // the state through the host, as before
-    nh.data = nout[1].data;
+    ch.storage = cout[1].storage; // the state through the host, as before
+    nh.storage = nout[1].storage;
     expectNear(gout[0], cout[0], "y of step " + std::to_string(s));
     expectNear(nout[0], cout[0], "y (host carry) of step " + std::to_string(s));
     int64_t gStep = g->hostTransferBytes() - gPrev, nStep = n->hostTransferBytes() - nPrev;
@@ -78,9 +78,9 @@ TEST_F(DeviceStateTest, CarriedStateStaysOnTheDeviceAndMatchesTheCpu) {
   expectNear(gh, ch, "state after a second sync");
 
   // After a sync the host's copy is the one used: a changed state is uploaded.
-  for (float &v : gh.data)
+  for (float &v : gh.f32())
     v *= -0.5f;
-  for (float &v : ch.data)
+  for (float &v : ch.f32())
     v *= -0.5f;
   for (int s = 0; s < 2; ++s) {
     in.next(rng);
@@ -88,7 +88,7 @@ TEST_F(DeviceStateTest, CarriedStateStaysOnTheDeviceAndMatchesTheCpu) {
     in.copyInto(cin);
     ASSERT_TRUE(g->invoke(error)) << error;
     ASSERT_TRUE(c->invoke(error)) << error;
-    ch.data = cout[1].data;
+    ch.storage = cout[1].storage;
     expectNear(gout[0], cout[0], "y after the host changed the state, step " + std::to_string(s));
   }
   ASSERT_TRUE(g->syncToHost(error)) << error;
@@ -120,8 +120,8 @@ TEST_F(DeviceStateTest, SegmentedFunctionCarriesEveryLayersState) {
     in.copyInto(cin);
     ASSERT_TRUE(g->invoke(error)) << error;
     ASSERT_TRUE(c->invoke(error)) << error;
-    c1.data = cout[1].data;
-    c2.data = cout[2].data;
+    c1.storage = cout[1].storage;
+    c2.storage = cout[2].storage;
     expectNear(gout[0], cout[0], "y of step " + std::to_string(s));
     int64_t step = g->hostTransferBytes() - prev;
     prev += step;

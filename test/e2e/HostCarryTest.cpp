@@ -11,9 +11,9 @@ namespace {
 using namespace state_graphs;
 
 void expectEqual(const HostTensor &got, const HostTensor &want, const std::string &what) {
-  ASSERT_EQ(got.data.size(), want.data.size()) << what;
-  for (size_t i = 0; i < got.data.size(); ++i)
-    ASSERT_EQ(got.data[i], want.data[i]) << what << ", element " << i;
+  ASSERT_EQ(got.f32().size(), want.f32().size()) << what;
+  for (size_t i = 0; i < got.f32().size(); ++i)
+    ASSERT_EQ(got.f32()[i], want.f32()[i]) << what << ", element " << i;
 }
 
 class HostCarryTest : public ::testing::Test {
@@ -53,7 +53,7 @@ TEST_F(HostCarryTest, PingPongStateMatchesTheCopyThroughTheHost) {
     in.copyInto(cin);
     ASSERT_TRUE(p->invoke(error)) << error;
     ASSERT_TRUE(c->invoke(error)) << error;
-    ch.data = cout[1].data; // the state through the host
+    ch.storage = cout[1].storage; // the state through the host
     expectEqual(pout[0], cout[0], "y of " + what);
   };
   // An odd number of calls leaves the state in the result's memory, an even
@@ -67,9 +67,9 @@ TEST_F(HostCarryTest, PingPongStateMatchesTheCopyThroughTheHost) {
     expectEqual(ph, ch, "state after a second sync");
   }
   // After a sync the argument's memory is the one read: a changed state is used.
-  for (float &v : ph.data)
+  for (float &v : ph.f32())
     v *= -0.5f;
-  for (float &v : ch.data)
+  for (float &v : ch.f32())
     v *= -0.5f;
   for (int s = 0; s < 3; ++s)
     stepBoth("step " + std::to_string(s) + " after the host changed the state");
@@ -100,8 +100,8 @@ TEST_F(HostCarryTest, SegmentedFunctionCarriesEveryLayersState) {
     in.copyInto(cin);
     ASSERT_TRUE(p->invoke(error)) << error;
     ASSERT_TRUE(c->invoke(error)) << error;
-    c1.data = cout[1].data;
-    c2.data = cout[2].data;
+    c1.storage = cout[1].storage;
+    c2.storage = cout[2].storage;
     expectEqual(pout[0], cout[0], "y of step " + std::to_string(s));
   }
   ASSERT_TRUE(p->syncToHost(error)) << error;

@@ -66,8 +66,8 @@ inline HostTensor random(std::vector<int64_t> shape, std::mt19937 &rng, float lo
   for (int64_t d : shape)
     n *= d;
   std::uniform_real_distribution<float> u(lo, hi);
-  h.data.resize(n);
-  for (float &v : h.data)
+  h.allocate<float>(n);
+  for (float &v : h.f32())
     v = u(rng);
   return h;
 }
@@ -90,9 +90,9 @@ inline std::unique_ptr<CompiledModule> compile(const std::string &target) {
 }
 
 inline void expectNear(const HostTensor &got, const HostTensor &want, const std::string &what) {
-  ASSERT_EQ(got.data.size(), want.data.size()) << what;
-  for (size_t i = 0; i < got.data.size(); ++i)
-    ASSERT_NEAR(got.data[i], want.data[i], 1e-5 + 1e-4 * std::fabs(want.data[i]))
+  ASSERT_EQ(got.f32().size(), want.f32().size()) << what;
+  for (size_t i = 0; i < got.f32().size(); ++i)
+    ASSERT_NEAR(got.f32()[i], want.f32()[i], 1e-5 + 1e-4 * std::fabs(want.f32()[i]))
         << what << ", element " << i;
 }
 
@@ -111,10 +111,10 @@ struct StepInputs {
   }
   /// Copies into `to` keeping its storage (bound calls hold its address).
   void copyInto(StepInputs &to) const {
-    to.x.data = x.data;
-    to.dt.data = dt.data;
-    to.B.data = B.data;
-    to.C.data = C.data;
+    to.x.storage = x.storage;
+    to.dt.storage = dt.storage;
+    to.B.storage = B.storage;
+    to.C.storage = C.storage;
   }
 };
 

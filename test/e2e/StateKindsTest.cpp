@@ -165,7 +165,7 @@ TEST_F(StateKindsTest, StepsWriteTheirPositionAndSeeEarlierOnes) {
   expectLogits(s, {204, 200, 202});
   const HostTensor &kv = s.state(0);
   std::vector<float> want = {2, 3, 0, 1, 1, 2, 0, 0};
-  EXPECT_EQ(std::vector<float>(kv.data.begin(), kv.data.end()), want);
+  EXPECT_EQ(std::vector<float>(kv.f32().begin(), kv.f32().end()), want);
 }
 
 TEST_F(StateKindsTest, PastTheCapacityIsContextFullAndRunsNothing) {

@@ -61,12 +61,12 @@ public:
         continue;
       }
       ssm::rt::HostTensor &st = states_[a.state];
-      if (st.data.empty()) {
+      if (st.storage.empty()) {
         st.shape = a.shape;
         int64_t n = 1;
         for (int64_t d : a.shape)
           n *= d;
-        st.data.assign(static_cast<size_t>(n), 0.0f);
+        st.allocate<float>(static_cast<size_t>(n), 0.0f);
       }
       args.push_back(&st);
     }
@@ -85,7 +85,7 @@ public:
   }
   void reset() {
     for (auto &[name, t] : states_)
-      std::fill(t.data.begin(), t.data.end(), 0.0f);
+      std::fill(t.f32().begin(), t.f32().end(), 0.0f);
   }
   const ssm::rt::HostTensor *state(const std::string &name) const {
     auto it = states_.find(name);
@@ -102,7 +102,7 @@ ssm::rt::HostTensor rows(const ssm::rt::HostTensor &x, int t0, int len, bool kee
   int c = static_cast<int>(x.shape[2]);
   ssm::rt::HostTensor r;
   r.shape = keepTime ? std::vector<int64_t>{1, len, c} : std::vector<int64_t>{1, c};
-  r.data.assign(x.data.begin() + t0 * c, x.data.begin() + (t0 + len) * c);
+  r.assign<float>(x.f32().begin() + t0 * c, x.f32().begin() + (t0 + len) * c);
   return r;
 }
 
@@ -131,26 +131,26 @@ TEST(StreamingSessionTest, PrefillThenDecodeMatchesOneScan) {
   auto up = rows(u, 0, kPrompt), dtp = rows(dt, 0, kPrompt), Bp = rows(B, 0, kPrompt),
        Cp = rows(C, 0, kPrompt);
   ASSERT_TRUE(session.call("prefill", {&up, &dtp, &A, &Bp, &Cp, &D}, out, error)) << error;
-  std::vector<float> y(out[0].data.begin(), out[0].data.end());
+  std::vector<float> y(out[0].f32().begin(), out[0].f32().end());
   for (int s = 0; s < kSteps; ++s) {
     auto x = rows(u, kPrompt + s, 1, false), d = rows(dt, kPrompt + s, 1, false),
          b = rows(B, kPrompt + s, 1, false), c = rows(C, kPrompt + s, 1, false);
     ASSERT_TRUE(session.call("decode", {&x, &d, &A, &b, &c, &D}, out, error)) << error;
-    y.insert(y.end(), out[0].data.begin(), out[0].data.end());
+    y.insert(y.end(), out[0].f32().begin(), out[0].f32().end());
   }
-  ASSERT_EQ(y.size(), full[0].data.size());
+  ASSERT_EQ(y.size(), full[0].f32().size());
   for (size_t i = 0; i < y.size(); ++i)
-    EXPECT_NEAR(y[i], full[0].data[i], 1e-5 + 1e-4 * std::fabs(full[0].data[i])) << "element " << i;
+    EXPECT_NEAR(y[i], full[0].f32()[i], 1e-5 + 1e-4 * std::fabs(full[0].f32()[i])) << "element " << i;
   const ssm::rt::HostTensor *h = session.state("h");
   ASSERT_TRUE(h);
-  for (size_t i = 0; i < h->data.size(); ++i)
-    EXPECT_NEAR(h->data[i], full[1].data[i], 1e-5 + 1e-4 * std::fabs(full[1].data[i]));
+  for (size_t i = 0; i < h->f32().size(); ++i)
+    EXPECT_NEAR(h->f32()[i], full[1].f32()[i], 1e-5 + 1e-4 * std::fabs(full[1].f32()[i]));
 
   // A reset starts a new sequence: prefill again gives the first output again.
   session.reset();
   ASSERT_TRUE(session.call("prefill", {&up, &dtp, &A, &Bp, &Cp, &D}, out, error)) << error;
   for (int i = 0; i < kPrompt * kDim; ++i)
-    EXPECT_FLOAT_EQ(out[0].data[i], y[i]);
+    EXPECT_FLOAT_EQ(out[0].f32()[i], y[i]);
 }
 
 } // namespace

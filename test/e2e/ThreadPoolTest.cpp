@@ -104,7 +104,7 @@ TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
   std::vector<double> want(kRows, 0.0);
   for (int r = 0; r < kRows; ++r)
     for (int k = 0; k < kK; ++k)
-      want[r] += double(x.data[k]) * w.data[size_t(r) * kK + k];
+      want[r] += double(x.f32()[k]) * w.f32()[size_t(r) * kK + k];
 
   auto runWith = [&](int threads) {
     module->setThreads(threads);
@@ -112,7 +112,7 @@ TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
     auto call = module->bind(*module->find("main"), {&x, &w}, out, error);
     EXPECT_TRUE(call) << error;
     EXPECT_TRUE(call && call->invoke(error)) << error;
-    return out.empty() ? std::vector<float>() : std::vector<float>(out[0].data.begin(), out[0].data.end());
+    return out.empty() ? std::vector<float>() : std::vector<float>(out[0].f32().begin(), out[0].f32().end());
   };
   std::vector<float> one = runWith(1);
   KernelThreadPool *pool = KernelThreadPool::get(2);
@@ -138,13 +138,13 @@ TEST(ThreadPoolTest, ModuleLoopsRunOnThePoolAndMatchOneThread) {
       for (int i = 0; call && i < 200; ++i) {
         if (!call->invoke(errors[c]))
           return;
-        if (!std::equal(one.begin(), one.end(), out[0].data.begin(), out[0].data.end())) {
+        if (!std::equal(one.begin(), one.end(), out[0].f32().begin(), out[0].f32().end())) {
           errors[c] = "call " + std::to_string(i) + " differs";
           return;
         }
       }
       if (call)
-        results[c].assign(out[0].data.begin(), out[0].data.end());
+        results[c].assign(out[0].f32().begin(), out[0].f32().end());
     });
   for (std::thread &t : callers)
     t.join();
@@ -164,7 +164,7 @@ std::vector<float> invokeOnce(ssm::rt::CompiledModule &m, const ssm::rt::HostTen
   auto call = m.bind(*m.find("main"), {&x, &w}, out, error);
   if (!call || !call->invoke(error))
     return {};
-  return std::vector<float>(out[0].data.begin(), out[0].data.end());
+  return std::vector<float>(out[0].f32().begin(), out[0].f32().end());
 }
 
 // One folder loaded by two modules: dlopen hands back the same library, whose

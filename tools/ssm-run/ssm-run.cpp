@@ -5,9 +5,9 @@
 #include "reference/GoldenCase.h"
 #include "reference/Interpreter.h"
 #include "runtime/Compare.h"
-#include "runtime/Float16.h"
 #include "runtime/Npy.h"
 #include "runtime/Module.h"
+#include "runtime/TensorPacking.h"
 #include "tools/ssm-run/CacheFlush.h"
 #include "tools/ssm-run/ModelRunner.h"
 #include "tools/ThreadsOption.h"
@@ -247,45 +247,6 @@ struct EngineError {
   int exitCode = kCannotRun;
 };
 
-/// An argument of the compiled function from the interpreter's values: int32
-/// and float32 as they are; float16 and bfloat16 rounded to nearest even
-/// (through f32, as the reference interpreter's ssm.dequantize rounds them)
-/// and int8 as integers, both into `bytes`, which the tensor views. Fails,
-/// naming the argument and the element, on an int8 value that is not an
-/// integer in [-128, 127].
-bool toStorage(const ssm::ref::Array &a, const ssm::rt::TensorInfo &info,
-               ssm::rt::HostTensor &t, std::vector<uint8_t> &bytes, std::string &error) {
-  t.shape = a.shape;
-  t.dtype = info.dtype;
-  const size_t n = a.data.size();
-  if (t.dtype == "int32") {
-    t.ints.assign(a.data.begin(), a.data.end());
-  } else if (t.dtype == "float16" || t.dtype == "bfloat16") {
-    bytes.resize(2 * n);
-    for (size_t i = 0; i < n; ++i) {
-      float f = static_cast<float>(a.data[i]);
-      uint16_t h = t.dtype == "float16" ? ssm::floatToHalf(f) : ssm::floatToBf16(f);
-      std::memcpy(bytes.data() + 2 * i, &h, 2);
-    }
-    t.rawView = bytes.data();
-  } else if (t.dtype == "int8") {
-    bytes.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      double v = a.data[i];
-      if (!(v >= -128 && v <= 127) || v != std::floor(v)) {
-        error = "argument '" + info.name + "' is int8, but its element " + std::to_string(i) +
-                " is " + std::to_string(v) + " (not an integer in [-128, 127])";
-        return false;
-      }
-      bytes[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
-    }
-    t.rawView = bytes.data();
-  } else {
-    t.data.assign(a.data.begin(), a.data.end());
-  }
-  return true;
-}
-
 /// The cpu engine: compiles `mlirText` (cached, in a child ssm-compile),
 /// loads the module, runs @fnName once as a warm-up and `repeat` timed runs
 /// (binding excluded: CONTRACTS.md times the function alone).
@@ -324,9 +285,9 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
                     " takes " + std::to_string(args.size());
       return false;
     }
-  std::vector<std::vector<uint8_t>> storage(args.size()); // 16- and 8-bit arguments
   for (size_t i = 0; i < args.size(); ++i) {
-    if (!toStorage(args[i], fn->arguments[i], inputs[i], storage[i], err.message))
+    if (!ssm::rt::packTensor(args[i].data.data(), args[i].data.size(), args[i].shape,
+                             fn->arguments[i], inputs[i], err.message))
       return false;
     inputPtrs.push_back(&inputs[i]);
   }
@@ -342,12 +303,8 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
       if (!flushCache && !llvm::is_contained(flushArgs, i))
         continue;
       const ssm::rt::HostTensor &t = inputs[i];
-      if (!t.data.empty())
-        operands.push_back({t.data.data(), t.data.size() * sizeof(float)});
-      if (!t.ints.empty())
-        operands.push_back({t.ints.data(), t.ints.size() * sizeof(int32_t)});
-      if (!storage[i].empty())
-        operands.push_back({storage[i].data(), storage[i].size()});
+      if (!t.storage.empty())
+        operands.push_back({t.storage.data(), t.storage.size()});
     }
     for (unsigned i = 0; i < repeat; ++i) {
       if (!operands.empty())
@@ -364,8 +321,12 @@ bool runCompiled(const std::string &mlirText, const std::string &fnName,
   if (reportScratch)
     outs() << "scratch_peak_bytes=" << ssm::rt::CompiledModule::peakScratchBytes() << "\n";
   results.clear();
-  for (const ssm::rt::HostTensor &o : outputs)
-    results.emplace_back(o.shape, std::vector<double>(o.data.begin(), o.data.end()));
+  for (const ssm::rt::HostTensor &o : outputs) {
+    if (o.dtype == "int32")
+      results.emplace_back(o.shape, std::vector<double>(o.i32().begin(), o.i32().end()));
+    else
+      results.emplace_back(o.shape, std::vector<double>(o.f32().begin(), o.f32().end()));
+  }
   return true;
 }
 
