@@ -564,4 +564,23 @@ bool writeNpyDoubles(const std::string &path, const std::string &dtype,
   return writeNpy(path, array, error);
 }
 
+bool readTokenIds(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
+  NpyArray npy;
+  std::vector<double> v;
+  if (!readNpy(path, npy, error) || !npyToDoubles(npy, v, error))
+    return false;
+  if (npy.shape.size() != 1 || (npy.dtype != "<i4" && npy.dtype != "<i8")) {
+    error = path + ": token ids must be an int32 (or int64) vector";
+    return false;
+  }
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] < -2147483648.0 || v[i] > 2147483647.0) {
+      error = path + ": token " + std::to_string(static_cast<long long>(v[i])) + " at position " +
+              std::to_string(i) + " does not fit in int32";
+      return false;
+    }
+  tokens.assign(v.begin(), v.end());
+  return true;
+}
+
 } // namespace ssm

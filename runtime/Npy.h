@@ -51,6 +51,9 @@ bool writeNpy(const std::string &path, const NpyArray &array, std::string &error
 /// Element conversions; bool is 0/1. Integers beyond 2^53 lose digits in double.
 bool npyToDoubles(const NpyArray &array, std::vector<double> &out, std::string &error);
 bool npyToFloats(const NpyArray &array, std::vector<float> &out, std::string &error);
+/// Token ids from a .npy vector of int32 or int64; false with `error` ("<path>:
+/// <problem>") for another dtype or rank, or an id that does not fit int32.
+bool readTokenIds(const std::string &path, std::vector<int32_t> &tokens, std::string &error);
 
 /// Builds an array of `dtype` from doubles. Integer dtypes round to nearest and
 /// refuse NaN and out-of-range values; bool stores value != 0.

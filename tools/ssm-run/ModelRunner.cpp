@@ -90,25 +90,6 @@ private:
   const std::function<mlir::MLIRContext &()> &context;
 };
 
-bool readTokens(const std::string &path, std::vector<int32_t> &tokens, std::string &error) {
-  NpyArray npy;
-  std::vector<double> v;
-  if (!readNpy(path, npy, error) || !npyToDoubles(npy, v, error))
-    return false;
-  if (npy.shape.size() != 1 || (npy.dtype != "<i4" && npy.dtype != "<i8")) {
-    error = path + ": --tokens needs an int32 (or int64) vector";
-    return false;
-  }
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] < -2147483648.0 || v[i] > 2147483647.0) {
-      error = path + ": token " + std::to_string(static_cast<long long>(v[i])) + " at position " +
-              std::to_string(i) + " does not fit in int32";
-      return false;
-    }
-  tokens.assign(v.begin(), v.end());
-  return true;
-}
-
 bool canWrite(const std::string &path, bool force, std::string &error) {
   if (llvm::sys::fs::exists(path) && !force) {
     error = path + " exists; pass --force to overwrite it";
@@ -147,7 +128,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   if (o.hasPrompt)
     for (unsigned char c : o.prompt)
       tokens.push_back(c);
-  else if (!readTokens(o.tokensFile, tokens, error))
+  else if (!readTokenIds(o.tokensFile, tokens, error))
     return fail(kCannotRun, error);
   if (tokens.empty())
     return fail(kCannotRun, "the prompt has no tokens");
