@@ -71,7 +71,7 @@ std::string checkEntry(const std::string &entry) {
   rt::ModuleManifest m;
   std::string problem;
   if (!rt::manifestFromJson((*buffer)->getBuffer().str(), manifestPath, m, problem))
-    return "manifest.json does not parse (" + problem + ")";
+    return "manifest.json is not a valid manifest (" + problem + ")";
   if (!m.sharedLibrary || !m.sharedLibraryBytes)
     return "manifest.json names no shared library and size";
   const std::string &libName = *m.sharedLibrary;

@@ -147,12 +147,24 @@ bool parseHeader(const void *data, size_t size, Header &out, std::string &error)
   // Tensors in data order; overlapping data is malformed.
   std::stable_sort(out.tensors.begin(), out.tensors.end(),
                    [](const Entry &a, const Entry &b) { return a.offset < b.offset; });
-  for (size_t k = 1; k < out.tensors.size(); ++k) {
-    const Entry &prev = out.tensors[k - 1], &cur = out.tensors[k];
-    if (cur.offset < prev.offset + prev.bytes && cur.bytes > 0 && prev.bytes > 0)
-      return fail("bad header: the data of tensors '" + prev.name + "' and '" + cur.name +
-                  "' overlap");
+  uint64_t end = out.dataStart;
+  for (size_t k = 0; k < out.tensors.size(); ++k) {
+    const Entry &cur = out.tensors[k];
+    if (k > 0) {
+      const Entry &prev = out.tensors[k - 1];
+      if (cur.offset < prev.offset + prev.bytes && cur.bytes > 0 && prev.bytes > 0)
+        return fail("bad header: the data of tensors '" + prev.name + "' and '" + cur.name +
+                    "' overlap");
+    }
+    end = std::max(end, cur.offset + cur.bytes);
   }
+  // The data section ends where the last tensor does, as the reference
+  // implementation requires: a header length a few bytes short still parses
+  // (the JSON is padded with spaces) but would shift every tensor.
+  if (end != size)
+    return fail("bad header: the tensors' data ends at byte " + std::to_string(end) +
+                " but the file has " + std::to_string(size) +
+                " bytes (a wrong header length in bytes 0-7, or bytes after the last tensor)");
   return true;
 }
 

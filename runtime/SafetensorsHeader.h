@@ -6,7 +6,8 @@
 // C order, offsets relative to the first byte after the header
 // (https://github.com/huggingface/safetensors, the format's reference
 // implementation, whose checks this follows: a 100 MiB header limit, sizes
-// that match shapes, no overlapping data). Our own because Debian packages
+// that match shapes, no overlapping data, a data section that ends with the
+// last tensor). Our own because Debian packages
 // no safetensors library; the JSON is nlohmann-json's.
 #ifndef SSM_RUNTIME_SAFETENSORSHEADER_H
 #define SSM_RUNTIME_SAFETENSORSHEADER_H
@@ -49,7 +50,8 @@ std::string shapeText(const std::vector<int64_t> &shape);
 /// file is shorter than its header says, the header is not a JSON object,
 /// an entry is malformed, has an unknown dtype or an oversized shape, its
 /// data_offsets do not hold its shape, its data lies past the end of the
-/// file, or the data of two tensors overlap.
+/// file, the data of two tensors overlap, or the file goes on past the
+/// last tensor's data.
 bool parseHeader(const void *data, size_t size, Header &out, std::string &error);
 
 } // namespace ssm::safetensors

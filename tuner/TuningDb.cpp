@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/utsname.h>
 
 namespace ssm::tune {
@@ -130,7 +131,26 @@ std::string hostCpuModel() {
 std::string ssmVersion() { return std::string("ssm-opt ") + SSM_PROJECT_VERSION; }
 std::string halideVersion() { return SSM_HALIDE_VERSION; }
 
+namespace {
+/// Set by openOnce when it failed while making a new database: another
+/// process may be making the same one (SQLite answers one of two writers
+/// "database is locked" at once, without waiting, where waiting could
+/// deadlock), so open() tries again and then finds that process's schema.
+thread_local bool initRace = false;
+} // namespace
+
 std::unique_ptr<TuningDb> TuningDb::open(const std::string &path, Mode mode, std::string &error) {
+  for (int attempt = 0;; ++attempt) {
+    initRace = false;
+    std::unique_ptr<TuningDb> db = openOnce(path, mode, error);
+    if (db || !initRace || attempt == 50)
+      return db;
+    ::usleep(100 * 1000);
+  }
+}
+
+std::unique_ptr<TuningDb> TuningDb::openOnce(const std::string &path, Mode mode,
+                                             std::string &error) {
   struct stat st;
   bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) {
@@ -185,13 +205,17 @@ std::unique_ptr<TuningDb> TuningDb::open(const std::string &path, Mode mode, std
     return refuse("is an empty database, not an ssm-tune one");
   // A new (or empty) file: WAL, then the header and the schema in one
   // transaction, so a killed process leaves either no schema or all of it.
-  if (!exec(raw, "PRAGMA journal_mode=WAL", e))
+  if (!exec(raw, "PRAGMA journal_mode=WAL", e)) {
+    initRace = true;
     return refuse("cannot be used (" + e + ")");
+  }
   std::string create = "BEGIN IMMEDIATE; PRAGMA application_id=" +
                        std::to_string(kApplicationId) + "; PRAGMA user_version=" +
                        std::to_string(kFormat) + ";" + kSchema + "COMMIT;";
   if (!exec(raw, create.c_str(), e)) {
-    exec(raw, "ROLLBACK", e);
+    std::string ignored;
+    exec(raw, "ROLLBACK", ignored);
+    initRace = true;
     return refuse("cannot be written (" + e + ")");
   }
   return db;

@@ -65,6 +65,7 @@ public:
   /// Opens (ReadWrite: creates when absent) the database at `path`. Null
   /// with `error` set when the file cannot be opened or created, is not a
   /// SQLite database, is another program's database, or is damaged.
+  /// Processes that create the same new database at once all open it.
   static std::unique_ptr<TuningDb> open(const std::string &path, Mode mode, std::string &error);
   ~TuningDb();
 
@@ -91,6 +92,9 @@ public:
   int64_t countAnyContext(const std::string &key, std::string &error);
 
 private:
+  /// One attempt of open().
+  static std::unique_ptr<TuningDb> openOnce(const std::string &path, Mode mode,
+                                            std::string &error);
   explicit TuningDb(sqlite3 *db) : db(db) {}
   sqlite3 *db;
 };

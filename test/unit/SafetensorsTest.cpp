@@ -196,6 +196,25 @@ TEST(Safetensors, TruncatedFilesNameTheByteOffsetOrTensor) {
   EXPECT_TRUE(failsWith(huge, "exceeds the 100 MiB limit"));
 }
 
+TEST(Safetensors, DataThatDoesNotEndWithTheLastTensorIsRefused) {
+  // A header padded with spaces, as writers pad it to 8 bytes, whose stated
+  // length is 4 short: the JSON still parses, and without the check every
+  // tensor would start 4 bytes early, silently (found by a hostile trial).
+  std::string json = R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})" + std::string(4, ' ');
+  std::vector<uint8_t> whole = handMade(json, floatBytes({1, 2, 3, 4}));
+  StFile f;
+  std::string err;
+  ASSERT_TRUE(parse(whole, f, err)) << err;
+  std::vector<uint8_t> shifted = whole;
+  shifted[0] -= 4;
+  EXPECT_TRUE(failsWith(shifted, "the tensors' data ends at byte"));
+  EXPECT_TRUE(failsWith(shifted, "a wrong header length in bytes 0-7, or bytes after the last tensor"));
+  // Bytes after the last tensor.
+  std::vector<uint8_t> longer = whole;
+  longer.push_back(0);
+  EXPECT_TRUE(failsWith(longer, "but the file has " + std::to_string(longer.size()) + " bytes"));
+}
+
 TEST(Safetensors, BadHeadersAreRefused) {
   auto file = [](const std::string &json) { return handMade(json, std::vector<uint8_t>(16, 0)); };
   EXPECT_TRUE(failsWith(file("[1, 2]"), "must be an object"));

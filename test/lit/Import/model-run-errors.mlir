@@ -52,14 +52,14 @@
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHAPE
 // A cache entry whose manifest fails the manifest schema (runtime/Manifest.h)
 // is damaged: the note names the problem and the entry is compiled again.
-// SHAPE: ssm-run: note: the compile cache entry {{.*}} is incomplete (manifest.json does not parse ({{.*}}manifest.json: "steps" of @forward_step: {{.*}}of another shape or dtype)); compiling it again
+// SHAPE: ssm-run: note: the compile cache entry {{.*}} is incomplete (manifest.json is not a valid manifest ({{.*}}manifest.json: "steps" of @forward_step: {{.*}}of another shape or dtype)); compiling it again
 // SHAPE: exit=0
 // A manifest number that is not an integer of its type (fuzz-manifest, UBSan:
 // get<int> of 4.1e100) is refused as a malformed entry, not converted.
 // RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
 // RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f.__setitem__(\"step_values\",4.1e100) for f in m[\"functions\"] if f[\"name\"]==\"forward_step\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=STEPVALUES
-// STEPVALUES: ssm-run: note: the compile cache entry {{.*}} is incomplete (manifest.json does not parse ({{.*}}manifest.json: malformed "steps" of @forward_step
+// STEPVALUES: ssm-run: note: the compile cache entry {{.*}} is incomplete (manifest.json is not a valid manifest ({{.*}}manifest.json: malformed "steps" of @forward_step
 // STEPVALUES: exit=0
 // A result that is another value than the manifest's shapes allow (the
 // tokens argument as the logits: the runtime copied 256 floats out of a
@@ -69,12 +69,12 @@
 // RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
 // RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f.__setitem__(\"result_values\",[0]+f[\"result_values\"][1:]) for f in m[\"functions\"] if f[\"name\"]==\"forward_step\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RESULTVALUE
-// RESULTVALUE: is incomplete (manifest.json does not parse ({{.*}}manifest.json: "steps" of @forward_step: result 0 ('logits') is value 0 ('tokens'), of another shape or dtype)); compiling it again
+// RESULTVALUE: is incomplete (manifest.json is not a valid manifest ({{.*}}manifest.json: "steps" of @forward_step: result 0 ('logits') is value 0 ('tokens'), of another shape or dtype)); compiling it again
 // RESULTVALUE: exit=0
 // RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
 // RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));m[\"version\"]=2;m[\"functions\"].append(m[\"functions\"][0]);json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=VERSION
-// VERSION: is incomplete (manifest.json does not parse ({{.*}}manifest.json: manifest version 2; this runtime reads version 1 (recompile with this ssm-compile))); compiling it again
+// VERSION: is incomplete (manifest.json is not a valid manifest ({{.*}}manifest.json: manifest version 2; this runtime reads version 1 (recompile with this ssm-compile))); compiling it again
 // VERSION: exit=0
 
 // Options: one file for both outputs, a negative --generate, a file that is
