@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace ssm::importer {
 
 namespace {
@@ -26,6 +28,78 @@ bool stepBatchOf(const nlohmann::json &j, int64_t &batch, std::string &error) {
   batch = e["batch"].get<int64_t>();
   return true;
 }
+/// A tensor model.json lists ("states" or "params"): its name and shape.
+struct Listed {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// model.json's `key` list, when present, must be `want` (names, shapes,
+/// order): a config edited apart from its lists (num_hidden_layers 1 beside
+/// two layers' weights) would otherwise run another model than the files
+/// hold. With `extrasAllowed`, the list may also hold entries after or
+/// between the wanted ones (states a graph does not read are harmless).
+bool checkListed(const nlohmann::json &j, const char *key, const std::vector<Listed> &want,
+                 const std::string &arch, std::string &error, bool extrasAllowed = false) {
+  if (!j.contains(key))
+    return true;
+  const nlohmann::json &list = j[key];
+  auto mismatch = [&](const std::string &what) {
+    error = std::string("model.json's \"") + key + "\" do not match its " + arch +
+            " \"config\": " + what + " (edit neither by hand: import the checkpoint again)";
+    return false;
+  };
+  if (!list.is_array())
+    return mismatch("\"" + std::string(key) + "\" is not an array");
+  auto entry = [&](size_t i) {
+    Listed got;
+    const nlohmann::json &e = list[i];
+    if (e.is_object() && e.contains("name") && e["name"].is_string())
+      got.name = e["name"].get<std::string>();
+    if (e.is_object() && e.contains("shape") && e["shape"].is_array())
+      for (const nlohmann::json &d : e["shape"])
+        got.shape.push_back(d.is_number_integer() ? d.get<int64_t>() : -1);
+    return got;
+  };
+  size_t at = 0; // the next list entry
+  for (const Listed &w : want) {
+    if (extrasAllowed)
+      while (at < list.size() && entry(at).name != w.name)
+        ++at;
+    if (at >= list.size())
+      return mismatch("the config has '" + w.name + "' " + shapeText(w.shape) +
+                      ", which the list lacks");
+    Listed got = entry(at);
+    if (got.name != w.name || got.shape != w.shape)
+      return mismatch("entry " + std::to_string(at) + " is '" + got.name + "' " +
+                      shapeText(got.shape) + ", the config has '" + w.name + "' " +
+                      shapeText(w.shape));
+    ++at;
+  }
+  if (!extrasAllowed && at < list.size())
+    return mismatch("the list has '" + entry(at).name + "', which the config does not");
+  return true;
+}
+
+template <typename P, typename S>
+bool checkLists(const nlohmann::json &j, const std::vector<P> &params, const std::vector<S> &states,
+                const std::string &arch, std::string &error) {
+  std::vector<Listed> p, s;
+  for (const P &x : params)
+    p.push_back({x.name, x.shape});
+  for (const S &x : states)
+    s.push_back({x.name, x.shape});
+  return checkListed(j, "params", p, arch, error) &&
+         checkListed(j, "states", s, arch, error, /*extrasAllowed=*/true);
+}
+
 } // namespace
 
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
@@ -59,8 +133,18 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
       error = "model.json has no object \"config\"";
       return false;
     }
-    return arch == "mamba1" ? buildMambaMLIR(j["config"], seqLen, mlir, error, rows, batch)
-                            : buildMamba2MLIR(j["config"], seqLen, mlir, error, rows, batch);
+    if (arch == "mamba1") {
+      MambaConfig c;
+      if (!parseMambaConfig(j["config"], c, error) ||
+          !checkLists(j, mambaParams(c), mambaStates(c), arch, error))
+        return false;
+      return buildMambaMLIR(j["config"], seqLen, mlir, error, rows, batch);
+    }
+    Mamba2Config c;
+    if (!parseMamba2Config(j["config"], c, error) ||
+        !checkLists(j, mamba2Params(c), mamba2States(c), arch, error))
+      return false;
+    return buildMamba2MLIR(j["config"], seqLen, mlir, error, rows, batch);
   }
   error = "unknown architecture '" + arch +
           "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2)";

@@ -139,6 +139,10 @@ Status ModelStream::call(const std::string &fnName, const std::vector<int32_t> &
         args.emplace_back(shape, std::vector<double>(w->data, w->data + w->numel));
       }
     } else if (name == "tokens") {
+      if (numelOf(shape) != static_cast<int64_t>(tokens.size()))
+        return {Code::Mismatch, "@" + fnName + " takes " + std::to_string(numelOf(shape)) +
+                                    " tokens, the call has " + std::to_string(tokens.size()) +
+                                    " (check functions in model.json)"};
       args.emplace_back(shape, std::vector<double>(tokens.begin(), tokens.end()));
     } else if (name == "position") {
       args.emplace_back(shape, std::vector<double>(static_cast<size_t>(numelOf(shape)),

@@ -142,8 +142,18 @@ Status parse(const std::string &path, ModelSpec &spec) {
     return {Code::InvalidFile, path + ": negative vocabulary size " + std::to_string(spec.vocab)};
   spec.byteTokens = model.value("byte_tokens", spec.vocab == 256);
   if (model.contains("functions") && model["functions"].is_object()) {
+    for (const char *key : {"sequence", "step"})
+      if (model["functions"].contains(key) && (!model["functions"][key].is_string() ||
+                                               model["functions"][key].get<std::string>().empty()))
+        return {Code::InvalidFile, path + ": functions." + key +
+                                       " must be a function name, got " +
+                                       model["functions"][key].dump()};
     spec.sequenceFunction = model["functions"].value("sequence", spec.sequenceFunction);
     spec.stepFunction = model["functions"].value("step", spec.stepFunction);
+    if (spec.sequenceFunction == spec.stepFunction)
+      return {Code::InvalidFile, path + ": functions.sequence and functions.step both name @" +
+                                     spec.stepFunction + " (the scan form and the step form are "
+                                     "two functions)"};
     if (model["functions"].contains("step_batched")) {
       const auto &b = model["functions"]["step_batched"];
       if (!b.is_object() || !b.contains("name") || !b["name"].is_string() ||

@@ -564,6 +564,29 @@ TEST_F(MambaImport, WritesGraphWeightsAndModelJson) {
   // model.json's config rebuilds the same graph (the runner does this per length).
   ASSERT_TRUE(buildMambaMLIR(model["config"], 7, mlir, error)) << error;
   EXPECT_EQ(mlir, expectMlir);
+  ASSERT_TRUE(buildModelMLIR(model.dump(), 7, mlir, error)) << error;
+  EXPECT_EQ(mlir, expectMlir);
+
+  // A config edited apart from the lists would run another model than the
+  // files hold (found by a hostile trial): refused, naming the first entry.
+  json fewer = model;
+  fewer["config"]["num_hidden_layers"] = 1;
+  EXPECT_FALSE(buildModelMLIR(fewer.dump(), 7, mlir, error));
+  EXPECT_NE(error.find("model.json's \"params\" do not match its mamba1 \"config\""),
+            std::string::npos)
+      << error;
+  json reshaped = model;
+  reshaped["states"][1]["shape"] = json::array({16, 4});
+  EXPECT_FALSE(buildModelMLIR(reshaped.dump(), 7, mlir, error));
+  EXPECT_NE(error.find("entry 1 is 'layers.0.ssm_state' [16, 4], the config has "
+                       "'layers.0.ssm_state' [16, 3]"),
+            std::string::npos)
+      << error;
+  // A state the graph does not read may be listed besides (a cache the
+  // runtime bounds the context with: lit Import/context-full.mlir).
+  json extra = model;
+  extra["states"].push_back({{"name", "kv"}, {"shape", {3, 2}}, {"kind", "cache"}, {"axis", 0}});
+  EXPECT_TRUE(buildModelMLIR(extra.dump(), 7, mlir, error)) << error;
 }
 
 /// The tensors of a safetensors file as floats, by name.
