@@ -6,6 +6,7 @@
 #include "codegen/Translate.h"
 #include "codegen/kernels/Widen.h"
 #include "runtime/CpuFeatures.h"
+#include "runtime/Checksum.h"
 #include "runtime/Manifest.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -322,6 +323,12 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
       return failure();
     }
     manifest.sharedLibraryBytes = libBytes;
+    // And its checksum: a library damaged in place (same size) would crash
+    // inside dlopen or in its first call.
+    std::string sum;
+    if (!rt::fileChecksum(join(options.outDir, "lib" + options.libName + ".so"), sum, error))
+      return failure();
+    manifest.sharedLibraryXxh3 = sum;
   }
   {
     std::ofstream h(join(options.outDir, options.libName + ".h"));

@@ -18,6 +18,7 @@
 // use: skipped), renames the entry to `<key>.pruned-<pid>` and deletes it.
 // A process that finds its entry pruned under it compiles it again.
 #include "driver/CompileCache.h"
+#include "runtime/Checksum.h"
 #include "runtime/Manifest.h"
 
 #include "codegen/Compile.h"
@@ -83,6 +84,13 @@ std::string checkEntry(const std::string &entry) {
   if (size != *m.sharedLibraryBytes)
     return libName + " has " + std::to_string(size) + " bytes, the manifest says " +
            std::to_string(*m.sharedLibraryBytes);
+  if (m.sharedLibraryXxh3) {
+    std::string sum, error;
+    if (!rt::fileChecksum(entry + "/" + libName, sum, error))
+      return error;
+    if (sum != *m.sharedLibraryXxh3)
+      return libName + " does not match the manifest's checksum";
+  }
   return "";
 }
 

@@ -1,5 +1,6 @@
 // manifest.json to and from ModuleManifest: the writer (ssm-compile) and the runtime's reader share this one schema (the compile cache only checks an entry's library name and size itself).
 #include "runtime/Manifest.h"
+#include "runtime/Checksum.h"
 
 #include <nlohmann/json.hpp>
 
@@ -348,6 +349,15 @@ bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
     }
     m.sharedLibraryBytes = j["shared_library_bytes"].get<uint64_t>();
   }
+  if (j.contains("shared_library_xxh3")) {
+    if (!j["shared_library_xxh3"].is_string() ||
+        !isChecksum(j["shared_library_xxh3"].get<std::string>())) {
+      error = path + ": \"shared_library_xxh3\" is " + j["shared_library_xxh3"].dump() +
+              ", not 16 lower-case hex digits";
+      return false;
+    }
+    m.sharedLibraryXxh3 = j["shared_library_xxh3"].get<std::string>();
+  }
   for (const auto &f : j["functions"]) {
     FunctionInfo info;
     if (!readFunction(f, path, info, error))
@@ -385,6 +395,8 @@ std::string manifestToJson(const ModuleManifest &m) {
     j["functions"].push_back(functionJson(f));
   if (m.sharedLibraryBytes)
     j["shared_library_bytes"] = *m.sharedLibraryBytes;
+  if (m.sharedLibraryXxh3)
+    j["shared_library_xxh3"] = *m.sharedLibraryXxh3;
   return j.dump(2) + "\n";
 }
 

@@ -10,7 +10,8 @@
 //                   "result_time_axes", "state_argument", "state_result"}}
 //                | {"name", "arguments", "results", "steps": [{"function",
 //                   "inputs", "outputs"}], "step_values", "result_values"}],
-//  "shared_library_bytes" (when linked)}
+//  "shared_library_bytes", "shared_library_xxh3" (when linked: the
+//  library's size and XXH3-64 checksum, runtime/Checksum.h)}
 // with T = {"name", "param" (weights), "state" (carried states), "shape",
 // "dtype": float32 | int32 | float16 | bfloat16 | int8 (the last three for
 // arguments only)}. No MLIR and no Halide: codegen/Compile.cpp and
@@ -72,6 +73,7 @@ struct ModuleManifest {
   std::string compiler, target, requestedTarget;
   std::optional<std::string> sharedLibrary; // none: a cross target
   std::optional<uint64_t> sharedLibraryBytes;
+  std::optional<std::string> sharedLibraryXxh3; // 16 hex digits (runtime/Checksum.h)
   std::string autoscheduler; // empty: the schedules of the IR
   std::string staticLibrary, header, symbolPrefix;
   std::vector<FunctionInfo> functions;

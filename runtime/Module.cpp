@@ -1,5 +1,6 @@
 // Loading compiled modules (dlopen + manifest) and calling their kernels.
 #include "runtime/Module.h"
+#include "runtime/Checksum.h"
 #include "runtime/Shape.h"
 
 #include "runtime/CpuFeatures.h"
@@ -542,6 +543,18 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
               (ec ? "cannot read its size (" + ec.message() + ")"
                   : "has " + std::to_string(size) + " bytes, but the manifest says " +
                         std::to_string(*manifest.sharedLibraryBytes) + " (truncated or replaced?)");
+      return nullptr;
+    }
+  }
+  // A library damaged in place (its size unchanged) would crash in dlopen
+  // or in its first call: check its checksum too, when recorded.
+  if (manifest.sharedLibraryXxh3) {
+    std::string sum;
+    if (!fileChecksum(lib, sum, error))
+      return nullptr;
+    if (sum != *manifest.sharedLibraryXxh3) {
+      error = lib + ": its checksum " + sum + " is not the manifest's " +
+              *manifest.sharedLibraryXxh3 + " (damaged or replaced? compile it again)";
       return nullptr;
     }
   }

@@ -47,6 +47,14 @@
 // RUN: sh -c 'ls %t/cache' | FileCheck %s --check-prefix=TRUNC-LS
 // TRUNC-LS-NOT: tmp
 // TRUNC-LS-NOT: broken
+// A library damaged in place, its size unchanged (a hostile trial crashed
+// ssm-run inside dlopen on every run with it): its XXH3 checksum differs from
+// the manifest's, so the entry is compiled again.
+// RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
+// RUN: sh -c 'python3 -c "import sys;p=sys.argv[1];b=bytearray(open(p,\"rb\").read());b[-65536:]=bytes(65536);open(p,\"wb\").write(b)" %t/cache/*/libssm_module.so'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DAMAGED
+// DAMAGED: ssm-run: note: the compile cache entry {{.*}} is incomplete (libssm_module.so does not match the manifest's checksum); compiling it again
+// DAMAGED: exit=0
 // RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
 // RUN: sh -c 'python3 -c "import json,sys;p=sys.argv[1];m=json.load(open(p));[f[\"results\"][0].__setitem__(\"shape\",[1,100000]) for f in m[\"functions\"] if f[\"name\"]==\"forward_step__seg1\"];json.dump(m,open(p,\"w\"))" %t/cache/*/manifest.json'
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SHAPE
