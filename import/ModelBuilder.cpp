@@ -4,6 +4,7 @@
 
 #include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
+#include "runtime/Shape.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,13 +34,6 @@ struct Listed {
   std::string name;
   std::vector<int64_t> shape;
 };
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 /// model.json's `key` list, when present, must be `want` (names, shapes,
 /// order): a config edited apart from its lists (num_hidden_layers 1 beside
@@ -74,13 +68,13 @@ bool checkListed(const nlohmann::json &j, const char *key, const std::vector<Lis
       while (at < list.size() && entry(at).name != w.name)
         ++at;
     if (at >= list.size())
-      return mismatch("the config has '" + w.name + "' " + shapeText(w.shape) +
+      return mismatch("the config has '" + w.name + "' " + rt::shapeList(w.shape) +
                       ", which the list lacks");
     Listed got = entry(at);
     if (got.name != w.name || got.shape != w.shape)
       return mismatch("entry " + std::to_string(at) + " is '" + got.name + "' " +
-                      shapeText(got.shape) + ", the config has '" + w.name + "' " +
-                      shapeText(w.shape));
+                      rt::shapeList(got.shape) + ", the config has '" + w.name + "' " +
+                      rt::shapeList(w.shape));
     ++at;
   }
   if (!extrasAllowed && at < list.size())
@@ -135,16 +129,14 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
     }
     if (arch == "mamba1") {
       MambaConfig c;
-      if (!parseMambaConfig(j["config"], c, error) ||
-          !checkLists(j, mambaParams(c), mambaStates(c), arch, error))
-        return false;
-      return buildMambaMLIR(j["config"], seqLen, mlir, error, rows, batch);
+      return parseMambaConfig(j["config"], c, error) &&
+             checkLists(j, mambaParams(c), mambaStates(c), arch, error) &&
+             writeMambaModule(c, seqLen, rows, batch, mlir, error);
     }
     Mamba2Config c;
-    if (!parseMamba2Config(j["config"], c, error) ||
-        !checkLists(j, mamba2Params(c), mamba2States(c), arch, error))
-      return false;
-    return buildMamba2MLIR(j["config"], seqLen, mlir, error, rows, batch);
+    return parseMamba2Config(j["config"], c, error) &&
+           checkLists(j, mamba2Params(c), mamba2States(c), arch, error) &&
+           writeMamba2Module(c, seqLen, rows, batch, mlir, error);
   }
   error = "unknown architecture '" + arch +
           "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2)";

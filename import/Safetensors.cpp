@@ -1,6 +1,7 @@
 // safetensors reader and writer: bounds-checked parsing of the JSON header and the data.
 #include "import/Safetensors.h"
 #include "runtime/SafetensorsHeader.h"
+#include "runtime/Shape.h"
 #include "import/FileIO.h"
 
 #include <nlohmann/json.hpp>
@@ -36,27 +37,6 @@ const DTypeInfo &info(StDType t) {
     if (d.type == t)
       return d;
   return kDTypes[1];
-}
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-/// numel with overflow detection: false if any size is negative or the
-/// product exceeds 2^62.
-bool checkedNumel(const std::vector<int64_t> &shape, int64_t &n) {
-  n = 1;
-  for (int64_t s : shape) {
-    if (s < 0)
-      return false;
-    if (s != 0 && n > (int64_t(1) << 62) / s)
-      return false;
-    n *= s;
-  }
-  return true;
 }
 
 } // namespace
@@ -131,9 +111,10 @@ StTensor makeBF16Tensor(const std::string &name, const std::vector<int64_t> &sha
 
 bool toFloats(const StTensor &t, std::vector<float> &out, std::string &error) {
   int64_t n;
-  if (!checkedNumel(t.shape, n) || uint64_t(n) * stDTypeSize(t.dtype) != t.bytes.size()) {
+  if ((n = rt::checkedNumel(t.shape, int64_t(1) << 62)) < 0 ||
+      uint64_t(n) * stDTypeSize(t.dtype) != t.bytes.size()) {
     error = "tensor '" + t.name + "': " + std::to_string(t.bytes.size()) +
-            " bytes do not match shape " + shapeText(t.shape) + " of " + stDTypeName(t.dtype);
+            " bytes do not match shape " + rt::shapeList(t.shape) + " of " + stDTypeName(t.dtype);
     return false;
   }
   out.resize(n);
@@ -185,9 +166,10 @@ bool serializeSafetensors(const StFile &file, std::vector<uint8_t> &out, std::st
       return false;
     }
     int64_t n;
-    if (!checkedNumel(t.shape, n) || uint64_t(n) * stDTypeSize(t.dtype) != t.bytes.size()) {
+    if ((n = rt::checkedNumel(t.shape, int64_t(1) << 62)) < 0 ||
+        uint64_t(n) * stDTypeSize(t.dtype) != t.bytes.size()) {
       error = "tensor '" + t.name + "': " + std::to_string(t.bytes.size()) +
-              " bytes do not match shape " + shapeText(t.shape) + " of " +
+              " bytes do not match shape " + rt::shapeList(t.shape) + " of " +
               stDTypeName(t.dtype);
       return false;
     }

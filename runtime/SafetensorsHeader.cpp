@@ -1,5 +1,6 @@
 // The safetensors header parser (runtime/SafetensorsHeader.h).
 #include "runtime/SafetensorsHeader.h"
+#include "runtime/Shape.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,20 +12,6 @@ namespace {
 
 /// Hard limit on the JSON header (the reference implementation uses 100 MB).
 constexpr uint64_t kMaxHeader = 100u << 20;
-
-/// numel with overflow detection: false if any size is negative or the
-/// product exceeds 2^62.
-bool checkedNumel(const std::vector<int64_t> &shape, int64_t &n) {
-  n = 1;
-  for (int64_t s : shape) {
-    if (s < 0)
-      return false;
-    if (s != 0 && n > (int64_t(1) << 62) / s)
-      return false;
-    n *= s;
-  }
-  return true;
-}
 
 } // namespace
 
@@ -38,13 +25,6 @@ size_t dtypeSize(const std::string &d) {
   if (d == "I8" || d == "U8" || d == "BOOL")
     return 1;
   return 0;
-}
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 bool parseHeader(const void *data, size_t size, Header &out, std::string &error) {
@@ -127,13 +107,15 @@ bool parseHeader(const void *data, size_t size, Header &out, std::string &error)
     if (end < begin)
       return fail("bad header: " + where + " has data_offsets [" + std::to_string(begin) + ", " +
                   std::to_string(end) + "] with end before begin");
-    if (!checkedNumel(t.shape, t.numel))
-      return fail("bad header: " + where + " has an oversized shape " + shapeText(t.shape));
+    // At most 2^62 elements: byte counts stay far from uint64 overflow.
+    t.numel = rt::checkedNumel(t.shape, int64_t(1) << 62);
+    if (t.numel < 0)
+      return fail("bad header: " + where + " has an oversized shape " + rt::shapeList(t.shape));
     const uint64_t want = uint64_t(t.numel) * elem;
     if (end - begin != want)
       return fail("bad header: " + where + " has data_offsets [" + std::to_string(begin) + ", " +
                   std::to_string(end) + "] (" + std::to_string(end - begin) +
-                  " bytes) but shape " + shapeText(t.shape) + " of " + t.dtype + " needs " +
+                  " bytes) but shape " + rt::shapeList(t.shape) + " of " + t.dtype + " needs " +
                   std::to_string(want) + " bytes");
     if (end > dataSize)
       return fail("truncated: " + where + " occupies bytes " +

@@ -40,9 +40,6 @@ struct Header {
 /// U64 U32 U16 U8, BOOL); 0 for any other name.
 size_t dtypeSize(const std::string &dtype);
 
-/// "[2, 3]".
-std::string shapeText(const std::vector<int64_t> &shape);
-
 /// Parses and checks the header of a file of `size` bytes whose first
 /// bytes are `data` (at least min(size, 8 + header length) of them must be
 /// readable; the tensor data is not read). False with `error` naming the

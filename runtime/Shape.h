@@ -1,4 +1,4 @@
-// Tensor shapes in the runtime: element counts (overflow-checked) and the (a, b,) spelling of messages.
+// Tensor shapes in the runtime: element counts (overflow-checked) and the (a, b,) and [a, b] spellings of messages.
 #ifndef SSM_RUNTIME_SHAPE_H
 #define SSM_RUNTIME_SHAPE_H
 
@@ -26,6 +26,15 @@ inline std::string shapeString(const std::vector<int64_t> &s) {
   for (size_t i = 0; i < s.size(); ++i)
     out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");
+}
+
+/// "[2, 3]", "[4]", "[]": the JSON spelling, as safetensors headers and
+/// model.json hold shapes.
+inline std::string shapeList(const std::vector<int64_t> &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
 }
 
 } // namespace ssm::rt

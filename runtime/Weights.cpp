@@ -17,21 +17,6 @@
 
 namespace ssm::rt {
 
-namespace {
-size_t dtypeSize(const std::string &d) {
-  if (d == "F64" || d == "I64" || d == "U64")
-    return 8;
-  if (d == "F32" || d == "I32" || d == "U32")
-    return 4;
-  if (d == "F16" || d == "BF16" || d == "I16" || d == "U16")
-    return 2;
-  if (d == "I8" || d == "U8" || d == "BOOL")
-    return 1;
-  return 0;
-}
-
-} // namespace
-
 WeightFile::~WeightFile() {
   if (base_)
     munmap(const_cast<unsigned char *>(base_), region_);
@@ -219,7 +204,7 @@ const WeightFile::Tensor *WeightFile::getStored(const std::string &name, Status 
   if (t.stored)
     return &t;
   const unsigned char *src = base_ + t.offset;
-  size_t elem = dtypeSize(t.dtype);
+  size_t elem = safetensors::dtypeSize(t.dtype);
   if (elem && reinterpret_cast<uintptr_t>(src) % elem == 0) {
     t.stored = src;
     mapped_ += t.bytes;

@@ -94,6 +94,23 @@ public:
   void block(const BlockKind &kind, const LayerDecl &first, const Form &form);
 
 private:
+  /// Writes `comment` (if any) and the signature `sig` (ending in "{"),
+  /// and starts the body.
+  void open(const std::function<std::string(const Form &)> &comment, const Form &form,
+            const std::string &sig) {
+    e.indent = 2;
+    if (comment)
+      e.line("// " + comment(form));
+    e.line(sig);
+    e.indent = 4;
+    e.beginFunction();
+  }
+  /// Returns `out` and closes the function.
+  void close(const std::vector<TValue> &out) {
+    e.line("return " + nameList(out) + " : " + typeList(out));
+    e.indent = 2;
+    e.line("}");
+  }
   const ModelDecl &m;
   MlirEmitter &e;
 };
@@ -135,12 +152,7 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
     sig += ",\n        " + tensorType(form.stateShape(s.shape)) + " {ssm.state = \"" + s.name +
            "\"}";
   sig += ") {";
-  e.indent = 2;
-  if (m.comment)
-    e.line("// " + m.comment(form));
-  e.line(sig);
-  e.indent = 4;
-  e.beginFunction();
+  open(m.comment, form, sig);
 
   TValue h = m.embed(ms, tokens);
   std::map<std::string, TValue> carries;
@@ -186,9 +198,7 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
   std::vector<TValue> out{m.head(ms, h)};
   for (const TensorDecl &s : stateList)
     out.push_back(newStates.at(s.name));
-  e.line("return " + nameList(out) + " : " + typeList(out));
-  e.indent = 2;
-  e.line("}");
+  close(out);
 }
 
 void SkeletonWriter::block(const BlockKind &kind, const LayerDecl &first, const Form &form) {
@@ -228,12 +238,7 @@ void SkeletonWriter::block(const BlockKind &kind, const LayerDecl &first, const 
   for (const Shape &s : resultShapes)
     resultTypes += (resultTypes.empty() ? "" : ", ") + tensorType(s);
   sig += ")\n    -> (" + resultTypes + ") {";
-  e.indent = 2;
-  if (kind.comment)
-    e.line("// " + kind.comment(form));
-  e.line(sig);
-  e.indent = 4;
-  e.beginFunction();
+  open(kind.comment, form, sig);
   kind.body(scope);
 
   std::vector<TValue> out{scope.h};
@@ -249,9 +254,7 @@ void SkeletonWriter::block(const BlockKind &kind, const LayerDecl &first, const 
       throw std::logic_error("block '" + kind.name + "' result " + std::to_string(i) +
                              " is " + tensorType(out[i].shape) + ", declared " +
                              tensorType(resultShapes[i]));
-  e.line("return " + nameList(out) + " : " + typeList(out));
-  e.indent = 2;
-  e.line("}");
+  close(out);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #define SSM_IMPORT_LAYERS_LAYERS_H
 
 #include "import/RwkvMlirEmitter.h"
+#include "import/graph/ModelGraph.h"
 
 #include <cstdint>
 #include <string>
@@ -36,6 +37,19 @@ TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue 
 
 /// x (rows, cols) transposed: a linalg.generic copying x[j, i] into (cols, rows).
 TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint);
+
+/// Depthwise causal conv + silu over the channels of x (rows, C) with
+/// weight (C, 1, W), an optional bias (C), from the carried window
+/// (C, W - 1), or (streams, C, W - 1) in the batched step (ssm.causal_conv1d;
+/// Mamba's conv1d, causal-conv1d's kernel). Returns the conv's output
+/// (rows, C) and the new window in the window's shape. In the sequence form
+/// the rows are tokens (the op sees batch 1, length rows); in the step forms
+/// streams (batch rows, length 1).
+struct ShortConv {
+  TValue y, window;
+};
+ShortConv shortConv(MlirEmitter &e, const graph::Form &form, const TValue &x,
+                    const TValue &weight, const TValue *bias, const TValue &window);
 
 /// Scalar helpers for generic bodies.
 /// rsqrt(v) (math.rsqrt).

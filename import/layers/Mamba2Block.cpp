@@ -33,28 +33,11 @@ void mamba2Block(BlockScope &s, const Mamba2Config &c) {
 
   e.line("// Depthwise causal conv (width " + std::to_string(W) +
          ") + silu over xBC, channel-major, from the carried window.");
-  // The conv's batch: 1, or in the batched form one row per stream (length 1).
-  const int64_t nb = batch > 0 ? batch : 1, len = batch > 0 ? 1 : L;
-  TValue xc = step ? e.expand(xBC, {{0}, {1, 2}}, {nb, cd, 1}, "conv_in")
-                   : e.expand(transpose(e, xBC, "xbc_t"), {{0, 1}, {2}}, {1, cd, L}, "conv_in");
-  TValue cw = e.collapse(param(m + "conv1d.weight"), {{0, 1}, {2}}, {cd, W}, "conv_w");
-  TValue window = batch > 0 ? convState
-                            : e.expand(convState, {{0, 1}, {2}}, {1, cd, W - 1}, "conv_window");
-  TValue conv{e.fresh("conv"), {nb, cd, len}}, convFinal{e.fresh("conv_final"), {nb, cd, W - 1}};
-  std::string line = conv.name + ", " + convFinal.name + " = ssm.causal_conv1d silu " + xc.name +
-                     ", " + cw.name;
-  std::string types = tensorType(xc.shape) + ", " + tensorType(cw.shape);
-  if (c.useConvBias) {
-    line += " bias(" + param(m + "conv1d.bias").name + ")";
-    types += ", " + tensorType({cd});
-  }
-  line += " initial_states(" + window.name + ") : (" + types + ", " + tensorType(window.shape) +
-          ") -> (" + tensorType(conv.shape) + ", " + tensorType(convFinal.shape) + ")";
-  e.line(line);
-  newStates.push_back(batch > 0 ? convFinal
-                                : e.collapse(convFinal, {{0, 1}, {2}}, {cd, W - 1}, "conv_state_new"));
-  TValue u = step ? e.collapse(conv, {{0}, {1, 2}}, {nb, cd}, "xbc_conv")
-                  : transpose(e, e.collapse(conv, {{0, 1}, {2}}, {cd, L}, "conv_cm"), "xbc_conv");
+  const int64_t nb = batch > 0 ? batch : 1; // the step ops' batch dim
+  ShortConv conv = shortConv(e, s.form, xBC, param(m + "conv1d.weight"),
+                             c.useConvBias ? &param(m + "conv1d.bias") : nullptr, convState);
+  newStates.push_back(conv.window);
+  const TValue &u = conv.y;
   TValue x = e.slice(u, {0, 0}, {L, di}, {L, di}, "x");
   TValue B = e.slice(u, {0, di}, {L, G * N}, {L, G * N}, "B");
   TValue C = e.slice(u, {0, di + G * N}, {L, G * N}, {L, G * N}, "C");

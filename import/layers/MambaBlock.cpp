@@ -33,27 +33,10 @@ void mambaBlock(BlockScope &s, const MambaConfig &c) {
 
   e.line("// Depthwise causal conv (width " + std::to_string(w) +
          ") + silu, channel-major, from the carried window.");
-  TValue xc = step ? e.expand(x, {{0}, {1, 2}}, {nb, di, 1}, "xc")
-                   : e.expand(transpose(e, x, "x_t"), {{0, 1}, {2}}, {1, di, L}, "xc");
-  TValue cw = e.collapse(param("conv1d.weight"), {{0, 1}, {2}}, {di, w}, "conv_w");
-  TValue cs = batch > 0 ? convState
-                        : e.expand(convState, {{0, 1}, {2}}, {1, di, w - 1}, "conv_window");
-  TValue conv{e.fresh("conv"), {nb, di, step ? 1 : L}},
-      convFinal{e.fresh("conv_final"), {nb, di, w - 1}};
-  std::string line = conv.name + ", " + convFinal.name + " = ssm.causal_conv1d silu " + xc.name +
-                     ", " + cw.name;
-  std::string types = tensorType(xc.shape) + ", " + tensorType(cw.shape);
-  if (c.useConvBias) {
-    line += " bias(" + param("conv1d.bias").name + ")";
-    types += ", " + tensorType({di});
-  }
-  e.line(line + " initial_states(" + cs.name + ") : (" + types + ", " + tensorType(cs.shape) +
-         ") -> (" + tensorType(conv.shape) + ", " + tensorType(convFinal.shape) + ")");
-  s.newStates.push_back(batch > 0 ? convFinal
-                                  : e.collapse(convFinal, {{0, 1}, {2}}, {di, w - 1},
-                                               "conv_state_new"));
-  TValue u = step ? e.collapse(conv, {{0}, {1, 2}}, {nb, di}, "u")
-                  : transpose(e, e.collapse(conv, {{0, 1}, {2}}, {di, L}, "conv_cm"), "u");
+  ShortConv conv = shortConv(e, s.form, x, param("conv1d.weight"),
+                             c.useConvBias ? &param("conv1d.bias") : nullptr, convState);
+  s.newStates.push_back(conv.window);
+  const TValue &u = conv.y;
 
   e.line("// x_proj -> (dt, B, C); dt_proj lifts dt to d_inner (its bias goes to the scan).");
   TValue xdbl = e.linear(u, param("x_proj.weight"), "xdbl");
