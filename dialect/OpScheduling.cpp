@@ -94,6 +94,18 @@ bool Wkv7Op::hasGpuSchedule() { return true; }
 int64_t Wkv7Op::getScheduleChannels() { return 0; }
 int64_t Wkv7Op::getScheduleStateSize() { return 0; }
 
+// ---- ssm.rope: a map over (batch, L, H, D) ----
+ArrayRef<StringRef> RopeOp::getScheduleFields() { return kFlatFields; }
+bool RopeOp::hasGpuSchedule() { return true; }
+int64_t RopeOp::getScheduleChannels() { return 0; }
+int64_t RopeOp::getScheduleStateSize() { return 0; }
+
+// ---- ssm.attention: channel_tile is the queries per task ----
+ArrayRef<StringRef> AttentionOp::getScheduleFields() { return kTiledFields; }
+bool AttentionOp::hasGpuSchedule() { return true; }
+int64_t AttentionOp::getScheduleChannels() { return staticDim(getQ(), 1); }
+int64_t AttentionOp::getScheduleStateSize() { return 0; }
+
 // ---- ssm.dequantize: a view of a weight, read inside its users' loops ----
 ArrayRef<StringRef> DequantizeOp::getScheduleFields() { return {}; }
 bool DequantizeOp::hasGpuSchedule() { return true; }

@@ -59,6 +59,8 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `ssm.ssd_scan` | yes | | yes | | yes |
     | `ssm.wkv4` | yes | | yes | | yes |
     | `ssm.wkv7` | yes | | yes | | yes |
+    | `ssm.rope` | yes | | yes | | yes |
+    | `ssm.attention` | yes | yes | yes | | yes |
 
     A GPU target (`cuda`, `opencl`)
     reads only `gpu_threads` (`ssm-assign-schedules` writes only it there);

@@ -11,7 +11,7 @@ def SSM_Dialect : Dialect {
   let cppNamespace = "::ssm";
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
-  let summary = "Operators of state space models (S4, Mamba, Mamba-2, RWKV).";
+  let summary = "Operators of state space models (S4, Mamba, Mamba-2, RWKV) and of the hybrids' attention.";
   let description = [{
     The `ssm` dialect holds the sequence-mixing operators of state space models
     with value semantics on ranked f32 tensors: discretization, the affine
@@ -64,6 +64,16 @@ def SSM_ConvAlgorithm : I32EnumAttr<"ConvAlgorithm",
       I32EnumAttrCase<"direct", 0>,
       I32EnumAttrCase<"fft", 1>,
       I32EnumAttrCase<"scan", 2>]> {
+  let cppNamespace = "::ssm";
+}
+
+// Which channels ssm.rope rotates together.
+def SSM_RopeStyle : I32EnumAttr<"RopeStyle",
+    "pairing of rotary position embedding: normal rotates (2i, 2i+1) "
+    "(GPT-J, llama.cpp's LLAMA_ROPE_TYPE_NORM), neox rotates (i, i + d/2) "
+    "(GPT-NeoX, transformers' rotate_half)", [
+      I32EnumAttrCase<"normal", 0>,
+      I32EnumAttrCase<"neox", 1>]> {
   let cppNamespace = "::ssm";
 }
 

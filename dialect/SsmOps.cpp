@@ -9,6 +9,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace ssm;
 
@@ -468,4 +470,69 @@ LogicalResult DequantizeOp::verify() {
                          << " 'input' is widened without one";
   }
   return checkResultShape(op, "result", getResult(), in, "the shape of 'input'");
+}
+
+//===----------------------------------------------------------------------===//
+// rope
+//===----------------------------------------------------------------------===//
+
+LogicalResult RopeOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "x", getX(), {4}, "rank 4 (batch, L, H, D)")))
+    return failure();
+  ArrayRef<int64_t> x = shapeOf(getX());
+  if (failed(checkShape(op, "position", getPosition(), {x[0]}, "(batch)")))
+    return failure();
+  int64_t r = static_cast<int64_t>(getRotaryDim()), d = x[3];
+  if (r <= 0 || r % 2 != 0 || (d != kDyn && r > d))
+    return emitOpError() << "'rotary_dim' is " << r
+                         << " but must be even and in 1 .. D = " << (d == kDyn ? -1 : d)
+                         << " (the channels that rotate, in pairs)";
+  if (!(getTheta().convertToDouble() > 0.0))
+    return emitOpError() << "'theta' is " << getTheta().convertToDouble()
+                         << " but must be positive (the base of the rotary frequencies)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "q", getQ(), {4}, "rank 4 (batch, L, H, D)")) ||
+      failed(checkRank(op, "k", getK(), {4}, "rank 4 (batch, L, Hkv, D)")) ||
+      failed(checkRank(op, "v", getV(), {4}, "rank 4 (batch, L, Hkv, Dv)")) ||
+      failed(checkRank(op, "k_cache", getKCache(), {4}, "rank 4 (batch, C, Hkv, D)")))
+    return failure();
+  ArrayRef<int64_t> q = shapeOf(getQ()), k = shapeOf(getK()), v = shapeOf(getV()),
+                    kc = shapeOf(getKCache());
+  int64_t batch = q[0], len = q[1], heads = q[2], d = q[3], hkv = k[2], dv = v[3], cap = kc[1];
+  if (failed(checkSequenceLength(op, "q", 1, len)) ||
+      failed(checkShape(op, "k", getK(), {batch, len, hkv, d}, "(batch, L, Hkv, D)")) ||
+      failed(checkShape(op, "v", getV(), {batch, len, hkv, dv}, "(batch, L, Hkv, Dv)")) ||
+      failed(checkShape(op, "k_cache", getKCache(), {batch, cap, hkv, d}, "(batch, C, Hkv, D)")) ||
+      failed(checkShape(op, "v_cache", getVCache(), {batch, cap, hkv, dv},
+                        "(batch, C, Hkv, Dv)")) ||
+      failed(checkShape(op, "position", getPosition(), {batch}, "(batch)")))
+    return failure();
+  if (heads != kDyn && hkv != kDyn && (hkv <= 0 || heads % hkv != 0))
+    return emitOpError() << "operand 'q' has " << heads << " heads, which is not a multiple of the "
+                         << hkv << " KV heads of 'k' (grouped-query attention)";
+  if (len != kDyn && cap != kDyn && len > cap)
+    return emitOpError() << "operand 'q' has " << len << " tokens but the caches hold only C = "
+                         << cap << " positions";
+  if (static_cast<int64_t>(getWindow()) < 0)
+    return emitOpError() << "'window' is " << static_cast<int64_t>(getWindow())
+                         << " but must be 0 (no sliding window) or positive";
+  if (!(getScale().convertToDouble() > 0.0) || std::isinf(getScale().convertToDouble()))
+    return emitOpError() << "'scale' is " << getScale().convertToDouble()
+                         << " but must be positive and finite";
+  if (failed(checkResultShape(op, "out", getOut(), {batch, len, heads, dv},
+                              "(batch, L, H, Dv)")) ||
+      failed(checkResultShape(op, "k_cache_new", getKCacheNew(), kc, "the shape of 'k_cache'")) ||
+      failed(checkResultShape(op, "v_cache_new", getVCacheNew(), shapeOf(getVCache()),
+                              "the shape of 'v_cache'")))
+    return failure();
+  return success();
 }

@@ -451,6 +451,115 @@ def SSM_Wkv7Op : SSM_Op<"wkv7", [Pure]> {
 
 #endif // SSM_OPS_TD
 
+//===----------------------------------------------------------------------===//
+// ssm.rope
+//===----------------------------------------------------------------------===//
+
+def SSM_I32Tensor : RankedTensorOf<[I32]>;
+
+def SSM_RopeOp : SSM_Op<"rope", [Pure, AllTypesMatch<["x", "out"]>]> {
+  let summary = "rotary position embedding (RoPE) of query or key heads at the stream's positions";
+  let description = [{
+    Rotary position embedding (Su et al., "RoFormer", 2021), as transformers'
+    `apply_rotary_pos_emb` (models/llama/modeling_llama.py) and llama.cpp's
+    `ggml_rope_ext` apply it. Token t of stream b sits at absolute position
+    p = position[b] + t. With R = `rotary_dim` (even, at most D) and, for
+    i < R/2, the angle
+
+        a_i = p * theta^(-2i / R)
+
+    each pair (x0, x1) of channels turns by a_i:
+
+        out0 = x0 cos(a_i) - x1 sin(a_i),   out1 = x0 sin(a_i) + x1 cos(a_i)
+
+    where the pair is (2i, 2i+1) for `style` normal (GPT-J, llama.cpp
+    LLAMA_ROPE_TYPE_NORM) and (i, i + R/2) for `style` neox (GPT-NeoX,
+    transformers' rotate_half; the LFM2 and Qwen checkpoints). Channels
+    R .. D-1 pass unchanged (partial rotary: a `partial_rotary_factor` of
+    the head dim). The angle is computed in float64 and reduced before the
+    f32 sine and cosine, so positions in the hundreds of thousands keep
+    their precision.
+
+    | operand / result | shape | element |
+    |---|---|---|
+    | x, out | (batch, L, H, D) | f32 |
+    | position | (batch) | i32: the stream's position before this call's first token |
+
+    The verifier requires R even, 0 < R <= D, theta > 0.
+
+    ```mlir
+    %qr = ssm.rope neox %q, %pos {theta = 1.0e6 : f64, rotary_dim = 64 : i64}
+        : (tensor<1x16x8x64xf32>, tensor<1xi32>) -> tensor<1x16x8x64xf32>
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$x, SSM_I32Tensor:$position, F64Attr:$theta,
+                       I64Attr:$rotary_dim, SSM_RopeStyle:$style);
+  let results = (outs SSM_F32Tensor:$out);
+  let assemblyFormat = [{
+    $style $x `,` $position attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ssm.attention
+//===----------------------------------------------------------------------===//
+
+def SSM_AttentionOp : SSM_Op<"attention", [Pure]> {
+  let summary = "causal grouped-query softmax attention that appends to and reads a KV cache";
+  let description = [{
+    Causal scaled-dot-product attention with grouped-query heads (Ainslie et
+    al., "GQA", 2023) over a per-stream KV cache, as transformers'
+    `eager_attention_forward` with a `DynamicCache` and llama.cpp's
+    `build_attn` compute it. Stream b's call holds L new tokens at absolute
+    positions p_i = position[b] + i. The new keys and values are written to
+    rows position[b] .. position[b] + L - 1 of the caches (the results
+    `k_cache_new`, `v_cache_new`; the other rows are copied), and query i
+    of head h reads KV head g = h / (H / Hkv):
+
+        s_j = scale * sum_d q[b, i, h, d] * K[b, j, g, d]    for the rows j <= p_i
+                                                               (and p_i - j < window if window > 0)
+        out[b, i, h, :] = sum_j softmax(s)_j V[b, j, g, :]
+
+    with K, V the caches after the write. The softmax subtracts the row's
+    maximum and sums in f32. Rows past p_i are never read, so a cache need
+    not be cleared when a stream is reset. `scale` is explicit (1/sqrt(D)
+    for most models, Granite's attention_multiplier); `window` 0 means no
+    sliding window. A call must fit: position[b] + L <= C (the runtime
+    refuses a longer stream before it runs, SSM_ERROR_CONTEXT_FULL; the
+    kernels clamp).
+
+    | operand / result | shape |
+    |---|---|
+    | q, out (out has Dv) | (batch, L, H, D), (batch, L, H, Dv) |
+    | k, v | (batch, L, Hkv, D), (batch, L, Hkv, Dv) |
+    | k_cache, k_cache_new | (batch, C, Hkv, D) |
+    | v_cache, v_cache_new | (batch, C, Hkv, Dv) |
+    | position | (batch) i32 |
+
+    H must be a multiple of Hkv. The CPU kernel never forms the L x C score
+    matrix: each task takes a tile of queries (`channel_tile` queries of
+    one head) and keeps only that tile's score rows; decode (L = 1) splits
+    the keys of one query across the thread pool.
+
+    ```mlir
+    %o, %kc1, %vc1 = ssm.attention %q, %k, %v, %kc, %vc, %pos {scale = 0.25 : f64, window = 0 : i64}
+        : (tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>,
+           tensor<1x128x2x16xf32>, tensor<1x128x2x16xf32>, tensor<1xi32>)
+        -> (tensor<1x8x4x16xf32>, tensor<1x128x2x16xf32>, tensor<1x128x2x16xf32>)
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$q, SSM_F32Tensor:$k, SSM_F32Tensor:$v,
+                       SSM_F32Tensor:$k_cache, SSM_F32Tensor:$v_cache, SSM_I32Tensor:$position,
+                       F64Attr:$scale, DefaultValuedAttr<I64Attr, "0">:$window);
+  let results = (outs SSM_F32Tensor:$out, SSM_F32Tensor:$k_cache_new,
+                      SSM_F32Tensor:$v_cache_new);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $k_cache `,` $v_cache `,` $position attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def SSM_WeightTensor : RankedTensorOf<[F16, BF16, F32, I8]>;
 def SSM_ScaleTensor : RankedTensorOf<[F16, BF16, F32]>;
 

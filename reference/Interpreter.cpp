@@ -15,6 +15,8 @@
 #include "reference/kernels/SsdScan.h"
 #include "reference/kernels/Wkv4.h"
 #include "reference/kernels/Wkv7.h"
+#include "reference/kernels/Rope.h"
+#include "reference/kernels/Attention.h"
 #include "reference/kernels/Dequantize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -850,6 +852,27 @@ private:
       a.b = &get(o.getB());
       a.initialState = getOpt(o.getInitialState());
       return ssm::ref::wkv7(a, out0, out1);
+    }
+    std::string operator()(ssm::RopeOp o) {
+      ssm::ref::RopeArgs a;
+      a.x = &get(o.getX());
+      a.position = &get(o.getPosition());
+      a.theta = o.getTheta().convertToDouble();
+      a.rotaryDim = static_cast<int64_t>(o.getRotaryDim());
+      a.style = o.getStyle();
+      return ssm::ref::rope(a, out0);
+    }
+    std::string operator()(ssm::AttentionOp o) {
+      ssm::ref::AttentionArgs a;
+      a.q = &get(o.getQ());
+      a.k = &get(o.getK());
+      a.v = &get(o.getV());
+      a.kCache = &get(o.getKCache());
+      a.vCache = &get(o.getVCache());
+      a.position = &get(o.getPosition());
+      a.scale = o.getScale().convertToDouble();
+      a.window = static_cast<int64_t>(o.getWindow());
+      return ssm::ref::attention(a, out0, out1, out2);
     }
     std::string operator()(ssm::DequantizeOp o) {
       auto storageOf = [](Value v) {

@@ -163,16 +163,20 @@ LogicalResult lowerConstant(Operation *op, LoweringState &state) {
               state.define("const", shape, [&](const auto &) { return e; }, /*inlined=*/true));
     return success();
   }
-  if (!dense.getElementType().isF32())
-    return op->emitError() << "only f32 dense constants are supported, got " << type;
+  const bool f32 = dense.getElementType().isF32(), i32 = dense.getElementType().isInteger(32);
+  if (!f32 && !i32)
+    return op->emitError() << "only f32 and i32 dense constants are supported, got " << type;
   auto t = cast<RankedTensorType>(type);
   std::vector<int> extents(t.getShape().rbegin(), t.getShape().rend());
-  Halide::Buffer<float> buf(extents, state.uniqueName("const_data"));
-  auto values = dense.getValues<float>();
-  float *data = buf.data();
+  Halide::Buffer<> buf(f32 ? Halide::Float(32) : Halide::Int(32), extents,
+                       state.uniqueName("const_data"));
   int64_t i = 0;
-  for (float v : values)
-    data[i++] = v;
+  if (f32)
+    for (float v : dense.getValues<float>())
+      static_cast<float *>(buf.data())[i++] = v;
+  else
+    for (int32_t v : dense.getValues<int32_t>())
+      static_cast<int32_t *>(buf.data())[i++] = v;
   TensorFunc out{Halide::Func(state.uniqueName("const")), shape};
   std::vector<Halide::Var> vars(shape.size());
   std::vector<Halide::Expr> args(vars.begin(), vars.end());

@@ -160,6 +160,24 @@ LogicalResult lower(Wkv7Op op, LoweringState &state) {
   return finishKernel(o, state, buildWkv7(in), scheduleWkv7);
 }
 
+LogicalResult lower(RopeOp op, LoweringState &state) {
+  Operation *o = op;
+  RopeKernelInputs in{state.get(op.getX()), state.get(op.getPosition()),
+                      op.getTheta().convertToDouble(), static_cast<int>(op.getRotaryDim()),
+                      op.getStyle()};
+  return finishKernel(o, state, buildRope(in), scheduleRope);
+}
+
+LogicalResult lower(AttentionOp op, LoweringState &state) {
+  Operation *o = op;
+  AttentionKernelInputs in{state.get(op.getQ()),      state.get(op.getK()),
+                           state.get(op.getV()),      state.get(op.getKCache()),
+                           state.get(op.getVCache()), state.get(op.getPosition()),
+                           op.getScale().convertToDouble(),
+                           static_cast<int64_t>(op.getWindow())};
+  return finishKernel(o, state, buildAttention(in), scheduleAttention);
+}
+
 /// ssm.dequantize: a view, not a stage. The readers of the result (a
 /// matmul's loads of its weight, a gather, a kernel) convert each element
 /// where they load it, so the f32 tensor is never stored. A 16-bit argument

@@ -17,6 +17,7 @@
 
 #include "dialect/ScheduleDefaults.h"
 #include "codegen/kernels/AffineScanKernel.h"
+#include "codegen/kernels/AttentionKernel.h"
 #include "codegen/kernels/CausalConv1dKernel.h"
 #include "codegen/kernels/DiscretizeKernel.h"
 #include "codegen/kernels/LtiConvKernel.h"
@@ -25,6 +26,7 @@
 #include "codegen/kernels/SelectiveUpdateKernel.h"
 #include "codegen/kernels/SsdScanKernel.h"
 #include "codegen/kernels/Wkv4Kernel.h"
+#include "codegen/kernels/RopeKernel.h"
 
 namespace ssm::codegen {
 
@@ -38,6 +40,13 @@ void scheduleSelectiveUpdate(SelectiveUpdateKernel &k, const CpuSchedule &s,
                              const Halide::Target &t);
 void scheduleSsdScan(SsdScanKernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleWkv4(Wkv4Kernel &k, const CpuSchedule &s, const Halide::Target &t);
+/// The angle table at root; the rotation vectorised along D, tasks over
+/// (token, stream).
+void scheduleRope(RopeKernel &k, const CpuSchedule &s, const Halide::Target &t);
+/// Tasks of channelTile queries x one head x one stream; each task keeps its
+/// score and weight rows (never the call's L x C matrix), vectorised along
+/// the keys (scores) and the value channels (the weighted sum).
+void scheduleAttention(AttentionKernel &k, const CpuSchedule &s, const Halide::Target &t);
 
 /// The time block of the lti_conv algorithm for schedule `s` (vector width x 4).
 int ltiConvTimeBlock(const CpuSchedule &s);

@@ -1,0 +1,76 @@
+// Halide kernel of ssm.attention: the algorithm only (codegen/schedules/AttentionSchedule.cpp schedules it).
+#include "codegen/kernels/AttentionKernel.h"
+#include "codegen/kernels/MathExt.h"
+
+namespace ssm::codegen {
+
+using namespace Halide;
+
+AttentionKernel buildAttention(const AttentionKernelInputs &in) {
+  const char *op = "ssm.attention kernel";
+  checkOperandRank(op, in.q, "q", 4);
+  checkOperandRank(op, in.k, "k", 4);
+  checkOperandRank(op, in.v, "v", 4);
+  checkOperandRank(op, in.kCache, "k_cache", 4);
+  checkOperandRank(op, in.vCache, "v_cache", 4);
+  checkOperandRank(op, in.position, "position", 1);
+  auto need = [&](const Expr &e, const char *what) {
+    std::optional<int64_t> c = constInt(e);
+    if (!c || *c <= 0)
+      throw CompileError(std::string(op) + ": " + what + " must be a positive constant extent");
+    return static_cast<int>(*c);
+  };
+  AttentionKernel k;
+  k.capacity = need(in.kCache.shape[1], "the cache capacity C");
+  k.heads = need(in.q.shape[2], "the query heads H");
+  k.kvHeads = need(in.k.shape[2], "the KV heads Hkv");
+  k.headDim = need(in.q.shape[3], "the head size D");
+  k.valueDim = need(in.v.shape[3], "the value head size Dv");
+  if (k.heads % k.kvHeads)
+    throw CompileError(std::string(op) + ": H must be a multiple of Hkv");
+  const int C = k.capacity, group = k.heads / k.kvHeads;
+  Expr len = in.q.shape[1];
+
+  Var d("d"), g("g"), c("c"), b("b"), j("j"), h("h"), i("i");
+  Expr p0 = clamp(in.position.func(b), 0, max(C - len, 0));
+  auto written = [&](Expr row) { return row >= p0 && row < p0 + len; };
+  Expr src = clamp(c - p0, 0, len - 1);
+  k.kNew = Func("attn_k_cache");
+  k.kNew(d, g, c, b) = select(written(c), in.k.func(d, g, src, b), in.kCache.func(d, g, c, b));
+  k.vNew = Func("attn_v_cache");
+  k.vNew(d, g, c, b) = select(written(c), in.v.func(d, g, src, b), in.vCache.func(d, g, c, b));
+
+  k.channels = RDom(0, k.headDim, "dch");
+  k.score = Func("attn_score");
+  k.score(j, h, i, b) = 0.0f;
+  k.score(j, h, i, b) += in.q.func(k.channels, h, i, b) * k.kNew(k.channels, h / group, j, b);
+
+  // The rows query i reads: first(i) .. p0 + i.
+  Expr last = p0 + i;
+  Expr first = in.window > 0 ? max(last - static_cast<int>(in.window) + 1, 0) : Expr(0);
+  k.keys = RDom(0, C, "key");
+  k.keys.where(k.keys <= last);
+  k.keys.where(k.keys >= first);
+  const float scale = static_cast<float>(in.scale);
+
+  k.rowMax = Func("attn_row_max");
+  k.rowMax(h, i, b) = Float(32).min();
+  k.rowMax(h, i, b) = max(k.rowMax(h, i, b), k.score(k.keys, h, i, b) * scale);
+  k.weight = Func("attn_weight");
+  k.weight(j, h, i, b) = accurateExp(k.score(j, h, i, b) * scale - k.rowMax(h, i, b));
+  k.rowSum = Func("attn_row_sum");
+  k.rowSum(h, i, b) = 0.0f;
+  k.rowSum(h, i, b) += k.weight(k.keys, h, i, b);
+  k.acc = Func("attn_acc");
+  k.acc(d, h, i, b) = 0.0f;
+  k.acc(d, h, i, b) += k.weight(k.keys, h, i, b) * k.vNew(d, h / group, k.keys, b);
+  k.out = Func("attn_out");
+  k.out(d, h, i, b) = k.acc(d, h, i, b) / k.rowSum(h, i, b);
+
+  std::vector<Expr> outShape = {in.q.shape[0], len, in.q.shape[2], in.v.shape[3]};
+  k.result = {{TensorFunc{k.out, outShape}, TensorFunc{k.kNew, in.kCache.shape},
+               TensorFunc{k.vNew, in.vCache.shape}}};
+  return k;
+}
+
+} // namespace ssm::codegen
