@@ -62,6 +62,7 @@ struct Mamba2Config {
   bool tieWordEmbeddings = false;
   bool normBeforeGate = false;
   bool residualInFp32 = true;   // no effect on an f32 graph
+  int64_t normGroups = 0;       // groups of the gated RMSNorm (0: nGroups; Granite 4.0-H: 1)
   double timeStepMin = 0.0;     // time_step_limit: dt clamped to [min, max]
   double timeStepMax = std::numeric_limits<double>::infinity();
 

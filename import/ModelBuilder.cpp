@@ -2,8 +2,10 @@
 #include "import/ModelBuilder.h"
 #include "import/RwkvModel.h"
 
+#include "import/HybridModel.h"
 #include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
+#include "import/ConfigFields.h"
 #include "runtime/Shape.h"
 
 #include <nlohmann/json.hpp>
@@ -138,8 +140,35 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
            checkLists(j, mamba2Params(c), mamba2States(c), arch, error) &&
            writeMamba2Module(c, seqLen, rows, batch, mlir, error);
   }
-  error = "unknown architecture '" + arch +
-          "' in model.json (known: rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2)";
+  if (const HybridArch *h = findHybridByArchitecture(arch)) {
+    if (!j.contains("config") || !j["config"].is_object()) {
+      error = "model.json has no object \"config\"";
+      return false;
+    }
+    int64_t context = 0;
+    if (!config_fields::readInt(j["config"], "context_length", true, 1, int64_t(1) << 30, context,
+                                error)) {
+      error = "model.json config: " + error;
+      return false;
+    }
+    HybridDesc desc;
+    if (!h->describe(j["config"], context, desc, error)) {
+      error = "model.json config: " + error;
+      return false;
+    }
+    std::vector<Listed> p, s;
+    for (const graph::TensorDecl &x : desc.params)
+      p.push_back({x.name, x.shape});
+    for (const HybridState &x : desc.states)
+      s.push_back({x.name, x.shape});
+    return checkListed(j, "params", p, arch, error) &&
+           checkListed(j, "states", s, arch, error, /*extrasAllowed=*/true) &&
+           desc.write(seqLen, rows, batch, mlir, error);
+  }
+  std::string known = "rwkv4, rwkv5.1, rwkv5.2, rwkv6, rwkv7, mamba1, mamba2";
+  for (const HybridArch &h : hybridArchs())
+    known += std::string(", ") + h.architecture;
+  error = "unknown architecture '" + arch + "' in model.json (known: " + known + ")";
   return false;
 }
 

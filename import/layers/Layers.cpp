@@ -60,7 +60,7 @@ TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint) {
 }
 
 ShortConv shortConv(MlirEmitter &e, const graph::Form &form, const TValue &x,
-                    const TValue &weight, const TValue *bias, const TValue &window) {
+                    const TValue &weight, const TValue *bias, const TValue &window, bool silu) {
   const int64_t rows = x.shape[0], C = x.shape[1], W = weight.shape[2];
   const bool step = !form.sequence();
   // The op's (batch, channels, length): (1, C, rows), or (rows, C, 1) stepping.
@@ -71,7 +71,7 @@ ShortConv shortConv(MlirEmitter &e, const graph::Form &form, const TValue &x,
   TValue w0 = form.batched() ? window
                              : e.expand(window, {{0, 1}, {2}}, {1, C, W - 1}, "conv_window");
   TValue conv{e.fresh("conv"), {nb, C, len}}, final{e.fresh("conv_final"), {nb, C, W - 1}};
-  std::string line = conv.name + ", " + final.name + " = ssm.causal_conv1d silu " + xc.name +
+  std::string line = conv.name + ", " + final.name + " = ssm.causal_conv1d " + (silu ? "silu " : "identity ") + xc.name +
                      ", " + cw.name;
   std::string types = tensorType(xc.shape) + ", " + tensorType(cw.shape);
   if (bias) {

@@ -38,7 +38,7 @@ TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue 
 /// x (rows, cols) transposed: a linalg.generic copying x[j, i] into (cols, rows).
 TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint);
 
-/// Depthwise causal conv + silu over the channels of x (rows, C) with
+/// Depthwise causal conv + silu (or none: `silu` false, LFM2's gated conv) over the channels of x (rows, C) with
 /// weight (C, 1, W), an optional bias (C), from the carried window
 /// (C, W - 1), or (streams, C, W - 1) in the batched step (ssm.causal_conv1d;
 /// Mamba's conv1d, causal-conv1d's kernel). Returns the conv's output
@@ -49,7 +49,8 @@ struct ShortConv {
   TValue y, window;
 };
 ShortConv shortConv(MlirEmitter &e, const graph::Form &form, const TValue &x,
-                    const TValue &weight, const TValue *bias, const TValue &window);
+                    const TValue &weight, const TValue *bias, const TValue &window,
+                    bool silu = true);
 
 /// Scalar helpers for generic bodies.
 /// rsqrt(v) (math.rsqrt).

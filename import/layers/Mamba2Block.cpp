@@ -10,19 +10,23 @@ using graph::BlockScope;
 using Body = GenericBody;
 
 void mamba2Block(BlockScope &s, const Mamba2Config &c) {
+  s.e.line("// RMSNorm, then in_proj split into z, xBC and dt.");
+  TValue xn = layers::rmsNorm(s.e, s.h, s.param("norm.weight"), c.layerNormEpsilon, "normed");
+  s.h = mamba2Mixer(s, c, xn, "mixer.", &s.h);
+}
+
+TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const std::string &m,
+                   const TValue *addTo) {
   MlirEmitter &e = s.e;
-  const TValue h = s.h;
   const int64_t L = s.form.rows(), batch = s.form.batched() ? s.form.batch : 0;
   const bool step = !s.form.sequence();
   const TValue &convState = s.state("conv_state"), &ssmState = s.state("ssm_state");
   std::vector<TValue> &newStates = s.newStates;
   auto param = [&](const std::string &suffix) -> const TValue & { return s.param(suffix); };
   const int64_t di = c.intermediateSize, H = c.numHeads, P = c.headDim, N = c.stateSize,
-                G = c.nGroups, W = c.convKernel, cd = c.convDim(), gs = di / G;
-  const std::string m = "mixer.";
+                G = c.nGroups, W = c.convKernel, cd = c.convDim();
+  const int64_t NG = c.normGroups > 0 ? c.normGroups : G, gs = di / NG;
 
-  e.line("// RMSNorm, then in_proj split into z, xBC and dt.");
-  TValue xn = layers::rmsNorm(e, h, param("norm.weight"), c.layerNormEpsilon, "normed");
   TValue zxbcdt = e.linear(xn, param(m + "in_proj.weight"), "zxbcdt");
   if (c.useBias)
     zxbcdt = e.map("zxbcdt_b", {{zxbcdt, {}}, {param(m + "in_proj.bias"), {"d1"}}},
@@ -108,17 +112,17 @@ void mamba2Block(BlockScope &s, const Mamba2Config &c) {
     y3 = Y;
   }
 
-  e.line(std::string("// Gated RMSNorm over ") + std::to_string(G) + " group(s) of " +
+  e.line(std::string("// Gated RMSNorm over ") + std::to_string(NG) + " group(s) of " +
          std::to_string(gs) + " channels, " +
          (c.normBeforeGate ? "norm then gate: rmsnorm(y) w silu(z)."
                            : "gate then norm: rmsnorm(y silu(z)) w."));
   TValue yg = e.expand(e.collapse(y3, {{0}, {1, 2}}, {L, di}, "y_flat"), {{0}, {1, 2}},
-                       {L, G, gs}, "y_groups");
-  TValue zg = e.expand(z, {{0}, {1, 2}}, {L, G, gs}, "z_groups");
-  TValue wg = e.expand(param(m + "norm.weight"), {{0, 1}}, {G, gs}, "norm_w");
+                       {L, NG, gs}, "y_groups");
+  TValue zg = e.expand(z, {{0}, {1, 2}}, {L, NG, gs}, "z_groups");
+  TValue wg = e.expand(param(m + "norm.weight"), {{0, 1}}, {NG, gs}, "norm_w");
   TValue pre = c.normBeforeGate
                    ? yg
-                   : e.map("gated", {{yg, {}}, {zg, {}}}, {L, G, gs},
+                   : e.map("gated", {{yg, {}}, {zg, {}}}, {L, NG, gs},
                            [](Body &b) { return b.mul(b.arg(0), silu(b, b.arg(1))); });
   TValue ss = e.reduceLast("gated_sumsq", {{pre, {}}}, pre.shape,
                            [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
@@ -126,7 +130,7 @@ void mamba2Block(BlockScope &s, const Mamba2Config &c) {
   if (c.normBeforeGate)
     normIns.push_back({zg, {}});
   TValue normed = e.map(
-      "y_normed", normIns, {L, G, gs},
+      "y_normed", normIns, {L, NG, gs},
       [&](Body &b) {
         std::string mean = b.div(b.arg(1), b.cst(double(gs)));
         std::string r = rsqrt(b, b.add(mean, b.cst(c.layerNormEpsilon)));
@@ -135,13 +139,17 @@ void mamba2Block(BlockScope &s, const Mamba2Config &c) {
       });
   TValue y = e.collapse(normed, {{0}, {1, 2}}, {L, di}, "y");
 
-  e.line("// out_proj, accumulated onto the residual stream.");
   if (!c.useBias) {
-    s.h = e.linear(y, param(m + "out_proj.weight"), "h_out", &h);
-    return;
+    if (addTo)
+      e.line("// out_proj, accumulated onto the residual stream.");
+    return e.linear(y, param(m + "out_proj.weight"), addTo ? "h_out" : "mixer_out", addTo);
   }
   TValue o = e.linear(y, param(m + "out_proj.weight"), "out");
-  s.h = e.map("h_out", {{h, {}}, {o, {}}, {param(m + "out_proj.bias"), {"d1"}}}, h.shape,
-               [](Body &b) { return b.add(b.arg(0), b.add(b.arg(1), b.arg(2))); });
+  if (!addTo)
+    return e.map("mixer_out", {{o, {}}, {param(m + "out_proj.bias"), {"d1"}}}, o.shape,
+                 [](Body &b) { return b.add(b.arg(0), b.arg(1)); });
+  e.line("// out_proj, accumulated onto the residual stream.");
+  return e.map("h_out", {{*addTo, {}}, {o, {}}, {param(m + "out_proj.bias"), {"d1"}}},
+               addTo->shape, [](Body &b) { return b.add(b.arg(0), b.add(b.arg(1), b.arg(2))); });
 }
 } // namespace ssm::importer::layers

@@ -21,6 +21,13 @@ namespace ssm::importer::layers {
 /// (H, P, N); sets s.h to h + out_proj(...) and appends the two new states.
 void mamba2Block(graph::BlockScope &s, const Mamba2Config &c);
 
+/// The mixer alone on xn (rows, d_model), already normed: its weights after
+/// the layer's prefix + `m` ("mixer." in Mamba-2, "mamba." in Granite 4.0-H),
+/// the same states; returns out_proj(...) (rows, d_model), added to *addTo
+/// when given. The gated norm runs over c.normGroups groups (0: G).
+TValue mamba2Mixer(graph::BlockScope &s, const Mamba2Config &c, const TValue &xn,
+                   const std::string &m, const TValue *addTo = nullptr);
+
 } // namespace ssm::importer::layers
 
 #endif // SSM_IMPORT_LAYERS_MAMBA2BLOCK_H

@@ -11,6 +11,7 @@
 // here, reported with the diagnostics); 2 could not run (bad arguments,
 // missing, truncated or malformed input, unsupported model, output exists).
 #include "import/FileIO.h"
+#include "import/HybridModel.h"
 #include "import/ModelBuilder.h"
 #include "import/RwkvFile.h"
 #include "import/RwkvModel.h"
@@ -54,6 +55,7 @@ const char *kUsage =
     "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
     "                   [--all-logits] [--weights source|f32|f16|bf16|q8] [--batch B]\n"
     "                   [--compile [--target T]]\n"
+    "  ssm-import <checkpoint-folder> -o <dir> [--context N] [the options above]\n"
     "\n"
     "Formats:\n"
     "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2, 6, 7)\n"
@@ -63,6 +65,10 @@ const char *kUsage =
     "         MambaConfig fields) or mamba_ssm's (MambaLMHeadModel:\n"
     "         backbone.embedding.weight, d_model / n_layer / ssm_cfg), told apart by\n"
     "         what the files hold\n"
+    "\n"
+    "  <checkpoint-folder>  a Hugging Face folder (config.json + model.safetensors):\n"
+    "         the architecture from config.json's model_type: mamba, mamba2, lfm2\n"
+    "         (LFM2 / LFM2.5), granitemoehybrid (Granite 4.0-H, dense MLP)\n"
     "\n"
     "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, returning\n"
     "the last position's logits, and @forward_step for one token),\n"
@@ -93,6 +99,9 @@ const char *kUsage =
     "                      each of B streams per call (tokens (B), states with a\n"
     "                      leading dim B, logits (B, vocab)), so every weight is read\n"
     "                      once for B streams; ssm_streams_step uses it (1 to 1024)\n"
+    "  --context N         hybrids: the positions each stream's KV cache holds\n"
+    "                      (default: max_position_embeddings, at most 4096); a\n"
+    "                      stream fed past it fails with a named error\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
@@ -250,6 +259,33 @@ int importMambaModel(const std::string &input, const std::string &configPath,
   return 0;
 }
 
+int importHybridModel(const std::string &safetensors, const std::string &configFile,
+                      const std::string &outDir, int64_t seqLen, int64_t context, LogitsRows rows,
+                      int64_t batch) {
+  std::string error, summary;
+  StFile stored;
+  if (!importHybrid(safetensors, configFile, outDir, seqLen, context, error, rows, gWeights,
+                    &stored, batch, &summary))
+    return cannotRun(error);
+  std::string written = (fs::path(outDir) / "model.mlir").string();
+  std::vector<char> text;
+  if (!readWholeFile(written, "an MLIR file", text, error))
+    return cannotRun(error);
+  std::string mlir(text.begin(), text.end());
+  if (!storeGraph(mlir, stored, error) || !verifyModule(mlir, written, error)) {
+    std::cerr << "ssm-import: error: " << error;
+    return 1;
+  }
+  if (!writeTextFile(written, mlir, error))
+    return cannotRun(error);
+  std::cout << "ssm-import: " << safetensors << " -> " << gOutputName << ": " << summary << " -> "
+            << storedDtypeSummary(stored) << weightsNote() << ", seq-len " << seqLen;
+  if (batch > 0)
+    std::cout << ", step batch " << batch;
+  std::cout << "\n";
+  return 0;
+}
+
 /// --compile: `ssm-compile <staged>` (the model folder mode) before the
 /// folder is published, so a failed compile publishes nothing. Its stderr
 /// (progress on a terminal, errors) passes through; ssm-import prints the
@@ -286,6 +322,7 @@ int main(int argc, char **argv) {
   LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
   int64_t batch = 0; // no batched step function
+  int64_t context = 0; // hybrids: the config's default
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string &opt, std::string &out) {
@@ -353,6 +390,14 @@ int main(int argc, char **argv) {
         return cannotRun("--batch takes an integer from 1 to " + std::to_string(kMaxStepBatch) +
                          ", got '" + v + "'");
       batch = n;
+    } else if (a == "--context" || a == "-context" || a.rfind("--context=", 0) == 0) {
+      std::string v;
+      long long n = 0;
+      if (!optionValue(v))
+        return cannotRun("--context needs a positive integer");
+      if (!integerFrom1(v, 1 << 30, n))
+        return cannotRun("--context takes an integer from 1 to 1073741824, got '" + v + "'");
+      context = n;
     } else if (a.size() > 1 && a[0] == '-') {
       return cannotRun("unknown option '" + a + "' (see --help)");
     } else {
@@ -361,9 +406,45 @@ int main(int argc, char **argv) {
   }
   if (positional.empty())
     return cannotRun("no format given (rwkv or mamba; see --help)");
-  const std::string &format = positional[0];
-  if (format != "rwkv" && format != "mamba")
-    return cannotRun("unknown format '" + format + "' (known: rwkv, mamba)");
+  std::string format = positional[0];
+  // A checkpoint folder: the architecture from its config.json.
+  std::string hybridConfig;
+  {
+    std::error_code fe;
+    if (format != "rwkv" && format != "mamba" && fs::is_directory(format, fe)) {
+      fs::path folder(format), cfgPath = folder / "config.json";
+      if (!fs::exists(cfgPath, fe))
+        return cannotRun(format + ": a folder without config.json (a Hugging Face checkpoint "
+                         "folder holds config.json and model.safetensors)");
+      std::vector<char> bytes;
+      std::string err;
+      if (!readWholeFile(cfgPath.string(), "a JSON file", bytes, err))
+        return cannotRun(err);
+      nlohmann::json cfg = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+      std::string type = cfg.is_object() ? cfg.value("model_type", std::string()) : "";
+      fs::path weights = folder / "model.safetensors";
+      if (!fs::exists(weights, fe))
+        return cannotRun(format + ": no model.safetensors (sharded checkpoints are not read yet)");
+      if (type == "mamba" || type == "mamba2") {
+        positional = {"mamba", weights.string()};
+        if (configPath.empty())
+          configPath = cfgPath.string();
+      } else if (findHybridByModelType(type)) {
+        positional = {"hybrid", weights.string()};
+        hybridConfig = configPath.empty() ? cfgPath.string() : configPath;
+      } else {
+        std::string known = "mamba, mamba2";
+        for (const HybridArch &h : hybridArchs())
+          known += std::string(", ") + h.modelType;
+        return cannotRun(cfgPath.string() + ": model_type '" + type +
+                         "' is not one ssm-import reads (known: " + known + ")");
+      }
+      format = positional[0];
+    }
+  }
+  if (format != "rwkv" && format != "mamba" && format != "hybrid")
+    return cannotRun("unknown format '" + format +
+                     "' (known: rwkv, mamba, or a checkpoint folder with config.json)");
   if (positional.size() < 2)
     return cannotRun("no model file given (see --help)");
   if (positional.size() > 2)
@@ -395,9 +476,13 @@ int main(int argc, char **argv) {
   std::string staged = stagingDir(outDir);
   fs::remove_all(staged, ec);
   gOutputName = outDir;
-  int rc = format == "rwkv" ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
-                            : importMambaModel(input, configPath, staged, /*force=*/true, seqLen,
-                                               rows, batch);
+  if (context > 0 && format != "hybrid")
+    return cannotRun("--context is for models with attention layers (KV caches)");
+  int rc = format == "rwkv"     ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
+           : format == "hybrid" ? importHybridModel(input, hybridConfig, staged, seqLen, context,
+                                                    rows, batch)
+                                : importMambaModel(input, configPath, staged, /*force=*/true,
+                                                   seqLen, rows, batch);
   if (rc == 0 && compile)
     rc = compileStaged(compiler, staged, outDir, target);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))
