@@ -150,6 +150,21 @@ int64_t ssm_model_context_length(const ssm_model_t *model) {
   return model ? model->impl->spec().contextLength() : 0;
 }
 
+void ssm_model_state_bytes(const ssm_model_t *model, int64_t position, size_t *fixed_bytes,
+                           size_t *cache_bytes, size_t *cache_allocated_bytes) {
+  int64_t fixed = 0, perPosition = 0, allocated = 0;
+  if (model)
+    model->impl->spec().stateBytes(fixed, perPosition, allocated);
+  int64_t capacity = model ? model->impl->spec().contextLength() : 0;
+  int64_t rows = position < 0 ? 0 : (capacity > 0 ? std::min(position, capacity) : 0);
+  if (fixed_bytes)
+    *fixed_bytes = static_cast<size_t>(fixed);
+  if (cache_bytes)
+    *cache_bytes = static_cast<size_t>(rows * perPosition);
+  if (cache_allocated_bytes)
+    *cache_allocated_bytes = static_cast<size_t>(allocated);
+}
+
 void ssm_model_weight_bytes(const ssm_model_t *model, size_t *file_bytes, size_t *mapped_bytes,
                             size_t *converted_bytes) {
   ssm::rt::WeightFile *w = model ? &model->impl->weights() : nullptr;

@@ -206,4 +206,40 @@ Status ModelSpec::load(const std::string &dir, ModelSpec &out) {
   }
 }
 
+std::vector<ModelSpec::StateGroup> ModelSpec::stateGroups() const {
+  std::vector<StateGroup> groups;
+  for (const StateSpec &st : states) {
+    std::string name = st.name;
+    if (name.rfind("layers.", 0) == 0) {
+      size_t dot = name.find('.', 7);
+      if (dot != std::string::npos &&
+          name.find_first_not_of("0123456789", 7) == dot && dot > 7)
+        name = name.substr(dot + 1);
+    }
+    int64_t bytes = st.numel * 4;
+    if (st.kind == StateKind::Cache)
+      bytes /= st.capacity();
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const StateGroup &g) {
+      return g.name == name && g.kind == st.kind && g.bytesPerLayer == bytes;
+    });
+    if (it == groups.end())
+      groups.push_back({name, 1, st.kind, bytes});
+    else
+      ++it->layers;
+  }
+  return groups;
+}
+
+void ModelSpec::stateBytes(int64_t &fixed, int64_t &cachePerPosition,
+                           int64_t &cacheAllocated) const {
+  fixed = cachePerPosition = cacheAllocated = 0;
+  for (const StateSpec &st : states)
+    if (st.kind == StateKind::Cache) {
+      cachePerPosition += st.numel / st.capacity() * 4;
+      cacheAllocated += st.numel * 4;
+    } else {
+      fixed += st.numel * 4;
+    }
+}
+
 } // namespace ssm::rt

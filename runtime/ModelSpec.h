@@ -70,6 +70,21 @@ struct ModelSpec {
   /// The positions a stream can hold: the least capacity of the Cache
   /// states; 0 when every state is Fixed (no bound).
   int64_t contextLength() const;
+  /// The states grouped by what they are: the name after "layers.<n>." (or
+  /// the whole name), the layers holding one, its kind and its bytes per
+  /// layer (float32): per stream for fixed states, per position for caches.
+  struct StateGroup {
+    std::string name;
+    int64_t layers = 0;
+    StateKind kind = StateKind::Fixed;
+    int64_t bytesPerLayer = 0; // fixed: per stream; cache: per position
+  };
+  std::vector<StateGroup> stateGroups() const;
+  /// Bytes of one stream's states (float32): `fixed` for the fixed states
+  /// (the same at every position), `cachePerPosition` for one position of
+  /// every cache, `cacheAllocated` for the caches at their capacity (what
+  /// the runtime allocates per stream).
+  void stateBytes(int64_t &fixed, int64_t &cachePerPosition, int64_t &cacheAllocated) const;
   /// Ok when `n` more tokens at `position` fit contextLength(); ContextFull,
   /// naming the cache state, otherwise (the model library's streams and the
   /// reference interpreter's check before running anything).

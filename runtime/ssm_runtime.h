@@ -156,6 +156,15 @@ SSM_RT_API ssm_status_t ssm_model_state_kind(const ssm_model_t *model, size_t in
  * prefill or step that would go past it fails with SSM_ERROR_CONTEXT_FULL
  * and runs nothing. Since 0.7. */
 SSM_RT_API int64_t ssm_model_context_length(const ssm_model_t *model);
+/* Memory of one stream's states, in bytes (float32), from model.json:
+ * `fixed_bytes` for the fixed states (conv, SSM, WKV: the same at every
+ * position), `cache_bytes` for the KV caches' rows a stream at `position`
+ * has written (position x bytes per position, at most the capacity), and
+ * `cache_allocated_bytes` for the caches at their capacity (what a stream
+ * allocates). Any pointer may be null. Since 0.7. */
+SSM_RT_API void ssm_model_state_bytes(const ssm_model_t *model, int64_t position,
+                                      size_t *fixed_bytes, size_t *cache_bytes,
+                                      size_t *cache_allocated_bytes);
 /* Bytes of the weights file; of weights used in place (as the file holds
  * them, in the loaded or mapped file); of weights converted to float32 (F16,
  * BF16, F64 files). */

@@ -91,6 +91,16 @@ public:
   /// 0: unbounded (no cache state). Past it, prefill and step throw
   /// SSM_ERROR_CONTEXT_FULL.
   int64_t contextLength() const { return ssm_model_context_length(handle_); }
+  /// One stream's state bytes (ssm_model_state_bytes): fixed states, the KV
+  /// rows written at `position`, the KV caches as allocated.
+  struct StateBytes {
+    size_t fixed = 0, cache = 0, cacheAllocated = 0;
+  };
+  StateBytes stateBytes(int64_t position) const {
+    StateBytes b;
+    ssm_model_state_bytes(handle_, position, &b.fixed, &b.cache, &b.cacheAllocated);
+    return b;
+  }
   ssm_model_t *get() const { return handle_; }
 
 private:

@@ -70,6 +70,8 @@ _sig = {
     "ssm_model_state_kind": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int),
                                             ctypes.POINTER(ctypes.c_int)]),
     "ssm_model_context_length": (ctypes.c_int64, [_p]),
+    "ssm_model_state_bytes": (None, [_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_size_t),
+                                     ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t)]),
     "ssm_stream_create": (ctypes.c_int, [_p, ctypes.POINTER(_p)]),
     "ssm_stream_free": (None, [_p]),
     "ssm_stream_reset": (ctypes.c_int, [_p]),
@@ -185,6 +187,14 @@ class Model:
     def context_length(self):
         """Positions a stream can hold (the cache states' least capacity); 0: unbounded."""
         return _lib.ssm_model_context_length(self._h)
+
+    def state_bytes(self, position=0):
+        """(fixed, cache, cache_allocated): one stream's state bytes (float32) — the fixed
+        states, the KV rows written at `position`, the KV caches at their capacity."""
+        f, c, a = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
+        _lib.ssm_model_state_bytes(self._h, int(position), ctypes.byref(f), ctypes.byref(c),
+                                   ctypes.byref(a))
+        return f.value, c.value, a.value
 
     def state_kind(self, index):
         """("fixed", -1) or ("cache", axis) for the state at `index` (model.json order)."""

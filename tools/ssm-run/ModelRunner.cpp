@@ -1,6 +1,8 @@
 // The model runner: ssm-run's model mode, a shell over the model library (runtime/Model.h) and the reference interpreter's streams (reference/ModelStream.h).
 #include "tools/ssm-run/ModelRunner.h"
 
+#include <cstdio>
+
 #include "import/ModelBuilder.h"
 #include "reference/ModelStream.h"
 #include "runtime/Generate.h"
@@ -52,6 +54,9 @@ public:
     std::vector<int64_t> lengths = model.sequenceLengths();
     bool covered = model.hasStep() ||
                    std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(n));
+    // A prompt past the KV caches is refused before a graph is built for it.
+    if (rt::Status st = stream.checkContext(n); !st)
+      return st;
     if (!covered)
       if (rt::Status st = compile(static_cast<int64_t>(n)); !st)
         return st;
@@ -99,6 +104,65 @@ bool canWrite(const std::string &path, bool force, std::string &error) {
 }
 
 } // namespace
+
+namespace {
+template <typename... A> std::string printf(const char *fmt, A... a) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a...);
+  return buf;
+}
+
+std::string humanBytes(int64_t b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+} // namespace
+
+int reportModelMemory(const std::string &dir) {
+  rt::ModelSpec spec;
+  if (rt::Status s = rt::ModelSpec::load(dir, spec); !s)
+    return fail(kCannotRun, s.message());
+  int64_t fixed = 0, perPosition = 0, allocated = 0;
+  spec.stateBytes(fixed, perPosition, allocated);
+  const int64_t context = spec.contextLength();
+  llvm::outs() << "memory of one stream of " << dir << " (" << spec.architecture
+               << "), float32 states, from model.json:\n";
+  llvm::outs() << printf("  %-22s %7s  %-6s  %s\n", "state", "layers", "kind", "bytes");
+  for (const rt::ModelSpec::StateGroup &g : spec.stateGroups()) {
+    bool cache = g.kind == rt::StateKind::Cache;
+    std::string bytes = humanBytes(g.bytesPerLayer) + (cache ? " per position" : "") +
+                        " per layer, " + humanBytes(g.bytesPerLayer * g.layers) +
+                        (cache ? " per position" : "");
+    llvm::outs() << printf("  %-22s %7lld  %-6s  %s\n", g.name.c_str(),
+                                 static_cast<long long>(g.layers), cache ? "cache" : "fixed",
+                                 bytes.c_str());
+  }
+  llvm::outs() << printf("  %-10s %-16s %-16s %s\n", "tokens", "recurrent state",
+                               "KV cache", "total");
+  for (int64_t n : {int64_t(1000), int64_t(10000), int64_t(100000)}) {
+    std::string kv = humanBytes(n * perPosition), total = humanBytes(fixed + n * perPosition);
+    if (context > 0 && n > context)
+      total += " (past the context of " + std::to_string(context) + ")";
+    llvm::outs() << printf("  %-10lld %-16s %-16s %s\n", static_cast<long long>(n),
+                                 humanBytes(fixed).c_str(), kv.c_str(), total.c_str());
+  }
+  if (context > 0)
+    llvm::outs() << "  allocated per stream: " << humanBytes(fixed + allocated)
+                 << " (the KV caches at their capacity of " << context
+                 << " positions; ssm-import --context sets it)\n";
+  else
+    llvm::outs() << "  allocated per stream: " << humanBytes(fixed)
+                 << " (no KV cache: the same at every position)\n";
+  return kOk;
+}
 
 bool isModelDir(const std::string &path) {
   return llvm::sys::fs::is_directory(path) && llvm::sys::fs::exists(path + "/model.json");

@@ -47,6 +47,12 @@ struct ModelRunOptions {
 int runModel(const ModelRunOptions &options,
              const std::function<mlir::MLIRContext &()> &context);
 
+/// `ssm-run <model-dir> --memory`: one stream's state memory from
+/// model.json alone, per state kind and layer group, and as a stream grows
+/// (1k, 10k, 100k tokens: the fixed recurrent states beside the KV rows
+/// written); exit 0, or 2 when model.json cannot be read.
+int reportModelMemory(const std::string &dir);
+
 /// True when `path` is a folder with a model.json.
 bool isModelDir(const std::string &path);
 

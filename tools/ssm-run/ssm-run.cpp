@@ -144,6 +144,8 @@ cl::opt<bool> mmapWeights(
              "and other processes) instead of reading it into huge-page memory, which decodes "
              "faster and costs a copy of the file at load"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> memory("memory", cl::desc("Model runs: report one stream's state memory (recurrent state and KV cache, per layer kind and at 1k, 10k, 100k tokens) from model.json, and run nothing"),
+                    cl::init(false), cl::cat(category));
 cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print them"),
                           cl::init(0), cl::cat(category));
 cl::opt<bool> cachePrune(
@@ -749,6 +751,10 @@ int main(int argc, char **argv) {
     return cannotRun("--emit-graph goes with --golden <case-dir>");
   if (inputFile.empty())
     return cannotRun("no input: give an .mlir file, a model folder or --golden <case-dir> (see --help)");
+  if (ssm::isModelDir(inputFile) && memory)
+    return ssm::reportModelMemory(inputFile);
+  if (memory)
+    return cannotRun("--memory reports a model folder's state memory: give a folder with model.json");
   if (ssm::isModelDir(inputFile)) {
     if (int rc = checkEngine())
       return rc;
