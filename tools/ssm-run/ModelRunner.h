@@ -25,6 +25,7 @@ struct ModelRunOptions {
   std::string logitsOut, allLogitsOut;
   int64_t generate = 0;
   unsigned repeat = 0;      // --repeat: time N more prompt runs (see runModel)
+  int64_t decodeFrom = 0;   // --decode-from P: step mode starts at position P (see runModel)
   bool force = false;
   bool mapWeights = false;  // --mmap-weights: map the weights file instead of reading it
   const char *argv0 = nullptr;
@@ -39,7 +40,10 @@ struct ModelRunOptions {
 /// initial states, each timed alone, and one line goes to stdout:
 /// `median_ms=<x> threads=<n> tokens=<t> us_per_token=<x> mode=<m>`, x the
 /// median over the N runs of the whole prompt (sequence: one forward_sequence
-/// call; step: the loop of forward_step calls, one per token).
+/// call; step: the loop of forward_step calls, one per token). With
+/// `decodeFrom` P > 0 (step mode) every run first prefills the prompt's
+/// first P tokens untimed, then steps (and times, and writes the logits
+/// of) the rest: decode at position P.
 /// `context` gives the MLIR context, created on first use: only the
 /// reference engine and a compilation (a folder without compiled modules
 /// for the cpu engine, or a GPU engine) need it, so a deployed folder runs

@@ -144,6 +144,8 @@ cl::opt<bool> mmapWeights(
              "and other processes) instead of reading it into huge-page memory, which decodes "
              "faster and costs a copy of the file at load"),
     cl::init(false), cl::cat(category));
+cl::opt<int64_t> decodeFrom("decode-from", cl::desc("Model runs in step mode: prefill the first P tokens (untimed, the sequence form), then step the rest: decode at position P (with --repeat, only the steps are timed)"),
+                           cl::value_desc("P"), cl::init(0), cl::cat(category));
 cl::opt<bool> memory("memory", cl::desc("Model runs: report one stream's state memory (recurrent state and KV cache, per layer kind and at 1k, 10k, 100k tokens) from model.json, and run nothing"),
                     cl::init(false), cl::cat(category));
 cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print them"),
@@ -774,6 +776,7 @@ int main(int argc, char **argv) {
     o.allLogitsOut = allLogitsOut;
     o.generate = generate;
     o.repeat = repeat;
+    o.decodeFrom = decodeFrom;
     o.force = force;
     o.mapWeights = mmapWeights;
     o.argv0 = gArgv0;
