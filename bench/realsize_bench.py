@@ -6,12 +6,32 @@ Models (synthetic weights written by bench/synth_checkpoint.py, nothing download
               d_state 16, tied head), Hugging Face layout; llama.cpp reads the same
               weights as GGUF (F32, F16 or Q8_0: the one matching --weights).
   rwkv4-169m  RWKV-4 at 169M shapes (768 x 12, vocab 50277), rwkv.cpp's format (FP32).
+  lfm2-350m   LFM2 at LFM2-350M shapes (hidden 1024, 16 layers: attention at layers
+              2, 5, 8, 10, 12, 14 with 16 heads / 8 KV heads of 64, the rest gated short
+              convolutions with L_cache 3; SwiGLU width 4608, vocab 65536, tied head).
+  granite-h-350m
+              Granite 4.0-H at Granite-4.0-H-350M-like shapes (hidden 768, 32 layers:
+              attention at layers 4, 12, 20, 28 with 12 heads / 4 KV heads, no RoPE, the
+              rest Mamba-2 with 48 heads of 32, d_state 128, one group; dense shared
+              SwiGLU MLP 2048, vocab 100352, tied head).
+              Both hybrids: Hugging Face layout, imported with `ssm-import <folder>
+              --context N` (N: --context, default 4608); llama.cpp reads the same
+              weights as GGUF, as for mamba130m. No torch peer (bench/torch_models.py
+              has none).
 Forms:
   prefill     --prefill tokens (512) from the initial state, logits of the last position
               only (ours: @forward_sequence; llama.cpp: llama-bench pp512, whose batch asks
               for the last logits; rwkv.cpp: rwkv_eval_sequence_in_chunks).
   decode      --decode tokens (64) one at a time with logits after each (ours:
               @forward_step; llama.cpp: llama-bench tg64; rwkv.cpp: rwkv_eval), per token.
+  deep-decode the same --decode tokens stepped after --depth (4096) tokens of context,
+              per token: the hybrids' attention layers read a 4096-position KV cache
+              (ours: ssm-run --mode step --decode-from 4096 on 4096 + 64 tokens, the
+              prefill untimed; llama.cpp: llama-bench -n 64 -d 4096, whose depth pass is
+              untimed too, and done once per llama-bench call, its state then restored;
+              ours prefills before every run, so a round takes minutes at 350M).
+              rwkv.cpp and torch: not measured. If this ssm-run has no --decode-from,
+              ours is left out ("-") with a note.
 Ours: `ssm-run <model-dir> --engine cpu --threads N --mode sequence|step --repeat R`
 (its first run is a warm-up: compilation or a cache lookup, weight mapping). The peers
 and ours alternate --rounds times; each figure is the median of the per-round medians.
@@ -29,16 +49,20 @@ Weights (--weights, default f32): ours imports the checkpoint with `ssm-import -
 reads the matching GGUF (f32 -> F32, f16 -> F16, bf16 -> BF16, q8 -> Q8_0). rwkv.cpp
 always reads the FP32 file.
 
-Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m] [--threads 2] [--rounds 3]
+llama-bench runs with its defaults (F16 KV cache, flash attention "auto").
+
+Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m,lfm2-350m,granite-h-350m]
+          [--forms prefill,decode,deep-decode] [--threads 2] [--rounds 3]
           [--weights f32|f16|bf16|q8] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
-          [--no-torch]
-The checkpoints (about 0.5-0.7 GB each) are kept in --work (default
-~/.cache/ssm-opt-bench) and reused.
+          [--depth 4096] [--context 4608] [--no-torch]
+The checkpoints (about 0.5-0.7 GB each, 1.4 GB for the hybrids in F32, plus the GGUF
+and our imported folder) are kept in --work (default ~/.cache/ssm-opt-bench) and reused.
 """
 import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -51,6 +75,11 @@ ROOT = os.path.dirname(HERE)
 SYNTH = os.path.join(HERE, "synth_checkpoint.py")
 # --weights -> the GGUF type llama.cpp reads (synth_checkpoint.py writes no BF16 GGUF).
 GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "bf16", "q8": "q8_0"}
+# Models in the Hugging Face layout: name -> (synth_checkpoint.py kind, folder in --work,
+# vocabulary, whether ssm-import reads the folder as a hybrid (with --context)).
+HF_MODELS = {"mamba130m": ("mamba", "mamba-130m", 50280, False),
+             "lfm2-350m": ("lfm2", "lfm2-350m", 65536, True),
+             "granite-h-350m": ("granite-h", "granite-h-350m", 100352, True)}
 
 
 def run(cmd, timeout=3600, env=None):
@@ -76,48 +105,88 @@ class Model:
     def __init__(self, name, args):
         self.name, self.args = name, args
         w = args.work
-        if name == "mamba130m":
-            self.ckpt = os.path.join(w, "mamba-130m")
-            self.vocab = 50280
+        self.hybrid = False
+        if name in HF_MODELS:
+            self.synth_kind, folder, self.vocab, self.hybrid = HF_MODELS[name]
+            self.ckpt = os.path.join(w, folder)
             self.gguf = os.path.join(self.ckpt, f"model-{GGUF_OF[args.weights]}.gguf")
         elif name == "rwkv4-169m":
             self.ckpt = os.path.join(w, "rwkv4-169m.bin")
             self.vocab = 50277
         else:
-            raise SystemExit(f"realsize_bench: unknown model '{name}' (mamba130m, rwkv4-169m)")
+            raise SystemExit(f"realsize_bench: unknown model '{name}' "
+                             f"({', '.join(list(HF_MODELS) + ['rwkv4-169m'])})")
         self.ours_dir = os.path.join(w, f"ours-{name}" + ("" if args.weights == "f32" else f"-{args.weights}"))
+        # bench/torch_models.py implements Mamba and RWKV only
+        self.torch_ok = name in ("mamba130m", "rwkv4-169m")
 
     def prepare(self):
+        """Writes the synthetic checkpoint (and its GGUF) and imports ours, each unless
+        already in --work. A hybrid imported with another --context is imported again."""
         a = self.args
-        if self.name == "mamba130m":
+        if self.name in HF_MODELS:
             types = sorted({"f32", GGUF_OF[a.weights]})
             missing = [t for t in types if not os.path.exists(os.path.join(self.ckpt, f"model-{t}.gguf"))]
             if not os.path.exists(os.path.join(self.ckpt, "model.safetensors")) or missing:
-                run([sys.executable, SYNTH, "mamba", self.ckpt, "--gguf", ",".join(types), "--force"])
-            src = ["mamba", os.path.join(self.ckpt, "model.safetensors")]
+                run([sys.executable, SYNTH, self.synth_kind, self.ckpt, "--gguf", ",".join(types), "--force"])
+            if self.hybrid:
+                src, extra = [self.ckpt], ["--context", str(a.context)]
+            else:
+                src, extra = ["mamba", os.path.join(self.ckpt, "model.safetensors")], []
         else:
             if not os.path.exists(self.ckpt):
                 run([sys.executable, SYNTH, "rwkv4", self.ckpt])
-            src = ["rwkv", self.ckpt]
-        if not os.path.exists(os.path.join(self.ours_dir, "model.json")):
+            src, extra = ["rwkv", self.ckpt], []
+        stamp = os.path.join(self.ours_dir, "bench-import.json")  # the ssm-import options it was made with
+        want = {"weights": a.weights, "seq_len": a.prefill, "extra": extra}
+        try:
+            with open(stamp) as f:
+                have = json.load(f)
+        except (OSError, ValueError):
+            # a folder from before this stamp existed: fine for the models without options
+            have = want if not extra and os.path.exists(os.path.join(self.ours_dir, "model.json")) else None
+        if have != want or not os.path.exists(os.path.join(self.ours_dir, "model.json")):
             run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
-                                        "--weights", a.weights])
+                                        "--weights", a.weights] + extra)
+            with open(stamp, "w") as f:
+                json.dump(want, f)
 
     def peer_name(self):
-        if self.name == "mamba130m":
+        if self.name in HF_MODELS:
             return "llama.cpp" if self.args.llama_bench else None
         return "rwkv.cpp" if self.args.rwkv_lib else None
 
 
-def ours_ms(args, model, tokens, mode):
-    return median_ms([args.ssm_run, model.ours_dir, "--engine", "cpu", "--threads", str(args.threads),
-                      "--tokens", tokens, "--mode", mode, "--repeat", str(args.repeat)])
+class OptionMissing(Exception):
+    """This ssm-run does not know a command-line option the form needs."""
+
+
+def ours_ms(args, model, tokens, mode, decode_from=0, repeat=None):
+    """Median ms of our timed runs (bench/run.py's median_ms; repeat: --repeat unless
+    given); with decode_from P (step mode) the first P tokens are prefilled untimed
+    before each run (ssm-run --decode-from), and OptionMissing is raised when this
+    ssm-run has no --decode-from."""
+    cmd = [args.ssm_run, model.ours_dir, "--engine", "cpu", "--threads", str(args.threads),
+           "--tokens", tokens, "--mode", mode, "--repeat", str(repeat or args.repeat)]
+    if not decode_from:
+        return median_ms(cmd)
+    cmd.append(f"--decode-from={decode_from}")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0 and "Unknown command line argument '--decode-from" in p.stderr:
+        raise OptionMissing("this ssm-run has no --decode-from")
+    m = re.search(r"median_ms=([0-9.eE+-]+)", p.stdout)
+    if p.returncode != 0 or not m:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return float(m.group(1))
 
 
 def llama_ms(args, model, form):
     n = args.prefill if form == "prefill" else args.decode
     cmd = [args.llama_bench, "-m", model.gguf, "-t", str(args.threads), "-r", str(args.repeat),
-           "-o", "json", "-p", str(n if form == "prefill" else 0), "-n", str(n if form == "decode" else 0)]
+           "-o", "json", "-p", str(n if form == "prefill" else 0), "-n", str(0 if form == "prefill" else n)]
+    if form == "deep-decode":
+        cmd += ["-d", str(args.depth)]
     try:
         out = run(cmd)
     except RuntimeError as e:
@@ -186,12 +255,16 @@ def torch_ms(args, model, npy, mode):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="mamba130m,rwkv4-169m")
-    ap.add_argument("--forms", default="prefill,decode")
+    ap.add_argument("--forms", default="prefill,decode",
+                    help="comma-separated: prefill, decode, deep-decode (decode after --depth tokens)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per round and side (after a warm-up)")
     ap.add_argument("--prefill", type=int, default=512)
     ap.add_argument("--decode", type=int, default=64)
+    ap.add_argument("--depth", type=int, default=4096, help="deep-decode: context tokens before the decode")
+    ap.add_argument("--context", type=int, default=4608,
+                    help="hybrids: ssm-import --context, the positions our KV cache holds")
     ap.add_argument("--weights", default="f32", choices=["f32", "f16", "bf16", "q8", "q8_0"],
                     help="weight storage: ours (ssm-import --weights) and llama.cpp's matching GGUF")
     ap.add_argument("--llama-bench", default=None)
@@ -215,9 +288,16 @@ def main():
         run(["cc", "-O2", os.path.join(HERE, "rwkv_cpp_peer.c"), "-o", args.rwkv_peer, "-ldl"])
 
     forms = [f for f in args.forms.split(",") if f]
+    for f in forms:
+        if f not in ("prefill", "decode", "deep-decode"):
+            raise SystemExit(f"realsize_bench: unknown form '{f}' (prefill, decode, deep-decode)")
+    if "deep-decode" in forms and args.depth + args.decode > args.context:
+        raise SystemExit(f"realsize_bench: --depth {args.depth} + --decode {args.decode} exceeds "
+                         f"--context {args.context}")
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; threads {args.threads} on every side; "
           f"rounds {args.rounds} x repeat {args.repeat}; prefill {args.prefill} tokens, decode "
-          f"{args.decode} tokens; weights {args.weights} (llama.cpp {GGUF_OF[args.weights].upper()})", flush=True)
+          f"{args.decode} tokens" + (f" (deep-decode: after {args.depth})" if "deep-decode" in forms else "")
+          + f"; weights {args.weights} (llama.cpp {GGUF_OF[args.weights].upper()})", flush=True)
     rng = np.random.default_rng(0)
     rows = []
     for name in [m for m in args.models.split(",") if m]:
@@ -225,24 +305,38 @@ def main():
         model.prepare()
         for form in forms:
             n = args.prefill if form == "prefill" else args.decode
-            toks = rng.integers(0, model.vocab, size=n).astype(np.int32)
+            depth = args.depth if form == "deep-decode" else 0
+            toks = rng.integers(0, model.vocab, size=depth + n).astype(np.int32)
             npy = os.path.join(args.work, f"{name}-{form}.npy")
             raw = os.path.join(args.work, f"{name}-{form}.i32")
             np.save(npy, toks)
             toks.tofile(raw)
             mode = "sequence" if form == "prefill" else "step"
-            ours_ms(args, model, npy, mode)  # compiles or finds the kernels in the cache
+            peer = model.peer_name()
+            if form == "deep-decode" and peer == "rwkv.cpp":
+                peer = None  # bench/rwkv_cpp_peer.c has no depth form
+            use_torch = args.torch and model.torch_ok and form != "deep-decode"
+            try:
+                # compiles or finds the kernels in the cache (one timed run: a deep-decode
+                # run prefills --depth tokens first)
+                ours_ms(args, model, npy, mode, depth, repeat=1)
+                ours_ok = True
+            except OptionMissing as e:
+                print(f"  {name} {form}: ours left out: {e}", flush=True)
+                ours_ok = False
             o, p, t = [], [], []
             for _ in range(args.rounds):
-                o.append(ours_ms(args, model, npy, mode))
-                if model.peer_name() == "llama.cpp":
+                if ours_ok:
+                    o.append(ours_ms(args, model, npy, mode, depth))
+                if peer == "llama.cpp":
                     p.append(llama_ms(args, model, form))
-                elif model.peer_name() == "rwkv.cpp":
+                elif peer == "rwkv.cpp":
                     p.append(rwkv_ms(args, model, raw, form))
-                if args.torch:
+                if use_torch:
                     t.append(torch_ms(args, model, npy, mode))
-            rows.append(dict(model=name, form=form, n=n, peer=model.peer_name(),
-                             ours=statistics.median(o), peer_ms=statistics.median(p) if p else None,
+            rows.append(dict(model=name, form=form, n=n, depth=depth, peer=peer,
+                             ours=statistics.median(o) if o else None,
+                             peer_ms=statistics.median(p) if p else None,
                              torch=statistics.median(t) if t else None, rounds=(o, p, t)))
             print(f"  {name} {form}: rounds, ms: ours {[round(x, 1) for x in o]} peer "
                   f"{[round(x, 1) for x in p]} torch {[round(x, 1) for x in t]}", flush=True)
@@ -255,7 +349,8 @@ def main():
         unit = "ms" if r["form"] == "prefill" else "ms/token"
         show = lambda x: "-" if x is None else f"{per(x):.2f} {unit}"
         ratio = lambda a, b: "-" if a is None or b is None else f"{a / b:.2f}"
-        print(f"| {r['model']} | {r['form']} ({r['n']} tokens) | {show(r['ours'])} | {r['peer'] or '-'} | "
+        at = f" at {r['depth']}" if r["depth"] else ""
+        print(f"| {r['model']} | {r['form']} ({r['n']} tokens{at}) | {show(r['ours'])} | {r['peer'] or '-'} | "
               f"{show(r['peer_ms'])} | {ratio(r['ours'], r['peer_ms'])} | {show(r['torch'])} | "
               f"{ratio(r['ours'], r['torch'])} |")
 

@@ -57,10 +57,13 @@ def write_safetensors(path, tensors):
             f.write(np.ascontiguousarray(arr).tobytes())
 
 
-GGUF_UINT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING = 4, 6, 7, 8
+GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = 4, 5, 6, 7, 8, 9
 GGML_F32, GGML_F16, GGML_Q8_0, GGML_BF16 = 0, 1, 8, 30
 # ggml's llama_ftype: MOSTLY_F16 1, MOSTLY_Q8_0 7, MOSTLY_BF16 32
 GGML_FILE_TYPE = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7}
+# Tensors llama.cpp's converter always keeps in F32 although they are 2-D *.weight:
+# the causal conv filters (Mamba's ssm_conv1d, LFM2's shortconv.conv).
+GGUF_F32_ONLY = ("ssm_conv1d", "shortconv.conv")
 
 
 def to_bf16_bytes(arr):
@@ -92,54 +95,82 @@ def _gguf_str(s):
     return struct.pack("<Q", len(b)) + b
 
 
+def _gguf_value(typ, val):
+    """One metadata value; typ is a GGUF type id, or (GGUF_ARRAY, element type id)."""
+    if isinstance(typ, tuple):
+        arr, elem = typ
+        if arr != GGUF_ARRAY:
+            raise ValueError(typ)
+        return (struct.pack("<IQ", elem, len(val))
+                + b"".join(_gguf_value(elem, v) for v in val))
+    if typ == GGUF_UINT32:
+        return struct.pack("<I", val)
+    if typ == GGUF_INT32:
+        return struct.pack("<i", val)
+    if typ == GGUF_FLOAT32:
+        return struct.pack("<f", val)
+    if typ == GGUF_BOOL:
+        return struct.pack("<B", 1 if val else 0)
+    if typ == GGUF_STRING:
+        return _gguf_str(val)
+    raise ValueError(typ)
+
+
+def gguf_tensor_type(name, shape, wtype):
+    """The ggml type llama.cpp's converter stores a tensor in: matrices named
+    *.weight (but not norms or the conv filters) as `wtype` (f32|f16|bf16|q8_0),
+    a matrix whose rows do not split into 32-blocks as F16 under q8_0,
+    everything else as F32."""
+    matrix = (len(shape) == 2 and name.endswith(".weight") and not name.endswith("_norm.weight")
+              and not any(s in name for s in GGUF_F32_ONLY))
+    kind = wtype if matrix else "f32"
+    if kind == "q8_0" and shape[1] % 32:
+        kind = "f16"
+    return {"f32": GGML_F32, "f16": GGML_F16, "bf16": GGML_BF16, "q8_0": GGML_Q8_0}[kind]
+
+
+def _gguf_nbytes(ttype, shape):
+    n = int(np.prod(shape))
+    return {GGML_F32: 4 * n, GGML_F16: 2 * n, GGML_BF16: 2 * n, GGML_Q8_0: n // 32 * 34}[ttype]
+
+
+def _gguf_encode(arr, ttype):
+    arr = np.ascontiguousarray(arr, dtype=np.float32)
+    if ttype == GGML_F16:
+        return arr.astype(np.float16).tobytes()
+    if ttype == GGML_BF16:
+        return to_bf16_bytes(arr)
+    if ttype == GGML_Q8_0:
+        return quantize_q8_0(arr)
+    return arr.tobytes()
+
+
 def write_gguf(path, kv, tensors, wtype):
-    """kv: list of (key, gguf type, value); tensors: list of (name, np.ndarray float32).
-    Stored as llama.cpp's converter stores them: matrices named *.weight (but not
-    norms or the conv1d filter) as `wtype` (f32|f16|bf16|q8_0), a matrix whose rows do
-    not split into 32-blocks as F16 under q8_0, everything else as F32."""
-    infos, datas, offset = [], [], 0
+    """kv: list of (key, gguf type, value) (type: a GGUF type id, or
+    (GGUF_ARRAY, element type id) with a list value); tensors: list of
+    (name, np.ndarray float32), written in this order, each in the type
+    gguf_tensor_type gives. The tensors are encoded one at a time after the
+    header is written, so that a model of several GB never sits in memory twice."""
+    types, infos, offset = [], [], 0
     for name, arr in tensors:
-        arr = np.ascontiguousarray(arr, dtype=np.float32)
-        matrix = (arr.ndim == 2 and name.endswith(".weight") and not name.endswith("_norm.weight")
-                  and "ssm_conv1d" not in name)
-        kind = wtype if matrix else "f32"
-        if kind == "q8_0" and arr.shape[1] % 32:
-            kind = "f16"
-        if kind == "f16":
-            ttype, data = GGML_F16, arr.astype(np.float16).tobytes()
-        elif kind == "bf16":
-            ttype, data = GGML_BF16, to_bf16_bytes(arr)
-        elif kind == "q8_0":
-            ttype, data = GGML_Q8_0, quantize_q8_0(arr)
-        else:
-            ttype, data = GGML_F32, arr.tobytes()
+        ttype = gguf_tensor_type(name, arr.shape, wtype)
+        types.append(ttype)
         dims = list(reversed(arr.shape))  # ggml lists the contiguous dimension first
         info = _gguf_str(name) + struct.pack("<I", len(dims))
         info += b"".join(struct.pack("<Q", d) for d in dims)
         info += struct.pack("<IQ", ttype, offset)
         infos.append(info)
-        pad = -len(data) % 32
-        datas.append(data + b"\0" * pad)
-        offset += len(data) + pad
-    body = b""
-    for key, typ, val in kv:
-        body += _gguf_str(key) + struct.pack("<I", typ)
-        if typ == GGUF_UINT32:
-            body += struct.pack("<I", val)
-        elif typ == GGUF_FLOAT32:
-            body += struct.pack("<f", val)
-        elif typ == GGUF_BOOL:
-            body += struct.pack("<B", 1 if val else 0)
-        elif typ == GGUF_STRING:
-            body += _gguf_str(val)
-        else:
-            raise ValueError(typ)
+        nbytes = _gguf_nbytes(ttype, arr.shape)
+        offset += nbytes + (-nbytes % 32)
+    body = b"".join(_gguf_str(key) + struct.pack("<I", typ[0] if isinstance(typ, tuple) else typ)
+                    + _gguf_value(typ, val) for key, typ, val in kv)
     head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv)) + body + b"".join(infos)
     head += b"\0" * (-len(head) % 32)
     with open(path, "wb") as f:
         f.write(head)
-        for d in datas:
-            f.write(d)
+        for (_, arr), ttype in zip(tensors, types):
+            data = _gguf_encode(arr, ttype)
+            f.write(data + b"\0" * (-len(data) % 32))
 
 
 def write_rwkv_bin(path, n_vocab, n_embed, n_layer, tensors, fp16):
@@ -228,6 +259,281 @@ def mamba_gguf(weights, cfg, wtype):
     return kv, out
 
 
+def _norm_weight(rng, n):
+    return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+
+def lfm2_config(hidden, layers, attn_layers, heads, kv_heads, intermediate, multiple_of, vocab,
+                conv_l_cache):
+    """config.json of an LFM2 checkpoint with transformers' Lfm2Config field names
+    (as the shared tiny-lfm2-a writes them): short-conv layers except `attn_layers`."""
+    return {"architectures": ["Lfm2ForCausalLM"], "block_auto_adjust_ff_dim": True,
+            "block_ffn_dim_multiplier": 1.0, "block_multiple_of": multiple_of,
+            "bos_token_id": 1, "conv_L_cache": conv_l_cache, "conv_bias": False, "dtype": "float32",
+            "eos_token_id": 7, "hidden_size": hidden, "initializer_range": 0.02,
+            "intermediate_size": intermediate,
+            "layer_types": ["full_attention" if i in attn_layers else "conv" for i in range(layers)],
+            "max_position_embeddings": 128000, "model_type": "lfm2", "norm_eps": 1e-5,
+            "num_attention_heads": heads, "num_hidden_layers": layers, "num_key_value_heads": kv_heads,
+            "pad_token_id": 0, "rope_theta": 1000000.0, "tie_word_embeddings": True,
+            "transformers_version": "4.57.1", "use_cache": True, "vocab_size": vocab}
+
+
+def lfm2_ff_dim(cfg):
+    """The SwiGLU width LFM2 really uses: with block_auto_adjust_ff_dim, 2/3 of
+    intermediate_size, times block_ffn_dim_multiplier, rounded up to a multiple of
+    block_multiple_of (6656 -> 4608 for LFM2-350M)."""
+    ff = cfg["intermediate_size"]
+    if cfg.get("block_auto_adjust_ff_dim"):
+        ff = int(2 * ff / 3)
+        if cfg.get("block_ffn_dim_multiplier") is not None:
+            ff = int(cfg["block_ffn_dim_multiplier"] * ff)
+        m = cfg["block_multiple_of"]
+        ff = m * ((ff + m - 1) // m)
+    return ff
+
+
+def lfm2_weights(rng, cfg):
+    """LFM2 weights in the transformers layout (Lfm2ForCausalLM, tied head), each
+    layer's tensors in name order as save_pretrained writes them: gated short
+    convolutions (conv.in_proj -> B | C | x, depthwise conv.conv (H, 1, L_cache),
+    conv.out_proj) or GQA attention with per-head q/k RMSNorm, then the SwiGLU
+    feed-forward (w1 gate, w3 up, w2 down); the final norm is model.embedding_norm."""
+    h, n = cfg["hidden_size"], cfg["num_hidden_layers"]
+    hd = h // cfg["num_attention_heads"]
+    kv = cfg["num_key_value_heads"] * hd
+    ff, lc = lfm2_ff_dim(cfg), cfg["conv_L_cache"]
+    out_gain = 1.0 / np.sqrt(2 * n)
+    t = [("model.embed_tokens.weight", rng.standard_normal((cfg["vocab_size"], h), dtype=np.float32)),
+         ("model.embedding_norm.weight", np.ones(h, dtype=np.float32))]
+    for i, kind in enumerate(cfg["layer_types"]):
+        p = f"model.layers.{i}."
+        if kind == "conv":
+            mix = [(p + "conv.conv.weight", _matrix(rng, h, lc).reshape(h, 1, lc)),
+                   (p + "conv.in_proj.weight", _matrix(rng, 3 * h, h)),
+                   (p + "conv.out_proj.weight", _matrix(rng, h, h, gain=out_gain))]
+        else:
+            mix = [(p + "self_attn.k_layernorm.weight", _norm_weight(rng, hd)),
+                   (p + "self_attn.k_proj.weight", _matrix(rng, kv, h)),
+                   (p + "self_attn.out_proj.weight", _matrix(rng, h, h, gain=out_gain)),
+                   (p + "self_attn.q_layernorm.weight", _norm_weight(rng, hd)),
+                   (p + "self_attn.q_proj.weight", _matrix(rng, h, h)),
+                   (p + "self_attn.v_proj.weight", _matrix(rng, kv, h))]
+        ffn = [(p + "feed_forward.w1.weight", _matrix(rng, ff, h)),
+               (p + "feed_forward.w2.weight", _matrix(rng, h, ff, gain=out_gain)),
+               (p + "feed_forward.w3.weight", _matrix(rng, ff, h)),
+               (p + "ffn_norm.weight", _norm_weight(rng, h)),
+               (p + "operator_norm.weight", _norm_weight(rng, h))]
+        t += sorted(mix + ffn, key=lambda x: x[0])
+    return t
+
+
+def lfm2_gguf(weights, cfg, wtype, name="ssm-opt synthetic lfm2"):
+    """The GGUF metadata and tensors llama.cpp's "lfm2" architecture reads, in the
+    layout of the shared tiny-lfm2-a/model-f32.gguf (llama.cpp's converter, key by
+    key): per-layer attention.head_count_kv (0 = short-conv layer), the real
+    feed-forward width, shortconv.l_cache; blk.N.shortconv.{in_proj,conv,out_proj},
+    the conv filter squeezed to (H, L_cache); model.embedding_norm ->
+    token_embd_norm. A vocabulary of type "none" with vocab_size dummy tokens
+    stands in for the tokenizer."""
+    arch = "lfm2"
+    kv = [
+        ("general.architecture", GGUF_STRING, arch),
+        ("general.name", GGUF_STRING, name),
+        (f"{arch}.block_count", GGUF_UINT32, cfg["num_hidden_layers"]),
+        (f"{arch}.context_length", GGUF_UINT32, cfg["max_position_embeddings"]),
+        (f"{arch}.embedding_length", GGUF_UINT32, cfg["hidden_size"]),
+        (f"{arch}.feed_forward_length", GGUF_UINT32, lfm2_ff_dim(cfg)),
+        (f"{arch}.attention.head_count", GGUF_UINT32, cfg["num_attention_heads"]),
+        (f"{arch}.attention.head_count_kv", (GGUF_ARRAY, GGUF_INT32),
+         [cfg["num_key_value_heads"] if k != "conv" else 0 for k in cfg["layer_types"]]),
+        (f"{arch}.rope.freq_base", GGUF_FLOAT32, cfg["rope_theta"]),
+        (f"{arch}.attention.layer_norm_rms_epsilon", GGUF_FLOAT32, cfg["norm_eps"]),
+        ("general.file_type", GGUF_UINT32, GGML_FILE_TYPE[wtype]),
+        (f"{arch}.vocab_size", GGUF_UINT32, cfg["vocab_size"]),
+        (f"{arch}.shortconv.l_cache", GGUF_UINT32, cfg["conv_L_cache"]),
+        ("tokenizer.ggml.model", GGUF_STRING, "none"),
+    ]
+    names = {"conv.conv.weight": "shortconv.conv.weight", "conv.in_proj.weight": "shortconv.in_proj.weight",
+             "conv.out_proj.weight": "shortconv.out_proj.weight", "feed_forward.w1.weight": "ffn_gate.weight",
+             "feed_forward.w2.weight": "ffn_down.weight", "feed_forward.w3.weight": "ffn_up.weight",
+             "ffn_norm.weight": "ffn_norm.weight", "operator_norm.weight": "attn_norm.weight",
+             "self_attn.k_layernorm.weight": "attn_k_norm.weight", "self_attn.k_proj.weight": "attn_k.weight",
+             "self_attn.out_proj.weight": "attn_output.weight",
+             "self_attn.q_layernorm.weight": "attn_q_norm.weight", "self_attn.q_proj.weight": "attn_q.weight",
+             "self_attn.v_proj.weight": "attn_v.weight"}
+    top = {"model.embed_tokens.weight": "token_embd.weight", "model.embedding_norm.weight": "token_embd_norm.weight"}
+    out = []
+    for hf, arr in weights:
+        if hf in top:
+            out.append((top[hf], arr))
+            continue
+        _, _, layer, rest = hf.split(".", 3)
+        if rest == "conv.conv.weight":
+            arr = arr.reshape(arr.shape[0], arr.shape[2])
+        out.append((f"blk.{layer}.{names[rest]}", arr))
+    return kv, out
+
+
+def granite_h_config(hidden, layers, attn_layers, heads, kv_heads, mamba_heads, mamba_d_head,
+                     d_state, n_groups, d_conv, ffn, vocab):
+    """config.json of a Granite 4.0-H checkpoint (GraniteMoeHybridForCausalLM with a
+    dense shared MLP and no experts) with transformers' field names, as the shared
+    tiny-granite-h-a writes them: Mamba-2 layers except `attn_layers`, no positional
+    encoding, and that checkpoint's multipliers (embedding 3.0, attention 0.2,
+    residual 0.7, logits divided by 1.5)."""
+    return {"architectures": ["GraniteMoeHybridForCausalLM"], "attention_bias": False,
+            "attention_dropout": 0.0, "attention_multiplier": 0.2, "bos_token_id": 1, "dtype": "float32",
+            "embedding_multiplier": 3.0, "eos_token_id": 2, "hidden_act": "silu", "hidden_size": hidden,
+            "initializer_range": 0.1, "intermediate_size": ffn,
+            "layer_types": ["attention" if i in attn_layers else "mamba" for i in range(layers)],
+            "logits_scaling": 1.5, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_d_conv": d_conv,
+            "mamba_d_head": mamba_d_head, "mamba_d_state": d_state, "mamba_expand": 2,
+            "mamba_n_groups": n_groups, "mamba_n_heads": mamba_heads, "mamba_proj_bias": False,
+            "max_position_embeddings": 32768, "model_type": "granitemoehybrid",
+            "normalization_function": "rmsnorm", "num_attention_heads": heads, "num_experts_per_tok": 0,
+            "num_hidden_layers": layers, "num_key_value_heads": kv_heads, "num_local_experts": 0,
+            "output_router_logits": False, "pad_token_id": 0, "position_embedding_type": "nope",
+            "residual_multiplier": 0.7, "rms_norm_eps": 1e-5, "rope_scaling": None, "rope_theta": 10000.0,
+            "router_aux_loss_coef": 0.01, "shared_intermediate_size": ffn, "tie_word_embeddings": True,
+            "transformers_version": "4.56.0", "use_cache": True, "vocab_size": vocab}
+
+
+def granite_h_weights(rng, cfg):
+    """Granite 4.0-H weights in the transformers layout (tied head), each layer's
+    tensors in name order as save_pretrained writes them. Mamba-2 mixers are
+    initialised as mamba_ssm does (dt in [1e-3, 1e-1] through dt_bias = softplus^-1(dt),
+    A_log = log U(1, 16), D = 1); in_proj yields z | xBC | dt with widths
+    d_inner | d_inner + 2 G N | n_heads; shared_mlp.input_linear stacks gate over up.
+    The embedding has std 1 / embedding_multiplier, so the residual stream starts
+    at unit variance."""
+    h, n = cfg["hidden_size"], cfg["num_hidden_layers"]
+    hd = h // cfg["num_attention_heads"]
+    kv = cfg["num_key_value_heads"] * hd
+    nh, d_inner = cfg["mamba_n_heads"], cfg["mamba_expand"] * h
+    conv_dim = d_inner + 2 * cfg["mamba_n_groups"] * cfg["mamba_d_state"]
+    k, ff = cfg["mamba_d_conv"], cfg["shared_intermediate_size"]
+    out_gain = 1.0 / np.sqrt(2 * n)
+    emb = rng.standard_normal((cfg["vocab_size"], h), dtype=np.float32) / np.float32(cfg["embedding_multiplier"])
+    t = [("model.embed_tokens.weight", emb)]
+    for i, kind in enumerate(cfg["layer_types"]):
+        p = f"model.layers.{i}."
+        if kind == "mamba":
+            dt = np.exp(rng.uniform(np.log(1e-3), np.log(1e-1), nh)).astype(np.float32)
+            mix = [(p + "mamba.A_log", np.log(rng.uniform(1, 16, nh)).astype(np.float32)),
+                   (p + "mamba.D", np.ones(nh, dtype=np.float32)),
+                   (p + "mamba.conv1d.bias", (0.1 * rng.standard_normal(conv_dim)).astype(np.float32)),
+                   (p + "mamba.conv1d.weight", _matrix(rng, conv_dim, k).reshape(conv_dim, 1, k)),
+                   (p + "mamba.dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
+                   (p + "mamba.in_proj.weight", _matrix(rng, 2 * d_inner + 2 * cfg["mamba_n_groups"]
+                                                        * cfg["mamba_d_state"] + nh, h)),
+                   (p + "mamba.norm.weight", _norm_weight(rng, d_inner)),
+                   (p + "mamba.out_proj.weight", _matrix(rng, h, d_inner, gain=out_gain))]
+        else:
+            mix = [(p + "self_attn.k_proj.weight", _matrix(rng, kv, h)),
+                   (p + "self_attn.o_proj.weight", _matrix(rng, h, h, gain=out_gain)),
+                   (p + "self_attn.q_proj.weight", _matrix(rng, h, h)),
+                   (p + "self_attn.v_proj.weight", _matrix(rng, kv, h))]
+        rest = [(p + "input_layernorm.weight", _norm_weight(rng, h)),
+                (p + "post_attention_layernorm.weight", _norm_weight(rng, h)),
+                (p + "shared_mlp.input_linear.weight", _matrix(rng, 2 * ff, h)),
+                (p + "shared_mlp.output_linear.weight", _matrix(rng, h, ff, gain=out_gain))]
+        t += sorted(mix + rest, key=lambda x: x[0])
+    t.append(("model.norm.weight", np.ones(h, dtype=np.float32)))
+    return t
+
+
+def _rope_pairs_interleaved(w, n_head):
+    """Rows of a q or k projection regrouped per head from rotate-half order
+    (x_0..x_{d/2-1} | x_{d/2}..x_{d-1}) to interleaved pairs (x_0, x_{d/2}, x_1, ...),
+    the order llama.cpp's converter writes Llama-family q/k in (Granite 4.0-H
+    included, although with position_embedding_type "nope" nothing rotates)."""
+    rows = w.shape[0]
+    return w.reshape(n_head, 2, rows // n_head // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def granite_h_gguf(weights, cfg, wtype, name="ssm-opt synthetic granite-h"):
+    """The GGUF metadata and tensors llama.cpp's "granitehybrid" architecture reads,
+    in the layout of the shared tiny-granite-h-a/model-f32.gguf (llama.cpp's
+    converter, key by key): per-layer attention.head_count_kv (0 = Mamba-2 layer),
+    the multipliers as attention.scale / embedding_scale / residual_scale /
+    logit_scale, ssm.time_step_rank = the number of Mamba heads,
+    rope.scaling.finetuned false (no RoPE) and a context of 2^20; tensors: ssm_a =
+    -exp(A_log) and ssm_d as (n_heads, 1), ssm_conv1d (C, K), ssm_norm (G, d_inner / G),
+    dt_bias -> ssm_dt.bias, q/k rows regrouped by _rope_pairs_interleaved,
+    shared_mlp.input_linear split into ffn_gate and ffn_up. A vocabulary of type
+    "none" with vocab_size dummy tokens stands in for the tokenizer."""
+    arch = "granitehybrid"
+    attn = [k == "attention" for k in cfg["layer_types"]]
+    hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    kv = [
+        ("general.architecture", GGUF_STRING, arch),
+        ("general.name", GGUF_STRING, name),
+        (f"{arch}.block_count", GGUF_UINT32, cfg["num_hidden_layers"]),
+        (f"{arch}.context_length", GGUF_UINT32, 1 << 20),
+        (f"{arch}.embedding_length", GGUF_UINT32, cfg["hidden_size"]),
+        (f"{arch}.feed_forward_length", GGUF_UINT32, cfg["intermediate_size"]),
+        (f"{arch}.attention.head_count", GGUF_UINT32, cfg["num_attention_heads"]),
+        (f"{arch}.attention.head_count_kv", (GGUF_ARRAY, GGUF_INT32),
+         [cfg["num_key_value_heads"] if a else 0 for a in attn]),
+        (f"{arch}.rope.freq_base", GGUF_FLOAT32, cfg["rope_theta"]),
+        (f"{arch}.attention.layer_norm_rms_epsilon", GGUF_FLOAT32, cfg["rms_norm_eps"]),
+        (f"{arch}.expert_count", GGUF_UINT32, cfg["num_local_experts"]),
+        (f"{arch}.expert_used_count", GGUF_UINT32, cfg["num_experts_per_tok"]),
+        ("general.file_type", GGUF_UINT32, GGML_FILE_TYPE[wtype]),
+        (f"{arch}.vocab_size", GGUF_UINT32, cfg["vocab_size"]),
+        (f"{arch}.rope.dimension_count", GGUF_UINT32, hd),
+        (f"{arch}.attention.scale", GGUF_FLOAT32, cfg["attention_multiplier"]),
+        (f"{arch}.embedding_scale", GGUF_FLOAT32, cfg["embedding_multiplier"]),
+        (f"{arch}.residual_scale", GGUF_FLOAT32, cfg["residual_multiplier"]),
+        (f"{arch}.logit_scale", GGUF_FLOAT32, cfg["logits_scaling"]),
+        (f"{arch}.expert_shared_feed_forward_length", GGUF_UINT32, cfg["shared_intermediate_size"]),
+        (f"{arch}.ssm.conv_kernel", GGUF_UINT32, cfg["mamba_d_conv"]),
+        (f"{arch}.ssm.state_size", GGUF_UINT32, cfg["mamba_d_state"]),
+        (f"{arch}.ssm.group_count", GGUF_UINT32, cfg["mamba_n_groups"]),
+        (f"{arch}.ssm.inner_size", GGUF_UINT32, cfg["mamba_expand"] * cfg["hidden_size"]),
+        (f"{arch}.ssm.time_step_rank", GGUF_UINT32, cfg["mamba_n_heads"]),
+        (f"{arch}.rope.scaling.finetuned", GGUF_BOOL, False),
+        ("general.quantization_version", GGUF_UINT32, 2),
+        ("tokenizer.ggml.model", GGUF_STRING, "none"),
+    ]
+    names = {"input_layernorm.weight": "attn_norm.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
+             "mamba.A_log": "ssm_a", "mamba.D": "ssm_d", "mamba.conv1d.bias": "ssm_conv1d.bias",
+             "mamba.conv1d.weight": "ssm_conv1d.weight", "mamba.dt_bias": "ssm_dt.bias",
+             "mamba.in_proj.weight": "ssm_in.weight", "mamba.norm.weight": "ssm_norm.weight",
+             "mamba.out_proj.weight": "ssm_out.weight", "self_attn.k_proj.weight": "attn_k.weight",
+             "self_attn.o_proj.weight": "attn_output.weight", "self_attn.q_proj.weight": "attn_q.weight",
+             "self_attn.v_proj.weight": "attn_v.weight", "shared_mlp.output_linear.weight": "ffn_down.weight"}
+    out = []
+    for hf, arr in weights:
+        if hf == "model.embed_tokens.weight":
+            out.append(("token_embd.weight", arr))
+            continue
+        if hf == "model.norm.weight":
+            out.append(("output_norm.weight", arr))
+            continue
+        _, _, layer, rest = hf.split(".", 3)
+        p = f"blk.{layer}."
+        if rest == "shared_mlp.input_linear.weight":
+            gate, up = np.split(arr, 2, axis=0)
+            out += [(p + "ffn_gate.weight", gate), (p + "ffn_up.weight", up)]
+            continue
+        if rest == "mamba.A_log":
+            arr = (-np.exp(arr)).reshape(-1, 1)
+        elif rest == "mamba.D":
+            arr = arr.reshape(-1, 1)
+        elif rest == "mamba.conv1d.weight":
+            arr = arr.reshape(arr.shape[0], arr.shape[2])
+        elif rest == "mamba.norm.weight":
+            arr = arr.reshape(cfg["mamba_n_groups"], -1)
+        elif rest == "self_attn.q_proj.weight":
+            arr = _rope_pairs_interleaved(arr, cfg["num_attention_heads"])
+        elif rest == "self_attn.k_proj.weight":
+            arr = _rope_pairs_interleaved(arr, cfg["num_key_value_heads"])
+        out.append((p + names[rest], arr))
+    return kv, out
+
+
 def rwkv4_weights(rng, n_embed, n_layer, vocab):
     """RWKV-4 weights as rwkv.cpp stores them (time_decay already -exp(w))."""
     e, f = n_embed, 4 * n_embed
@@ -266,6 +572,27 @@ def _refuse_existing(path, force):
         sys.exit(f"synth_checkpoint: error: {path} exists (pass --force to overwrite it)")
 
 
+def _layers_list(text):
+    return [int(x) for x in text.split(",") if x]
+
+
+def _write_hf(out_dir, cfg, weights, gguf_of, types, force):
+    """config.json, model.safetensors and model-<type>.gguf (gguf_of(weights, cfg, type)
+    gives its metadata and tensors) for each of `types` in out_dir."""
+    outs = ["config.json", "model.safetensors"] + [f"model-{t}.gguf" for t in types]
+    for o in outs:
+        _refuse_existing(os.path.join(out_dir, o), force)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=1)
+    write_safetensors(os.path.join(out_dir, "model.safetensors"), weights)
+    for t in types:
+        kv, tensors = gguf_of(weights, cfg, t)
+        write_gguf(os.path.join(out_dir, f"model-{t}.gguf"), kv, tensors, t)
+    print(f"wrote {', '.join(outs)} in {out_dir}: "
+          f"{sum(x.size for _, x in weights) / 1e6:.1f}M parameters")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="kind", required=True)
@@ -278,29 +605,60 @@ def main():
     m.add_argument("--d-conv", type=int, default=4)
     m.add_argument("--expand", type=int, default=2)
     m.add_argument("--dt-rank", type=int, default=0, help="0: ceil(d_model / 16)")
-    m.add_argument("--gguf", default="", help="comma-separated GGUF weight types to write too: f32,f16,bf16,q8_0")
+    lf = sub.add_parser("lfm2", help="LFM2, Hugging Face layout (default LFM2-350M shapes)")
+    lf.add_argument("out_dir")
+    lf.add_argument("--hidden", type=int, default=1024)
+    lf.add_argument("--layers", type=int, default=16)
+    lf.add_argument("--attn-layers", type=_layers_list, default=[2, 5, 8, 10, 12, 14],
+                    help="comma-separated indices of the attention layers (the rest are short-conv)")
+    lf.add_argument("--heads", type=int, default=16)
+    lf.add_argument("--kv-heads", type=int, default=8)
+    lf.add_argument("--intermediate", type=int, default=6656,
+                    help="intermediate_size (the SwiGLU width is 2/3 of it, rounded up to --multiple-of)")
+    lf.add_argument("--multiple-of", type=int, default=256)
+    lf.add_argument("--vocab", type=int, default=65536)
+    lf.add_argument("--conv-l-cache", type=int, default=3)
+    g = sub.add_parser("granite-h", help="Granite 4.0-H, Hugging Face layout (default Granite-4.0-H-350M-like shapes)")
+    g.add_argument("out_dir")
+    g.add_argument("--hidden", type=int, default=768)
+    g.add_argument("--layers", type=int, default=32)
+    g.add_argument("--attn-layers", type=_layers_list, default=[4, 12, 20, 28],
+                   help="comma-separated indices of the attention layers (the rest are Mamba-2)")
+    g.add_argument("--heads", type=int, default=12)
+    g.add_argument("--kv-heads", type=int, default=4)
+    g.add_argument("--mamba-heads", type=int, default=48)
+    g.add_argument("--mamba-d-head", type=int, default=32)
+    g.add_argument("--d-state", type=int, default=128)
+    g.add_argument("--groups", type=int, default=1)
+    g.add_argument("--d-conv", type=int, default=4)
+    g.add_argument("--ffn", type=int, default=2048, help="shared_intermediate_size (= intermediate_size)")
+    g.add_argument("--vocab", type=int, default=100352)
+    for p in (m, lf, g):
+        p.add_argument("--gguf", default="", help="comma-separated GGUF weight types to write too: f32,f16,bf16,q8_0")
     r = sub.add_parser("rwkv4", help="RWKV-4, rwkv.cpp format (default RWKV-4 169M shapes)")
     r.add_argument("out_file")
     r.add_argument("--embed", type=int, default=768)
     r.add_argument("--layers", type=int, default=12)
     r.add_argument("--vocab", type=int, default=50277)
     r.add_argument("--fp16", action="store_true", help="store the matrices as FP16")
-    for p in (m, r):
+    for p in (m, lf, g, r):
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--force", action="store_true", help="overwrite existing outputs")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
 
+    if a.kind == "rwkv4":
+        _refuse_existing(a.out_file, a.force)
+        w = rwkv4_weights(rng, a.embed, a.layers, a.vocab)
+        write_rwkv_bin(a.out_file, a.vocab, a.embed, a.layers, w, a.fp16)
+        print(f"wrote {a.out_file}: {sum(x.size for _, x in w) / 1e6:.1f}M parameters")
+        return
+    types = [t for t in a.gguf.split(",") if t]
+    for t in types:
+        if t not in GGML_FILE_TYPE:
+            ap.error(f"unknown GGUF type '{t}' (expected f32, f16, bf16 or q8_0)")
     if a.kind == "mamba":
         dt_rank = a.dt_rank or -(-a.d_model // 16)
-        types = [t for t in a.gguf.split(",") if t]
-        for t in types:
-            if t not in GGML_FILE_TYPE:
-                ap.error(f"unknown GGUF type '{t}' (expected f32, f16, bf16 or q8_0)")
-        outs = ["config.json", "model.safetensors"] + [f"model-{t}.gguf" for t in types]
-        for o in outs:
-            _refuse_existing(os.path.join(a.out_dir, o), a.force)
-        os.makedirs(a.out_dir, exist_ok=True)
         cfg = {"architectures": ["MambaForCausalLM"], "model_type": "mamba",
                "vocab_size": a.vocab, "hidden_size": a.d_model, "state_size": a.d_state,
                "num_hidden_layers": a.layers, "expand": a.expand,
@@ -308,19 +666,21 @@ def main():
                "time_step_rank": dt_rank, "layer_norm_epsilon": 1e-5, "use_bias": False,
                "use_conv_bias": True, "tie_word_embeddings": True, "residual_in_fp32": True}
         w = mamba_weights(rng, a.d_model, a.layers, a.vocab, a.d_state, a.d_conv, a.expand, dt_rank)
-        with open(os.path.join(a.out_dir, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=1)
-        write_safetensors(os.path.join(a.out_dir, "model.safetensors"), w)
-        for t in types:
-            kv, tensors = mamba_gguf(w, cfg, t)
-            write_gguf(os.path.join(a.out_dir, f"model-{t}.gguf"), kv, tensors, t)
-        print(f"wrote {', '.join(outs)} in {a.out_dir}: "
-              f"{sum(x.size for _, x in w) / 1e6:.1f}M parameters")
+        _write_hf(a.out_dir, cfg, w, mamba_gguf, types, a.force)
+    elif a.kind == "lfm2":
+        if a.hidden % a.heads or any(not 0 <= i < a.layers for i in a.attn_layers):
+            ap.error("lfm2: --hidden must be a multiple of --heads and --attn-layers within --layers")
+        cfg = lfm2_config(a.hidden, a.layers, a.attn_layers, a.heads, a.kv_heads, a.intermediate,
+                          a.multiple_of, a.vocab, a.conv_l_cache)
+        _write_hf(a.out_dir, cfg, lfm2_weights(rng, cfg), lfm2_gguf, types, a.force)
     else:
-        _refuse_existing(a.out_file, a.force)
-        w = rwkv4_weights(rng, a.embed, a.layers, a.vocab)
-        write_rwkv_bin(a.out_file, a.vocab, a.embed, a.layers, w, a.fp16)
-        print(f"wrote {a.out_file}: {sum(x.size for _, x in w) / 1e6:.1f}M parameters")
+        if a.hidden % a.heads or 2 * a.hidden != a.mamba_heads * a.mamba_d_head or \
+                any(not 0 <= i < a.layers for i in a.attn_layers):
+            ap.error("granite-h: --hidden must be a multiple of --heads, --mamba-heads x --mamba-d-head "
+                     "must be 2 x --hidden (expand 2, all llama.cpp supports), --attn-layers within --layers")
+        cfg = granite_h_config(a.hidden, a.layers, a.attn_layers, a.heads, a.kv_heads, a.mamba_heads,
+                               a.mamba_d_head, a.d_state, a.groups, a.d_conv, a.ffn, a.vocab)
+        _write_hf(a.out_dir, cfg, granite_h_weights(rng, cfg), granite_h_gguf, types, a.force)
 
 
 if __name__ == "__main__":

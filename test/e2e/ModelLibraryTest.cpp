@@ -509,7 +509,74 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BatchedModel{"/models/mamba/tiny-mamba-seed5/model.safetensors", "/mamba-b4", 4},
                       BatchedModel{"/models/mamba2/tiny-mamba2-g1-untied/model.safetensors",
                                    "/mamba2-b3", 3},
-                      BatchedModel{"/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin", "/rwkv7-b3", 3}),
+                      BatchedModel{"/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin", "/rwkv7-b3", 3},
+                      BatchedModel{"/models/lfm2/tiny-lfm2-a", "/lfm2-b3", 3},
+                      BatchedModel{"/models/granite-hybrid/tiny-granite-h-a", "/granite-b3", 3}),
+    [](const ::testing::TestParamInfo<BatchedModel> &info) {
+      std::string n = info.param.folder + 1;
+      for (char &ch : n)
+        if (!std::isalnum(static_cast<unsigned char>(ch)))
+          ch = '_';
+      return n;
+    });
+
+class HybridStreams : public ::testing::TestWithParam<BatchedModel> {};
+
+/// The hybrids (KV caches of 48 positions beside conv and SSM states),
+/// compiled for 4-token sequences: a prompt in one prefill equals the same
+/// tokens stepped; a stream saved mid-way and loaded into a stream of a
+/// freshly opened model continues with the same logits; a stream at the
+/// capacity refuses the next token with SSM_ERROR_CONTEXT_FULL, unchanged.
+TEST_P(HybridStreams, PrefillStepSaveLoadAndCapacity) {
+  const std::string shared = kShared + GetParam().shared;
+  ASSERT_TRUE(fs::exists(shared)) << shared << " is missing: this test needs the shared model files";
+  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + GetParam().folder;
+  ASSERT_TRUE(fs::exists(dir + "/compiled")) << dir << " is not prepared: run the tests through ctest";
+  Model model(dir);
+  ASSERT_EQ(model.contextLength(), 48);
+  std::vector<int32_t> tokens;
+  for (int k = 0; k < 30; ++k)
+    tokens.push_back(static_cast<int32_t>((37 * k + 11) % 256));
+  Stream whole(model), stepped(model);
+  std::vector<float> last = whole.prefill(tokens);
+  std::vector<float> s;
+  for (int32_t t : tokens)
+    s = stepped.step(t);
+  EXPECT_TRUE(closeTo(last, s)) << "one prefill of 30 tokens vs 30 steps";
+  // Save after 17 tokens; a new model and stream load it and go on.
+  Stream a(model);
+  a.prefill(std::vector<int32_t>(tokens.begin(), tokens.begin() + 17));
+  const std::string saved = dir + "-17.ssmstate";
+  a.save(saved);
+  std::vector<float> cont;
+  for (size_t k = 17; k < tokens.size(); ++k)
+    cont = a.step(tokens[k]);
+  EXPECT_TRUE(closeTo(cont, last)) << "17 prefilled + 13 steps vs one prefill";
+  Model reopened(dir);
+  Stream b(reopened);
+  b.load(saved);
+  EXPECT_EQ(b.position(), 17);
+  std::vector<float> resumed;
+  for (size_t k = 17; k < tokens.size(); ++k)
+    resumed = b.step(tokens[k]);
+  EXPECT_TRUE(closeTo(resumed, last)) << "loaded after 17 tokens, 13 steps";
+  // Fill to the capacity, then one more.
+  Stream full(model);
+  full.prefill(std::vector<int32_t>(48, 7));
+  try {
+    full.step(7);
+    ADD_FAILURE() << "a step past the 48 positions ran";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), SSM_ERROR_CONTEXT_FULL) << e.what();
+  }
+  EXPECT_EQ(full.position(), 48);
+  fs::remove(saved);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hybrids, HybridStreams,
+    ::testing::Values(BatchedModel{"/models/lfm2/tiny-lfm2-a", "/lfm2-b3", 3},
+                      BatchedModel{"/models/granite-hybrid/tiny-granite-h-a", "/granite-b3", 3}),
     [](const ::testing::TestParamInfo<BatchedModel> &info) {
       std::string n = info.param.folder + 1;
       for (char &ch : n)

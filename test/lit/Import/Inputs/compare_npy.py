@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""compare_npy.py A.npy B.npy TOL [last]: the largest |a - b| of two float32 arrays.
+"""compare_npy.py A.npy B.npy TOL [last | tail]: the largest |a - b| of two float32 arrays.
 
 With `last`, B is (L, V) and A is compared with B's last row (shape (V,)).
+With `tail`, A is (T, V) and is compared with B's last T rows.
 
 Prints "shape=(..) max_abs_diff=<x> PASS|FAIL" and exits 1 on FAIL or a
 shape mismatch. No NumPy needed.
@@ -35,6 +36,11 @@ if len(sys.argv) > 4 and sys.argv[4] == "last":
         sys.exit("%s: `last` needs a rank-2 array" % sys.argv[2])
     b = b[(sb[0] - 1) * sb[1]:]
     sb = (sb[1],)
+if len(sys.argv) > 4 and sys.argv[4] == "tail":
+    if len(sb) != 2 or len(sa) != 2 or sa[0] > sb[0]:
+        sys.exit("`tail` needs rank-2 arrays, A no longer than B")
+    b = b[(sb[0] - sa[0]) * sb[1]:]
+    sb = (sa[0], sb[1])
 if sa != sb:
     print("shape mismatch: %s vs %s FAIL" % (sa, sb))
     sys.exit(1)
