@@ -15,7 +15,7 @@
 // NOFORMAT: error: no format given
 // NOFORMAT: exit=2
 // RUN: sh -c 'ssm-import onnx %t/good.bin -o %t/x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: unknown format 'onnx' (known: rwkv, mamba)
+// FORMAT: unknown format 'onnx' (known: rwkv, mamba, or a checkpoint folder with config.json)
 // FORMAT: exit=2
 // RUN: sh -c 'ssm-import rwkv %t/good.bin; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOOUT
 // NOOUT: no output directory
