@@ -277,6 +277,10 @@ Stream::Stream(Model &model) : model_(model) {
     t.allocate<float>(static_cast<size_t>(s.numel), static_cast<float>(s.init));
     states_.push_back(std::move(t));
   }
+  // The logits buffer is allocated once: run(), reset() and load() write into
+  // it, so a DLPack view of it never points at freed memory.
+  if (model.vocab() > 0)
+    logits_.reserve(static_cast<size_t>(model.vocab()));
 }
 
 Stream::~Stream() = default;
@@ -511,7 +515,10 @@ Status Stream::load(const std::string &path) {
   touchStates();
   for (size_t i = 0; i < s.states.size(); ++i)
     std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].f32().begin());
-  logits_ = std::move(s.logits);
+  // Into the buffers the stream has (a DLPack view of the logits or of a state
+  // points at them): the logits keep their allocation (reserved for the
+  // vocabulary at creation; clear() and assign() never shrink it).
+  logits_.assign(s.logits.begin(), s.logits.end());
   position_ = s.position;
   return Status::ok();
 }

@@ -233,12 +233,17 @@ SSM_RT_API ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *
 /* --- DLPack (zero-copy tensors for PyTorch, NumPy, JAX, ...) ---------------- */
 
 /* Views without copies: kDLCPU, float32, row-major (strides NULL), byte_offset 0.
- * The consumer calls (*out)->deleter(*out) when done (it frees the view, not the data).
- * The logits view holds the stream's last logits, shape (vocab,), valid until the
- * stream's next call; the state view is state `name` itself, in its model.json shape,
- * valid until the stream is freed: writing through it sets the state. (On a GPU
- * module the states otherwise stay on the device between calls; once a state view
- * exists, the stream copies them back after each call.) */
+ * The consumer calls (*out)->deleter(*out) when done (it frees the view, not the data;
+ * the deleter touches neither the stream nor its memory, so it may run after
+ * ssm_stream_free). The logits view holds the stream's last logits, shape (vocab,):
+ * the stream's next call replaces the values in the same buffer. The state view is
+ * state `name` itself, in its model.json shape: writing through it sets the state.
+ * Both buffers stay where they are while the stream lives (steps, reset and
+ * ssm_stream_load_state write into them), and are freed with the stream: a view must
+ * not be used after ssm_stream_free (the Python binding's views hold a reference on
+ * their stream for that). (On a GPU module the states otherwise stay on the device
+ * between calls; once a state view exists, the stream copies them back after each
+ * call.) */
 SSM_RT_API ssm_status_t ssm_stream_logits_dlpack(const ssm_stream_t *stream,
                                                  struct DLManagedTensor **out);
 SSM_RT_API ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name,

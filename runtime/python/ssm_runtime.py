@@ -23,7 +23,9 @@ are needed only to consume the DLPack capsules.
 import array
 import ctypes
 import ctypes.util
+import operator
 import os
+import threading
 
 __all__ = ["Error", "Model", "Stream", "step_streams", "KernelModule", "TensorSpec", "FunctionSpec"]
 
@@ -114,6 +116,40 @@ def _check(status):
         raise Error(_lib.ssm_status_name(status).decode(), _lib.ssm_last_error().decode())
 
 
+_INT32_LIMIT = 2 ** 31
+
+
+def _token_id(token, vocab, where="token"):
+    """`token` as a Python int after checking it is an int32 token id of the vocabulary:
+    ctypes would wrap 2**32 + 7 to 7 and take True for 1, silently running another token.
+    Bools, non-integers (floats, strings), values outside [0, 2**31) or outside
+    [0, vocab) raise ValueError naming the value."""
+    dtype = getattr(token, "dtype", None)  # NumPy and torch scalars
+    if isinstance(token, bool) or (dtype is not None and
+                                   (getattr(dtype, "kind", None) == "b" or str(dtype) == "torch.bool")):
+        raise ValueError(f"{where} {token!r} is a boolean, not a token id")
+    try:
+        value = operator.index(token)
+    except TypeError:
+        raise ValueError(f"{where} {token!r} is not an integer token id") from None
+    if not 0 <= value < _INT32_LIMIT:
+        raise ValueError(f"{where} {value} is outside int32 token ids [0, 2**31)")
+    if vocab > 0 and value >= vocab:
+        raise ValueError(f"{where} {value} is outside the vocabulary [0, {vocab})")
+    return value
+
+
+def _token_ids(tokens, vocab):
+    """A ctypes int32 array of the token ids in `tokens` (bytes, or a sequence of ints),
+    each checked by _token_id."""
+    if isinstance(tokens, (str, bool)) or not hasattr(tokens, "__len__"):
+        raise ValueError(f"tokens must be bytes or a sequence of int token ids, not {type(tokens).__name__}")
+    ids = (ctypes.c_int32 * len(tokens))()
+    for i, t in enumerate(tokens):
+        ids[i] = _token_id(t, vocab, f"token at index {i}:")
+    return ids
+
+
 # DLPack capsules: PyCapsule "dltensor" around a DLManagedTensor*. A consumer (torch,
 # NumPy) renames it "used_dltensor" and calls the tensor's deleter itself; a capsule
 # nobody consumed calls the deleter when it is collected.
@@ -148,8 +184,50 @@ def _capsule_destructor(capsule):
         head.deleter(ctypes.addressof(head))
 
 
-def _capsule(managed):
+# A view the library made is wrapped in a DLManagedTensor of ours whose deleter holds a
+# reference on its owner (the Stream), so the stream, and the memory the view points at,
+# live until the consumer (torch, or the capsule when never consumed) lets go of the view:
+# a view that outlives every other reference to its stream never reads or writes freed
+# memory, or a later stream's state. _views maps manager_ctx keys to (wrapper, the
+# library's view, owner); the wrapper's deleter drops the entry and frees the library's view.
+_views = {}
+_views_lock = threading.Lock()
+_view_keys = iter(range(1, 1 << 62))
+
+
+@ctypes.CFUNCTYPE(None, _p)
+def _view_deleter(managed):
+    try:
+        key = _DLManagedTensorHead.from_address(managed).manager_ctx
+        with _views_lock:
+            entry = _views.pop(key, None)
+        if entry is not None:
+            inner = _DLManagedTensorHead.from_address(entry[1])
+            inner.deleter(entry[1])
+    except Exception:  # noqa: BLE001 - a deleter must not raise (interpreter shutdown)
+        pass
+
+
+def _capsule(managed, owner=None):
+    """A "dltensor" capsule of the library's view `managed`; with `owner`, the view
+    keeps it alive until the view's deleter runs."""
+    if owner is not None:
+        wrapper = _DLManagedTensorHead()  # the same DLTensor fields (shape: the library's)
+        ctypes.memmove(ctypes.addressof(wrapper), managed, ctypes.sizeof(wrapper))
+        with _views_lock:
+            key = next(_view_keys)
+            _views[key] = (wrapper, managed, owner)
+        wrapper.manager_ctx = key
+        wrapper.deleter = _view_deleter
+        managed = ctypes.addressof(wrapper)
     return _capsule_new(managed, b"dltensor", ctypes.cast(_capsule_destructor, _p))
+
+
+def live_views():
+    """How many DLPack views this module handed out are still held by a consumer or an
+    unconsumed capsule (each keeps its stream alive)."""
+    with _views_lock:
+        return len(_views)
 
 
 def dlpack_data_pointer(capsule):
@@ -231,12 +309,15 @@ class Stream:
         return array.array("f", ctypes.string_at(ptr, 4 * self.model.vocab_size))
 
     def prefill(self, tokens):
-        """Runs the tokens (bytes or ints); returns the logits after the last one."""
-        ids = (ctypes.c_int32 * len(tokens))(*tokens)
-        _check(_lib.ssm_stream_prefill(self._h, ids, len(tokens), None))
+        """Runs the tokens (bytes or ints); returns the logits after the last one.
+        Each id must be an int in [0, vocab) (ValueError naming it otherwise: no bool,
+        nothing wrapped to int32)."""
+        ids = _token_ids(tokens, self.model.vocab_size)
+        _check(_lib.ssm_stream_prefill(self._h, ids, len(ids), None))
         return self.logits()
 
     def step(self, token):
+        token = _token_id(token, self.model.vocab_size)
         ptr = ctypes.POINTER(ctypes.c_float)()
         _check(_lib.ssm_stream_step(self._h, token, ctypes.byref(ptr)))
         return self._floats(ptr)
@@ -275,16 +356,20 @@ class Stream:
         _check(_lib.ssm_stream_load_state(self._h, os.fsencode(path)))
 
     def logits_dlpack(self):
-        """A DLPack capsule of the last logits (no copy; valid until the next call)."""
+        """A DLPack capsule of the last logits (no copy: the stream's logits buffer, whose
+        values the stream's next call replaces). The view keeps the stream alive; the
+        buffer stays where it is across calls, reset() and load()."""
         out = _p()
         _check(_lib.ssm_stream_logits_dlpack(self._h, ctypes.byref(out)))
-        return _capsule(out.value)
+        return _capsule(out.value, self)
 
     def state_dlpack(self, name):
-        """A DLPack capsule of state `name` itself (no copy; writing to it sets the state)."""
+        """A DLPack capsule of state `name` itself (no copy; writing to it sets the state).
+        The view keeps the stream alive (so it never points at freed memory or another
+        stream's state); load() and reset() write into the same memory."""
         out = _p()
         _check(_lib.ssm_stream_state_dlpack(self._h, name.encode(), ctypes.byref(out)))
-        return _capsule(out.value)
+        return _capsule(out.value, self)
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -301,7 +386,9 @@ def step_streams(streams, tokens):
         raise ValueError("step_streams: one token per stream")
     n = len(streams)
     handles = (_p * n)(*[s._h for s in streams])
-    ids = (ctypes.c_int32 * n)(*tokens)
+    ids = (ctypes.c_int32 * n)()
+    for i, (s, t) in enumerate(zip(streams, tokens)):
+        ids[i] = _token_id(t, s.model.vocab_size, f"token of stream {i}:")
     out = (ctypes.POINTER(ctypes.c_float) * n)()
     _check(_lib.ssm_streams_step(handles, n, ids, out))
     return [s._floats(out[i]) for i, s in enumerate(streams)]

@@ -116,14 +116,31 @@ class Stream:
         self._s = ssm_runtime.Stream(model._m)
 
     def prefill(self, tokens):
-        """Runs the tokens (an int tensor or a sequence of ids); returns the logits
-        after the last one, a (vocab,) view valid until the stream's next call."""
-        ids = tokens.tolist() if isinstance(tokens, torch.Tensor) else list(tokens)
+        """Runs the tokens (an integer tensor or a sequence of ids); returns the logits
+        after the last one, a (vocab,) view whose values the stream's next call replaces.
+        Each id must be in [0, vocab): a bool or floating tensor, or an id outside int32
+        or the vocabulary, raises ValueError naming it (nothing is wrapped or truncated)."""
+        if isinstance(tokens, torch.Tensor):
+            if tokens.dtype == torch.bool or tokens.is_floating_point() or tokens.is_complex():
+                raise ValueError(f"tokens is a {tokens.dtype} tensor, not an integer one")
+            if tokens.dim() > 1:
+                raise ValueError(f"tokens has shape {tuple(tokens.shape)}, not a vector")
+            ids = tokens.reshape(-1).tolist()
+        else:
+            ids = list(tokens) if not isinstance(tokens, (bytes, bytearray)) else tokens
         self._s.prefill(ids)
         return self.logits()
 
     def step(self, token):
-        self._s.step(int(token))
+        """One token: an int (or a one-element integer tensor) in [0, vocab); checked
+        as prefill's are."""
+        if isinstance(token, torch.Tensor):
+            if token.numel() != 1:
+                raise ValueError(f"step takes one token, got a tensor of shape {tuple(token.shape)}")
+            if token.dtype == torch.bool or token.is_floating_point() or token.is_complex():
+                raise ValueError(f"token {token.item()!r} is a {token.dtype} tensor, not an integer id")
+            token = token.item()
+        self._s.step(token)
         return self.logits()
 
     def logits(self):

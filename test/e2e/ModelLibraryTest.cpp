@@ -344,6 +344,35 @@ TEST_F(ModelLibraryTest, DlpackViewsAreNotCopies) {
   EXPECT_NE(std::string(ssm_last_error()).find("not float32"), std::string::npos);
 }
 
+TEST_F(ModelLibraryTest, DlpackViewsKeepTheirMemoryAcrossLoadAndReset) {
+  // load() replaced the logits buffer: a logits view taken before it pointed
+  // at freed memory. The stream's buffers now stay where they are.
+  Model model(root + "/m");
+  Stream s(model);
+  s.prefill(kPrompt);
+  std::string path = root + "/views.ssmstate";
+  s.save(path);
+  DLManagedTensor *logits = nullptr, *state = nullptr;
+  ASSERT_EQ(ssm_stream_logits_dlpack(s.get(), &logits), SSM_OK);
+  auto info = model.states().front();
+  ASSERT_EQ(ssm_stream_state_dlpack(s.get(), info.name.c_str(), &state), SSM_OK);
+  const float *saved = static_cast<const float *>(logits->dl_tensor.data);
+  const std::vector<float> savedLogits(saved, saved + 256);
+  s.step(32);
+  s.load(path);
+  const float *now = nullptr;
+  ASSERT_EQ(ssm_stream_logits(s.get(), &now), SSM_OK);
+  EXPECT_EQ(now, logits->dl_tensor.data);
+  EXPECT_EQ(std::vector<float>(now, now + 256), savedLogits);
+  EXPECT_EQ(static_cast<float *>(state->dl_tensor.data)[0], s.state(info.name, info.numel)[0]);
+  s.reset();
+  s.step(32);
+  ASSERT_EQ(ssm_stream_logits(s.get(), &now), SSM_OK);
+  EXPECT_EQ(now, logits->dl_tensor.data);
+  logits->deleter(logits);
+  state->deleter(state);
+}
+
 TEST_F(ModelLibraryTest, ModelJsonNumbersOutOfRangeAreRefused) {
   // A shape entry, vocabulary size or init that does not fit its C++ type was
   // converted anyway (undefined behaviour; fuzz-model-json found 5e45 in a
