@@ -40,10 +40,23 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
   k.vNew = Func("attn_v_cache");
   k.vNew(d, g, c, b) = select(written(c), in.v.func(d, g, src, b), in.vCache.func(d, g, c, b));
 
+  // The keys and values the queries read: this call's rows from k and v,
+  // the others from the caches as given. (Not from kNew and vNew, so that
+  // the results' only reader is the caller: a runtime that passes the
+  // caches' new rows alone as the result buffers, written in place, gets
+  // exactly those rows computed.)
+  auto key = [&](Expr ch, Expr kvHead, Expr row) {
+    return select(written(row), in.k.func(ch, kvHead, clamp(row - p0, 0, len - 1), b),
+                  in.kCache.func(ch, kvHead, row, b));
+  };
+  auto value = [&](Expr ch, Expr kvHead, Expr row) {
+    return select(written(row), in.v.func(ch, kvHead, clamp(row - p0, 0, len - 1), b),
+                  in.vCache.func(ch, kvHead, row, b));
+  };
   k.channels = RDom(0, k.headDim, "dch");
   k.score = Func("attn_score");
   k.score(j, h, i, b) = 0.0f;
-  k.score(j, h, i, b) += in.q.func(k.channels, h, i, b) * k.kNew(k.channels, h / group, j, b);
+  k.score(j, h, i, b) += in.q.func(k.channels, h, i, b) * key(k.channels, h / group, j);
 
   // The rows query i reads: first(i) .. p0 + i.
   Expr last = p0 + i;
@@ -63,7 +76,7 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
   k.rowSum(h, i, b) += k.weight(k.keys, h, i, b);
   k.acc = Func("attn_acc");
   k.acc(d, h, i, b) = 0.0f;
-  k.acc(d, h, i, b) += k.weight(k.keys, h, i, b) * k.vNew(d, h / group, k.keys, b);
+  k.acc(d, h, i, b) += k.weight(k.keys, h, i, b) * value(d, h / group, k.keys);
   k.out = Func("attn_out");
   k.out(d, h, i, b) = k.acc(d, h, i, b) / k.rowSum(h, i, b);
 

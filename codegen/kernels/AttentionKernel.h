@@ -19,7 +19,10 @@ struct AttentionKernelInputs {
 /// semantics of reference/kernels/Attention.h in f32. The stages:
 ///
 ///   kNew, vNew (the results 1, 2): the caches with rows p .. p+L-1 replaced
-///   score(j, h, i, b) = scale q_i . K_j over the D channels
+///   score(j, h, i, b) = scale q_i . K_j over the D channels (K_j read from k
+///                       for this call's rows, from k_cache for the others:
+///                       nothing in the kernel reads kNew or vNew, so a
+///                       runtime may ask for their new rows alone, in place)
 ///   rowMax(h, i, b)   = max over the readable rows j (RDom `keys` with
 ///                       a where-clause: first(i) <= j <= p + i)
 ///   weight(j, h, i, b) = exp(score - rowMax)
