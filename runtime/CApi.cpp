@@ -3,6 +3,7 @@
 
 #include "runtime/CApiSupport.h"
 #include "runtime/Model.h"
+#include "runtime/Shape.h"
 
 #include <dlpack/dlpack.h>
 
@@ -395,15 +396,33 @@ ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name, DLM
 ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const char *name,
                                          const DLManagedTensor *tensor) {
   SSM_REQUIRE(stream && name && tensor, "stream, name or tensor is NULL");
+  const auto &spec = stream->impl->model().spec();
+  int i = spec.findState(name);
+  SSM_REQUIRE(i >= 0, std::string("the model has no state '") + name + "'");
+  const ssm::rt::StateSpec &state = spec.states[static_cast<size_t>(i)];
   const DLTensor &t = tensor->dl_tensor;
   SSM_REQUIRE(t.device.device_type == kDLCPU, "the tensor is not on the CPU (kDLCPU)");
   SSM_REQUIRE(t.dtype.code == kDLFloat && t.dtype.bits == 32 && t.dtype.lanes == 1,
-              "the tensor is not float32");
+              "the tensor is not float32 (dtype code " + std::to_string(t.dtype.code) + ", " +
+                  std::to_string(t.dtype.bits) + " bits, " + std::to_string(t.dtype.lanes) +
+                  " lanes)");
+  // Shape first (a negative ndim, a NULL shape, a negative or overflowing
+  // dimension), then contiguity: nothing below reads past what it checked.
   int64_t n = 0;
   std::string why = ssm::rt::capi::rowMajorProblem(t, n);
   SSM_REQUIRE(why.empty(), "the tensor is " + why);
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
+  const bool flat = t.ndim == 1 && n == state.numel;
+  SSM_REQUIRE(shape == state.shape || flat,
+              "the tensor has shape " + ssm::rt::shapeString(shape) + " (" + std::to_string(t.ndim) +
+                  " dims, " + std::to_string(n) + " elements); state '" + name + "' has shape " +
+                  ssm::rt::shapeString(state.shape) + " (or flat, " + std::to_string(state.numel) +
+                  " elements)");
   SSM_REQUIRE(t.data || n == 0, "the tensor has no data");
-  const float *data = reinterpret_cast<const float *>(static_cast<const char *>(t.data) + t.byte_offset);
+  const char *bytes = static_cast<const char *>(t.data) + t.byte_offset;
+  SSM_REQUIRE(reinterpret_cast<uintptr_t>(bytes) % alignof(float) == 0,
+              "the tensor's data (data + byte_offset) is not aligned to 4 bytes");
+  const float *data = reinterpret_cast<const float *>(bytes);
   return report(stream->impl->setState(name, data, static_cast<size_t>(n)));
 }
 

@@ -60,13 +60,15 @@ std::string adopt(const DLManagedTensor *m, const ssm::rt::TensorInfo &info,
   DLDataType want = dlType(info.dtype);
   if (t.dtype.code != want.code || t.dtype.bits != want.bits || t.dtype.lanes != want.lanes)
     return "is " + dlTypeName(t.dtype) + " but the function takes " + info.dtype;
+  int64_t n = 0;
+  if (std::string why = ssm::rt::capi::shapeProblem(t, n); !why.empty())
+    return "is " + why;
   std::vector<int64_t> shape;
   if (t.shape)
     shape.assign(t.shape, t.shape + std::max<int32_t>(t.ndim, 0));
   if (t.ndim < 0 || (t.ndim > 0 && !t.shape) || shape != info.shape)
     return "has shape " + ssm::rt::shapeString(shape) + " but the function takes " +
            ssm::rt::shapeString(info.shape);
-  int64_t n = 0;
   if (std::string why = ssm::rt::capi::rowMajorProblem(t, n); !why.empty())
     return "is " + why;
   if (!t.data && n > 0)

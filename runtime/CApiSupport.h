@@ -9,6 +9,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
 #include <exception>
 #include <cstdint>
 #include <new>
@@ -39,19 +40,48 @@ template <typename F> ssm_status_t guarded(F &&body) {
   }
 }
 
-/// Empty when `t` is row-major contiguous (strides NULL, or each the product
-/// of the later dims; dims of size 1 may have any stride), else what is wrong
-/// ("not contiguous (row-major): stride 16 of dim 2, expected 1"). `numel`
-/// receives the element count.
+/// Empty when `t`'s shape is well formed and `t` is row-major contiguous
+/// (strides NULL, or each the product of the later dims; dims of size 1 may
+/// have any stride), else what is wrong ("has a negative dimension -3 (dim 1)",
+/// "not contiguous (row-major): stride 16 of dim 2, expected 1"). Refused: a
+/// negative ndim or one past 64, a NULL shape with ndim > 0, a negative
+/// dimension, and an element count or byte size that overflows int64 (checked
+/// multiplication: a huge shape must not wrap to a small count). `numel`
+/// receives the element count (0 on failure).
+inline std::string shapeProblem(const DLTensor &t, int64_t &numel) {
+  numel = 0;
+  if (t.ndim < 0 || t.ndim > 64)
+    return "of ndim " + std::to_string(t.ndim) + " (0 to 64 dims are taken)";
+  if (t.ndim > 0 && !t.shape)
+    return "without a shape (shape is NULL, ndim " + std::to_string(t.ndim) + ")";
+  int64_t n = 1;
+  for (int k = 0; k < t.ndim; ++k) {
+    if (t.shape[k] < 0)
+      return "of negative dimension " + std::to_string(t.shape[k]) + " (dim " + std::to_string(k) +
+             ")";
+    if (__builtin_mul_overflow(n, t.shape[k], &n))
+      return "too large: its element count overflows int64 (dim " + std::to_string(k) + " is " +
+             std::to_string(t.shape[k]) + ")";
+  }
+  int64_t bytes = 0;
+  const int64_t elementBytes = (int64_t(t.dtype.bits) * std::max<int64_t>(t.dtype.lanes, 1) + 7) / 8;
+  if (__builtin_mul_overflow(n, elementBytes, &bytes))
+    return "too large: its byte size overflows int64 (" + std::to_string(n) + " elements)";
+  numel = n;
+  return "";
+}
+
 inline std::string rowMajorProblem(const DLTensor &t, int64_t &numel) {
+  if (std::string why = shapeProblem(t, numel); !why.empty())
+    return why;
+  if (numel == 0)
+    return ""; // no element: any strides will do
   int64_t expect = 1;
-  numel = 1;
   for (int k = t.ndim - 1; k >= 0; --k) {
     if (t.strides && t.shape[k] > 1 && t.strides[k] != expect)
       return "not contiguous (row-major): stride " + std::to_string(t.strides[k]) + " of dim " +
              std::to_string(k) + ", expected " + std::to_string(expect);
-    expect *= t.shape[k];
-    numel *= t.shape[k];
+    expect *= t.shape[k]; // no overflow: the product of every dim fits (shapeProblem)
   }
   return "";
 }

@@ -483,8 +483,14 @@ Status Stream::save(const std::string &path) const {
 }
 
 Status Stream::load(const std::string &path) {
+  // No state file this model can take is larger than its states and logits:
+  // the read stops there (a huge file or /dev/zero is refused, not read).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> layout;
+  for (size_t i = 0; i < states_.size(); ++i)
+    layout.emplace_back(model_.spec().states[i].name, states_[i].shape);
+  const uint64_t maxLogits = model_.vocab() > 0 ? static_cast<uint64_t>(model_.vocab()) : (1u << 24);
   SavedState s;
-  if (Status st = readStateFile(path, s); !st)
+  if (Status st = readStateFile(path, s, stateFileBytes(layout, maxLogits)); !st)
     return st;
   const ModelSpec &spec = model_.spec();
   // The position is passed to kernels that index caches with it.

@@ -4,8 +4,11 @@
 #include "runtime/ModelSpec.h"
 #include "runtime/Shape.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,18 +89,85 @@ Status writeStateFile(const std::string &path, const SavedState &state) {
   return Status::ok();
 }
 
-Status readStateFile(const std::string &path, SavedState &state) {
+uint64_t stateFileBytes(const std::vector<std::pair<std::string, std::vector<int64_t>>> &states,
+                        uint64_t logits) {
+  // magic, version, reserved, fingerprint, position, count; the logits' count
+  // and the checksum.
+  uint64_t n = 8 + 4 + 4 + 8 + 8 + 4 + 8 + 8;
+  auto add = [&n](uint64_t a, uint64_t b) {
+    uint64_t p;
+    if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(n, p, &n))
+      n = UINT64_MAX;
+  };
+  for (const auto &[name, shape] : states) {
+    add(1, 4 + name.size() + 4);
+    add(8, shape.size());
+    int64_t numel = checkedNumel(shape);
+    add(4, numel < 0 ? UINT64_MAX / 4 : static_cast<uint64_t>(numel));
+  }
+  add(4, logits);
+  return n;
+}
+
+Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return {Code::NotFound, path + ": no such state file"};
   if (std::filesystem::is_directory(path, ec))
     return {Code::InvalidFile, path + ": is a directory, not a state file"};
-  std::ifstream f(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad())
-    return {Code::InvalidFile, path + ": cannot read the state file"};
+  // O_NONBLOCK: a FIFO without a writer must not hang the open (reads then
+  // block or end as on any file: the flag is cleared).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return {Code::InvalidFile, path + ": cannot open the state file (" + std::strerror(errno) + ")"};
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (int flags = ::fcntl(fd, F_GETFL); flags >= 0)
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  // Reads up to `want` more bytes into `bytes`; false on a read error.
+  std::string bytes;
+  auto readUpTo = [&](uint64_t want) {
+    char chunk[1 << 16];
+    while (want > 0) {
+      ssize_t got = ::read(fd, chunk, static_cast<size_t>(std::min<uint64_t>(want, sizeof(chunk))));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        return false;
+      if (got == 0)
+        break;
+      bytes.append(chunk, static_cast<size_t>(got));
+      want -= static_cast<uint64_t>(got);
+    }
+    return true;
+  };
+  // The magic and the version first, then the size against what a state of
+  // the reader's model can be, and only then the rest (at most maxBytes + 1
+  // bytes): /dev/zero, a FIFO or a huge file is refused without reading it.
+  if (!readUpTo(sizeof(kMagic) + 4))
+    return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     return {Code::InvalidFile, path + ": not an ssm-opt state file (no SSMSTATE header)"};
+  if (bytes.size() == sizeof(kMagic) + 4) {
+    uint32_t version;
+    std::memcpy(&version, bytes.data() + sizeof(kMagic), 4);
+    if (version != kStateFileVersion)
+      return {Code::InvalidFile, path + ": state file version " + std::to_string(version) +
+                                     "; this runtime reads version " +
+                                     std::to_string(kStateFileVersion)};
+  }
+  const std::string tooLarge = " bytes, more than the " + std::to_string(maxBytes) +
+                               " a state file of this model holds (saved from another model, or "
+                               "not one state file)";
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > maxBytes)
+    return {Code::Mismatch, path + ": is " + std::to_string(st.st_size) + tooLarge};
+  if (!readUpTo(maxBytes == UINT64_MAX ? UINT64_MAX : maxBytes + 1 - bytes.size()))
+    return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
+  if (bytes.size() > maxBytes) // not a regular file (a device, a FIFO): read only this far
+    return {Code::Mismatch, path + ": holds over " + std::to_string(maxBytes) + tooLarge};
   Reader r{bytes.data() + sizeof(kMagic), bytes.data() + bytes.size()};
   uint32_t version = r.get<uint32_t>();
   if (r.ok && version != kStateFileVersion)

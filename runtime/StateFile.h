@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ssm::rt {
@@ -43,9 +44,18 @@ struct SavedState {
 /// Writes `path` through a temporary file renamed over it, so a failed
 /// write leaves what was there. Errors: InvalidArgument (cannot write).
 Status writeStateFile(const std::string &path, const SavedState &state);
-/// Errors: NotFound, InvalidFile (not a state file, another version,
-/// truncated, corrupt), each naming the file.
-Status readStateFile(const std::string &path, SavedState &state);
+/// The size of a state file holding `states` (name, shape) and `logits`
+/// logits (UINT64_MAX when it overflows).
+uint64_t stateFileBytes(const std::vector<std::pair<std::string, std::vector<int64_t>>> &states,
+                        uint64_t logits);
+/// Reads the magic and the version first, then refuses a file of more than
+/// `maxBytes` (Stream::load passes stateFileBytes of its model: a state file
+/// it can take is never larger) before reading the rest, so /dev/zero, a FIFO
+/// or a huge file fails at once. Errors: NotFound, InvalidFile (not a state
+/// file, another version, truncated, corrupt), Mismatch (larger than
+/// `maxBytes`), each naming the file.
+Status readStateFile(const std::string &path, SavedState &state,
+                     uint64_t maxBytes = UINT64_MAX);
 
 } // namespace ssm::rt
 

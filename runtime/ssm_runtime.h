@@ -248,9 +248,11 @@ SSM_RT_API ssm_status_t ssm_stream_logits_dlpack(const ssm_stream_t *stream,
                                                  struct DLManagedTensor **out);
 SSM_RT_API ssm_status_t ssm_stream_state_dlpack(ssm_stream_t *stream, const char *name,
                                                 struct DLManagedTensor **out);
-/* Copies a DLPack tensor into state `name`: it must be on kDLCPU, float32, hold the
- * state's number of elements and be contiguous (strides NULL or row-major); the
- * caller keeps ownership (its deleter is not called). */
+/* Copies a DLPack tensor into state `name`: it must be on kDLCPU, float32 (one lane),
+ * of the state's shape or a flat vector of its element count, contiguous (strides
+ * NULL or row-major) and aligned to 4 bytes; a negative ndim or dimension, a NULL
+ * shape, or a shape whose element count overflows is SSM_ERROR_INVALID_ARGUMENT
+ * naming the problem. The caller keeps ownership (its deleter is not called). */
 SSM_RT_API ssm_status_t ssm_stream_set_state_dlpack(ssm_stream_t *stream, const char *name,
                                                     const struct DLManagedTensor *tensor);
 

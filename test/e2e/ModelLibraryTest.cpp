@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -342,6 +344,86 @@ TEST_F(ModelLibraryTest, DlpackViewsAreNotCopies) {
   in.dl_tensor.dtype = {kDLFloat, 64, 1};
   EXPECT_EQ(ssm_stream_set_state_dlpack(s.get(), info.name.c_str(), &in), SSM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(ssm_last_error()).find("not float32"), std::string::npos);
+}
+
+TEST_F(ModelLibraryTest, SetStateDlpackRefusesMalformedShapes) {
+  // A negative shape whose product is the state's size was copied in; a huge
+  // one overflowed the element count (UBSan); a shape of another rank was
+  // taken. Each is refused, naming the problem, and the state is unchanged.
+  Model model(root + "/m");
+  Stream s(model);
+  auto info = model.states().front();
+  const std::vector<float> before = s.state(info.name, info.numel);
+  std::vector<float> values(info.numel, 0.5f);
+  auto attempt = [&](std::vector<int64_t> shape, const std::string &words, int32_t ndim = -2,
+                     bool nullShape = false, size_t offset = 0) {
+    DLManagedTensor in{};
+    in.dl_tensor.data = values.data();
+    in.dl_tensor.device = {kDLCPU, 0};
+    in.dl_tensor.ndim = ndim == -2 ? static_cast<int32_t>(shape.size()) : ndim;
+    in.dl_tensor.dtype = {kDLFloat, 32, 1};
+    in.dl_tensor.shape = nullShape ? nullptr : shape.data();
+    in.dl_tensor.byte_offset = offset;
+    EXPECT_EQ(ssm_stream_set_state_dlpack(s.get(), info.name.c_str(), &in), SSM_ERROR_INVALID_ARGUMENT)
+        << words;
+    EXPECT_NE(std::string(ssm_last_error()).find(words), std::string::npos) << ssm_last_error();
+    EXPECT_EQ(s.state(info.name, info.numel), before) << words;
+  };
+  const int64_t n = static_cast<int64_t>(info.numel);
+  attempt({-1, -n}, "negative dimension -1 (dim 0)");
+  attempt({n, -1, -1}, "negative dimension -1 (dim 1)");
+  attempt({int64_t(1) << 62, 4, n}, "overflows int64");
+  attempt({INT64_MAX, INT64_MAX}, "overflows int64");
+  attempt({int64_t(1) << 61, 2}, "overflows int64"); // 2^62 elements: 2^64 bytes
+  attempt({n}, "ndim -1", -1);
+  attempt({n}, "ndim 65", 65);
+  attempt({n}, "shape is NULL", 1, true);
+  std::vector<int64_t> extra = info.shape;
+  extra.insert(extra.begin(), 1);
+  attempt(extra, "state '" + info.name + "' has shape");
+  attempt({n}, "not aligned to 4 bytes", -2, false, 2);
+
+  // The state's own shape and its flat form are taken.
+  DLManagedTensor in{};
+  std::vector<int64_t> flat = {n};
+  in.dl_tensor.data = values.data();
+  in.dl_tensor.device = {kDLCPU, 0};
+  in.dl_tensor.ndim = 1;
+  in.dl_tensor.dtype = {kDLFloat, 32, 1};
+  in.dl_tensor.shape = flat.data();
+  ASSERT_EQ(ssm_stream_set_state_dlpack(s.get(), info.name.c_str(), &in), SSM_OK) << ssm_last_error();
+  EXPECT_EQ(s.state(info.name, info.numel), values);
+}
+
+TEST_F(ModelLibraryTest, LoadStateReadsTheMagicFirstAndStopsAtTheStateSize) {
+  // ssm_stream_load_state read the whole file before any check: /dev/zero
+  // never returned, a huge file was read whole. Now the magic comes first,
+  // then the size against the model's states.
+  Model model(root + "/m");
+  Stream s(model);
+  s.prefill(kPrompt);
+  const std::vector<float> before = s.logits();
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(ssm_stream_load_state(s.get(), "/dev/zero"), SSM_ERROR_INVALID_FILE);
+  EXPECT_NE(std::string(ssm_last_error()).find("not an ssm-opt state file"), std::string::npos)
+      << ssm_last_error();
+  // A good header followed by 1 GiB (sparse: costs no disk).
+  std::string good = root + "/bounded.ssmstate";
+  s.save(good);
+  std::string huge = root + "/huge.ssmstate";
+  fs::copy_file(good, huge, fs::copy_options::overwrite_existing);
+  fs::resize_file(huge, uint64_t(1) << 30);
+  EXPECT_EQ(ssm_stream_load_state(s.get(), huge.c_str()), SSM_ERROR_MISMATCH);
+  EXPECT_NE(std::string(ssm_last_error()).find("1073741824 bytes, more than the " +
+                                               std::to_string(fs::file_size(good))),
+            std::string::npos)
+      << ssm_last_error();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_EQ(s.position(), 3);
+  EXPECT_EQ(s.logits(), before);
+  // The file the stream saved still loads.
+  EXPECT_EQ(ssm_stream_load_state(s.get(), good.c_str()), SSM_OK) << ssm_last_error();
+  fs::remove(huge);
 }
 
 TEST_F(ModelLibraryTest, DlpackViewsKeepTheirMemoryAcrossLoadAndReset) {
