@@ -94,6 +94,12 @@ bool Wkv7Op::hasGpuSchedule() { return true; }
 int64_t Wkv7Op::getScheduleChannels() { return 0; }
 int64_t Wkv7Op::getScheduleStateSize() { return 0; }
 
+// ---- ssm.gated_delta_rule: tasks are (value head, batch) pairs ----
+ArrayRef<StringRef> GatedDeltaRuleOp::getScheduleFields() { return kFlatFields; }
+bool GatedDeltaRuleOp::hasGpuSchedule() { return true; }
+int64_t GatedDeltaRuleOp::getScheduleChannels() { return 0; }
+int64_t GatedDeltaRuleOp::getScheduleStateSize() { return 0; }
+
 // ---- ssm.rope: a map over (batch, L, H, D) ----
 ArrayRef<StringRef> RopeOp::getScheduleFields() { return kFlatFields; }
 bool RopeOp::hasGpuSchedule() { return true; }

@@ -59,6 +59,7 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `ssm.ssd_scan` | yes | | yes | | yes |
     | `ssm.wkv4` | yes | | yes | | yes |
     | `ssm.wkv7` | yes | | yes | | yes |
+    | `ssm.gated_delta_rule` | yes | | yes | | yes |
     | `ssm.rope` | yes | | yes | | yes |
     | `ssm.attention` | yes | yes | yes | | yes |
 

@@ -444,6 +444,55 @@ LogicalResult Wkv7Op::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// gated_delta_rule
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatedDeltaRuleOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "q", getQ(), {4}, "rank 4 (batch, L, Hk, Dk)")) ||
+      failed(checkRank(op, "v", getV(), {4}, "rank 4 (batch, L, Hv, Dv)")) ||
+      failed(checkRank(op, "g", getG(), {3, 4},
+                       "rank 3 (batch, L, Hv): one log decay per value head, or rank 4 "
+                       "(batch, L, Hv, Dk): one per key channel")))
+    return failure();
+  ArrayRef<int64_t> q = shapeOf(getQ()), v = shapeOf(getV());
+  int64_t batch = q[0], len = q[1], hk = q[2], dk = q[3], hv = v[2], dv = v[3];
+  if (failed(checkSequenceLength(op, "q", 1, len)) ||
+      failed(checkShape(op, "k", getK(), q, "the shape of 'q' (batch, L, Hk, Dk)")) ||
+      failed(checkShape(op, "v", getV(), {batch, len, hv, dv}, "(batch, L, Hv, Dv)")))
+    return failure();
+  if (hk != kDyn && hv != kDyn && (hk <= 0 || hv % hk != 0))
+    return emitOpError() << "operand 'v' has " << hv << " value heads, which is not a multiple of the "
+                         << hk << " key heads of 'q' and 'k' (key head i serves value heads i*r .. "
+                            "i*r+r-1)";
+  if (dk == 0)
+    return emitOpError() << "operand 'q' has key head size Dk = 0; the state (Dk, Dv) needs at "
+                            "least one key row";
+  if (shapeOf(getG()).size() == 3) {
+    if (failed(checkShape(op, "g", getG(), {batch, len, hv},
+                          "(batch, L, Hv) (one log decay per value head per token)")))
+      return failure();
+  } else if (failed(checkShape(op, "g", getG(), {batch, len, hv, dk},
+                               "(batch, L, Hv, Dk) (one log decay per key channel per token)"))) {
+    return failure();
+  }
+  if (failed(checkShape(op, "beta", getBeta(), {batch, len, hv}, "(batch, L, Hv)")))
+    return failure();
+  if (getInitialState() &&
+      failed(checkShape(op, "initial_state", getInitialState(), {batch, hv, dk, dv},
+                        "(batch, Hv, Dk, Dv)")))
+    return failure();
+  double scale = getScale().convertToDouble();
+  if (!(scale > 0.0) || std::isinf(scale))
+    return emitOpError() << "'scale' is " << scale << " but must be positive and finite";
+  if (failed(checkResultShape(op, "out", getOut(), {batch, len, hv, dv}, "(batch, L, Hv, Dv)")) ||
+      failed(checkResultShape(op, "final_state", getFinalState(), {batch, hv, dk, dv},
+                              "(batch, Hv, Dk, Dv)")))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // dequantize
 //===----------------------------------------------------------------------===//
 

@@ -449,6 +449,78 @@ def SSM_Wkv7Op : SSM_Op<"wkv7", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// ssm.gated_delta_rule
+//===----------------------------------------------------------------------===//
+
+def SSM_GatedDeltaRuleOp : SSM_Op<"gated_delta_rule", [Pure]> {
+  let summary = "gated delta rule (Gated DeltaNet, Kimi's KDA): a matrix state that decays and is corrected toward v along k per token";
+  let description = [{
+    The gated delta rule of Gated DeltaNet (Yang, Kautz, Hatamizadeh,
+    "Gated Delta Networks: Improving Mamba2 with Delta Rule", ICLR 2025,
+    section 3), the recurrent layer of Qwen3-Next and Qwen3.5, and with a
+    per-key-channel decay of Kimi Linear's KDA. It follows
+    flash-linear-attention's `chunk_gated_delta_rule` /
+    `fused_recurrent_gated_delta_rule` (fla/ops/gated_delta_rule/; `chunk_kda`
+    for the per-channel gate) and llama.cpp's `llm_build_delta_net_base`
+    (src/models/delta-net-base.cpp, which also tells the two gates apart by
+    g's rank): the same operands, layouts and state.
+    Per batch b and value head h (served by key head h / (Hv / Hk)), with
+    the state S a (Dk, Dv) matrix indexed [key i][value j], and for
+    t = 0 .. L-1:
+
+        S_t = exp(g_t) S_{t-1}                 (per-channel: Diag(exp g_t) S_{t-1})
+        S_t = S_t + beta_t k_t (v_t - S_t^T k_t)^T
+        o_t = scale * S_t^T q_t
+
+    i.e. S_t = exp(g_t) (I - beta_t k_t k_t^T) S_{t-1} + beta_t k_t v_t^T
+    with the scalar gate: the delta rule writes v_t where k_t points,
+    erasing what the decayed state held there. Callers pass q and k
+    L2-normalised per head, as the models do (fla's
+    `use_qk_l2norm_in_kernel` is a separate step here, so that the op is
+    the recurrence alone), g = log decay <= 0 and beta in (0, 1) (the op
+    computes whatever it is given; beta ||k||^2 > 2 makes the rule
+    diverge, as it does in every implementation).
+
+    | operand / result | shape | |
+    |---|---|---|
+    | q, k | (batch, L, Hk, Dk) | queries and keys, one per key head |
+    | v, out | (batch, L, Hv, Dv) | Hv a multiple of Hk: key head i serves value heads i r .. i r + r - 1, r = Hv / Hk |
+    | g | (batch, L, Hv) or (batch, L, Hv, Dk) | log decay: one per value head per token (Gated DeltaNet), or one per key channel (KDA); the rank decides |
+    | beta | (batch, L, Hv) | write strength per value head per token |
+    | initial_state (optional, zeros when absent), final_state | (batch, Hv, Dk, Dv) | [key i][value j], fla's and transformers' recurrent state |
+
+    `scale` (positive, finite) multiplies the readout: 1/sqrt(Dk) in the
+    models. The results are the outputs and the state after the last
+    token. L is at least 1. A new op rather than `ssm.wkv7`, which can
+    write the scalar-gate rule (w = g, a = k, b = -exp(g) beta k, k' = beta
+    k) but needs equal head counts (q and k copied per value head), a decay
+    per channel where GDN has one per head, and its state transposed; and
+    the chunked form relies on the correction being the symmetric
+    beta k k^T.
+
+    The CPU kernel keeps each value column j of a head's state apart (the
+    columns never mix) and walks the tokens with one pass over the key
+    rows per token, vectorised along j, in parallel over heads x batch.
+
+    ```mlir
+    %o, %s1 = ssm.gated_delta_rule %q, %k, %v, %g, %beta initial_state(%s0) {scale = 0.125 : f64}
+        : (tensor<1x16x2x64xf32>, tensor<1x16x2x64xf32>, tensor<1x16x4x64xf32>,
+           tensor<1x16x4xf32>, tensor<1x16x4xf32>, tensor<1x4x64x64xf32>)
+        -> (tensor<1x16x4x64xf32>, tensor<1x4x64x64xf32>)
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$q, SSM_F32Tensor:$k, SSM_F32Tensor:$v, SSM_F32Tensor:$g,
+                       SSM_F32Tensor:$beta, Optional<SSM_F32Tensor>:$initial_state,
+                       F64Attr:$scale);
+  let results = (outs SSM_F32Tensor:$out, SSM_F32Tensor:$final_state);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $g `,` $beta (`initial_state` `(` $initial_state^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SSM_OPS_TD
 
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,7 @@
 #include "reference/kernels/SsdScan.h"
 #include "reference/kernels/Wkv4.h"
 #include "reference/kernels/Wkv7.h"
+#include "reference/kernels/GatedDeltaRule.h"
 #include "reference/kernels/Rope.h"
 #include "reference/kernels/Attention.h"
 #include "reference/kernels/Dequantize.h"
@@ -852,6 +853,17 @@ private:
       a.b = &get(o.getB());
       a.initialState = getOpt(o.getInitialState());
       return ssm::ref::wkv7(a, out0, out1);
+    }
+    std::string operator()(ssm::GatedDeltaRuleOp o) {
+      ssm::ref::GatedDeltaRuleArgs a;
+      a.q = &get(o.getQ());
+      a.k = &get(o.getK());
+      a.v = &get(o.getV());
+      a.g = &get(o.getG());
+      a.beta = &get(o.getBeta());
+      a.initialState = getOpt(o.getInitialState());
+      a.scale = o.getScale().convertToDouble();
+      return ssm::ref::gatedDeltaRule(a, out0, out1);
     }
     std::string operator()(ssm::RopeOp o) {
       ssm::ref::RopeArgs a;

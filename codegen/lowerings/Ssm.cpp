@@ -160,6 +160,15 @@ LogicalResult lower(Wkv7Op op, LoweringState &state) {
   return finishKernel(o, state, buildWkv7(in), scheduleWkv7);
 }
 
+LogicalResult lower(GatedDeltaRuleOp op, LoweringState &state) {
+  Operation *o = op;
+  GatedDeltaRuleKernelInputs in{state.get(op.getQ()),    state.get(op.getK()),
+                                state.get(op.getV()),    state.get(op.getG()),
+                                state.get(op.getBeta()), optional(state, op.getInitialState()),
+                                op.getScale().convertToDouble()};
+  return finishKernel(o, state, buildGatedDeltaRule(in), scheduleGatedDeltaRule);
+}
+
 LogicalResult lower(RopeOp op, LoweringState &state) {
   Operation *o = op;
   RopeKernelInputs in{state.get(op.getX()), state.get(op.getPosition()),

@@ -20,6 +20,7 @@
 #include "codegen/kernels/AttentionKernel.h"
 #include "codegen/kernels/CausalConv1dKernel.h"
 #include "codegen/kernels/DiscretizeKernel.h"
+#include "codegen/kernels/GatedDeltaRuleKernel.h"
 #include "codegen/kernels/LtiConvKernel.h"
 #include "codegen/kernels/LtiKernel.h"
 #include "codegen/kernels/SelectiveScanKernel.h"
@@ -47,6 +48,13 @@ void scheduleRope(RopeKernel &k, const CpuSchedule &s, const Halide::Target &t);
 /// score and weight rows (never the call's L x C matrix), vectorised along
 /// the keys (scores) and the value channels (the weighted sum).
 void scheduleAttention(AttentionKernel &k, const CpuSchedule &s, const Halide::Target &t);
+/// The scan at root: its time loop runs inside vectors of value columns j
+/// (vectorWidth lanes; columns are independent), parallel over value heads
+/// x batch when `s.parallel`; the decay factors and the first token's k . S
+/// at root, vectorised along their fastest dim; the output and the final
+/// state vectorised (the translator computes them at root).
+void scheduleGatedDeltaRule(GatedDeltaRuleKernel &k, const CpuSchedule &s,
+                            const Halide::Target &t);
 
 /// The time block of the lti_conv algorithm for schedule `s` (vector width x 4).
 int ltiConvTimeBlock(const CpuSchedule &s);

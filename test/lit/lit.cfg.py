@@ -53,6 +53,21 @@ if not os.path.exists(os.path.join(config.ssm_tools_dir, "ssm-opt")):
 if os.path.exists(os.path.join(config.ssm_tools_dir, "ssm-run")):
     config.available_features.add("ssm-run")
 
+# NumPy oracles: tests that compute their expected values with NumPy say
+# `REQUIRES: numpy` and run %numpy_python (Debian's /usr/bin/python3 has
+# NumPy; the python3 on PATH may not).
+import shutil
+import subprocess
+config.numpy_python = ""
+for candidate in ["/usr/bin/python3", shutil.which("python3")]:
+    if candidate and os.path.exists(candidate) and subprocess.run(
+            [candidate, "-c", "import numpy"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL).returncode == 0:
+        config.numpy_python = candidate
+        config.available_features.add("numpy")
+        break
+config.substitutions.append(("%numpy_python", config.numpy_python or "false"))
+
 # ../shared (golden cases, models): tests that read it say `REQUIRES: shared-data`
 # and use %shared. Its absence fails the ctest `golden.data-present` loudly.
 config.ssm_shared_dir = getattr(config, "ssm_shared_dir", "")

@@ -68,6 +68,8 @@ GRID = {
              [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False)]),
     "wkv7": ("schedule", ssm(vector_width=8, parallel=True),
              [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False)]),
+    "gated_delta_rule": ("schedule", ssm(vector_width=8, parallel=True),
+                         [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False)]),
     "attention": ("schedule", ssm(vector_width=8, channel_tile=8, parallel=True),
                   [ssm(vector_width=1, channel_tile=1), ssm(vector_width=16, channel_tile=16),
                    ssm(channel_tile=64), ssm(parallel=False)]),
@@ -110,7 +112,7 @@ def gpu_ssm(base=64):
             [ssm(gpu_threads=1), ssm(gpu_threads=7), ssm(gpu_threads=1024)])
 GPU_GRID = {name: gpu_ssm() for name in ("selective_scan", "selective_update", "causal_conv1d",
                                           "affine_scan", "discretize", "lti_kernel", "lti_conv", "lti_conv_fft",
-                                          "ssd_scan", "wkv4", "wkv7", "attention", "rope")}
+                                          "ssd_scan", "wkv4", "wkv7", "gated_delta_rule", "attention", "rope")}
 GPU_GRID.update({
     "matmul_tiled": ("matmul", ssm(algorithm="tiled", gpu_tile=16),
                      [ssm(gpu_tile=1), ssm(gpu_tile=5), ssm(gpu_tile=32)]),

@@ -53,6 +53,8 @@ void scheduleSelectiveUpdateGpu(SelectiveUpdateKernel &k, const CpuSchedule &s,
 void scheduleSsdScanGpu(SsdScanKernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleWkv4Gpu(Wkv4Kernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleWkv7Gpu(Wkv7Kernel &k, const CpuSchedule &s, const Halide::Target &t);
+void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s,
+                               const Halide::Target &t);
 void scheduleRopeGpu(RopeKernel &k, const CpuSchedule &s, const Halide::Target &t);
 void scheduleAttentionGpu(AttentionKernel &k, const CpuSchedule &s, const Halide::Target &t);
 

@@ -1,4 +1,4 @@
-// GPU schedules of the scans (selective_scan, selective_update, affine_scan, ssd_scan, wkv4, wkv7).
+// GPU schedules of the scans (selective_scan, selective_update, affine_scan, ssd_scan, wkv4, wkv7, gated_delta_rule).
 //
 // One thread per independent lane, walking time serially: the scan's
 // update runs its RDom (state index, token) inside the thread, and blocks
@@ -39,6 +39,11 @@ void scheduleWkv4Gpu(Wkv4Kernel &k, const CpuSchedule &s, const Target &) {
 
 void scheduleWkv7Gpu(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
   gpuRoot({k.decay, k.sa0, k.scan, k.y, k.finalState}, s.gpuThreads);
+}
+
+void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s, const Target &) {
+  // One thread per (value column, value head, stream) walks (token, key row).
+  gpuRoot({k.decay, k.kv0, k.scan, k.out, k.finalState}, s.gpuThreads);
 }
 
 } // namespace ssm::codegen

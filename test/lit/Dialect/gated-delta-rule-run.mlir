@@ -1,0 +1,57 @@
+// ssm.gated_delta_rule runs on the reference interpreter and as a compiled CPU
+// kernel, and the two agree: a scalar gate with an initial state, 2 streams,
+// 37 tokens, 2 key heads of Dk 12 serving 4 value heads of Dv 10 (not a
+// multiple of the vector width); a gate per key channel without an initial
+// state, Hk = Hv = 3, Dk 16, Dv 8, 23 tokens; one token (a decode step) from
+// a state at Dk = Dv = 32 with 2 value heads per key head and 3 streams.
+// g = -exp(x) <= 0, beta = x + 0.5 in (0, 1); the keys are scaled so that
+// beta ||k||^2 stays below 2 (the rule diverges past it in every implementation).
+// REQUIRES: ssm-run
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: ssm-run %s --seed 5 | FileCheck %s --check-prefix=REF
+
+// CHECK: result0_vs_reference {{.*}} PASS
+// CHECK: result1_vs_reference {{.*}} PASS
+// CHECK: result2_vs_reference {{.*}} PASS
+// CHECK: result3_vs_reference {{.*}} PASS
+// CHECK: result4_vs_reference {{.*}} PASS
+// CHECK: result5_vs_reference {{.*}} PASS
+// REF-COUNT-6: result{{[0-5]}}
+
+func.func @main(%q: tensor<2x37x2x12xf32>, %k: tensor<2x37x2x12xf32>, %v: tensor<2x37x4x10xf32>,
+                %g0: tensor<2x37x4xf32>, %b0: tensor<2x37x4xf32>, %s0: tensor<2x4x12x10xf32>,
+                %q2: tensor<1x23x3x16xf32>, %k2: tensor<1x23x3x16xf32>, %v2: tensor<1x23x3x8xf32>,
+                %g2: tensor<1x23x3x16xf32>, %b2: tensor<1x23x3xf32>,
+                %q3: tensor<3x1x1x32xf32>, %k3: tensor<3x1x1x32xf32>, %v3: tensor<3x1x2x32xf32>,
+                %g3: tensor<3x1x2xf32>, %b3: tensor<3x1x2xf32>, %s3: tensor<3x2x32x32xf32>)
+    -> (tensor<2x37x4x10xf32>, tensor<2x4x12x10xf32>, tensor<1x23x3x8xf32>, tensor<1x3x16x8xf32>,
+        tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>) {
+  %e = math.exp %g0 : tensor<2x37x4xf32>
+  %g = arith.negf %e : tensor<2x37x4xf32>
+  %half = arith.constant dense<0.5> : tensor<2x37x4xf32>
+  %beta = arith.addf %b0, %half : tensor<2x37x4xf32>
+  %o, %s1 = ssm.gated_delta_rule %q, %k, %v, %g, %beta initial_state(%s0) {scale = 0.29 : f64}
+      : (tensor<2x37x2x12xf32>, tensor<2x37x2x12xf32>, tensor<2x37x4x10xf32>, tensor<2x37x4xf32>,
+         tensor<2x37x4xf32>, tensor<2x4x12x10xf32>) -> (tensor<2x37x4x10xf32>, tensor<2x4x12x10xf32>)
+
+  %e2 = math.exp %g2 : tensor<1x23x3x16xf32>
+  %gc = arith.negf %e2 : tensor<1x23x3x16xf32>
+  %half2 = arith.constant dense<0.5> : tensor<1x23x3xf32>
+  %beta2 = arith.addf %b2, %half2 : tensor<1x23x3xf32>
+  %o2, %s2 = ssm.gated_delta_rule %q2, %k2, %v2, %gc, %beta2 {scale = 0.25 : f64}
+      : (tensor<1x23x3x16xf32>, tensor<1x23x3x16xf32>, tensor<1x23x3x8xf32>, tensor<1x23x3x16xf32>,
+         tensor<1x23x3xf32>) -> (tensor<1x23x3x8xf32>, tensor<1x3x16x8xf32>)
+
+  %e3 = math.exp %g3 : tensor<3x1x2xf32>
+  %g3n = arith.negf %e3 : tensor<3x1x2xf32>
+  %half3 = arith.constant dense<0.5> : tensor<3x1x2xf32>
+  %beta3 = arith.addf %b3, %half3 : tensor<3x1x2xf32>
+  %kscale = arith.constant dense<0.5> : tensor<3x1x1x32xf32>
+  %k3s = arith.mulf %k3, %kscale : tensor<3x1x1x32xf32>
+  %o3, %s4 = ssm.gated_delta_rule %q3, %k3s, %v3, %g3n, %beta3 initial_state(%s3) {scale = 0.176 : f64}
+      : (tensor<3x1x1x32xf32>, tensor<3x1x1x32xf32>, tensor<3x1x2x32xf32>, tensor<3x1x2xf32>,
+         tensor<3x1x2xf32>, tensor<3x2x32x32xf32>) -> (tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>)
+  return %o, %s1, %o2, %s2, %o3, %s4
+      : tensor<2x37x4x10xf32>, tensor<2x4x12x10xf32>, tensor<1x23x3x8xf32>, tensor<1x3x16x8xf32>,
+        tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>
+}
