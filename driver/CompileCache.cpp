@@ -273,6 +273,13 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
       return "";
     }
     os << mlirText;
+    os.close();
+    if (os.has_error()) { // a full disk: an error, not LLVM's abort in the destructor
+      error = "cannot write " + input + ": " + os.error().message();
+      os.clear_error();
+      llvm::sys::fs::remove_directories(work);
+      return "";
+    }
   }
   std::string out = work + "/module";
   std::string parent = "--parent-pid=" + std::to_string(getpid());

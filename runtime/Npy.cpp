@@ -1,5 +1,6 @@
 // NumPy .npy reader and writer: preamble, a tiny parser for the header's Python dict, and conversions.
 #include "runtime/Npy.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/Shape.h"
 
 #include <cerrno>
@@ -469,17 +470,16 @@ bool writeNpy(const std::string &path, const std::string &dtype,
     head += char((headerLen >> (8 * i)) & 0xFF);
   head += dict;
 
-  errno = 0;
-  std::ofstream outFile(path, std::ios::binary | std::ios::trunc);
-  if (!outFile)
-    return fail(error, path, std::string("cannot open for writing: ") +
-                                 (errno ? std::strerror(errno) : "unknown error"));
-  outFile.write(head.data(), std::streamsize(head.size()));
-  if (total > 0)
-    outFile.write(static_cast<const char *>(data), std::streamsize(total));
-  outFile.close();
-  if (!outFile)
-    return fail(error, path, "write error");
+  // Whole or not at all (AtomicFile.h): a failed write (a full disk, a file
+  // size limit) leaves an older file at `path` as it was.
+  std::string why;
+  if (!writeFileAtomically(path,
+                           {FileChunk{head.data(), head.size()},
+                            FileChunk{data, total > 0 ? size_t(total) : 0}},
+                           why)) {
+    error = why;
+    return false;
+  }
   return true;
 }
 

@@ -41,8 +41,10 @@ bool parseNpy(const void *data, size_t size, NpyArray &out, std::string &error,
               const std::string &name = "<buffer>");
 
 /// Writes `data` (numel(shape) elements of `dtype`, C order) as a version 1.0
-/// file, or 2.0 when the header outgrows 1.0's 64 KiB. Overwrites `path`: the
-/// tools decide whether that is allowed.
+/// file, or 2.0 when the header outgrows 1.0's 64 KiB. Replaces `path` whole
+/// or not at all (runtime/AtomicFile.h: a temporary beside it, fsync'd and
+/// renamed; on failure an older file stays as it was): the tools decide
+/// whether replacing is allowed.
 bool writeNpy(const std::string &path, const std::string &dtype,
               const std::vector<int64_t> &shape, const void *data,
               std::string &error);

@@ -1,6 +1,7 @@
 // Writing and checking saved stream states (StateFile.h).
 #include "runtime/StateFile.h"
 
+#include "runtime/AtomicFile.h"
 #include "runtime/ModelSpec.h"
 #include "runtime/Shape.h"
 
@@ -71,21 +72,11 @@ Status writeStateFile(const std::string &path, const SavedState &state) {
   putFloats(out, state.logits);
   put<uint64_t>(out, fnv1a(out.data(), out.size()));
 
-  std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(out.data(), static_cast<std::streamsize>(out.size()));
-    f.close();
-    if (!f) {
-      std::remove(tmp.c_str());
-      return {Code::InvalidArgument, path + ": cannot write the state file"};
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return {Code::InvalidArgument, path + ": cannot write the state file (" + why + ")"};
-  }
+  // Whole or not at all (AtomicFile.h: a temporary beside it, fsync'd and
+  // renamed), so a failed save leaves the previous state file.
+  std::string why;
+  if (!writeFileAtomically(path, out, why))
+    return {Code::InvalidArgument, why};
   return Status::ok();
 }
 

@@ -251,6 +251,13 @@ bool Loop::measureAndRecord(const Kernel &k, KernelRun &r, const std::string &ki
       return true;
     }
     r.module->print(os);
+    os.close();
+    if (os.has_error()) { // a full disk: an error, not LLVM's abort in the destructor
+      m.status = "failed";
+      m.message = "cannot write " + path + ": " + os.error().message();
+      os.clear_error();
+      return true;
+    }
   }
   unsigned repeats = r.repeats;
   m = measure(r.setup, path, screenAboveMs > 0 ? 1 : repeats, autoschedule);

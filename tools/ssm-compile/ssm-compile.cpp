@@ -400,8 +400,15 @@ int main(int argc, char **argv) {
   if (!tuningNote.empty()) {
     std::error_code ec;
     raw_fd_ostream note(work + "/tuning-db.txt", ec);
-    if (!ec)
+    if (!ec) {
       note << tuningNote << "\n";
+      note.close();
+      if (note.has_error()) { // a full disk: left out, not LLVM's abort in the destructor
+        errs() << "ssm-compile: warning: cannot write " << work << "/tuning-db.txt: "
+               << note.error().message() << "\n";
+        note.clear_error();
+      }
+    }
   }
   if (!staging.empty()) {
     // A model folder's module: created (with compiled/) or replaced whole.

@@ -10,6 +10,7 @@
 #include "frontend/StaticLimits.h"
 #include "passes/InitAll.h"
 #include "passes/TargetInfo.h"
+#include "runtime/AtomicFile.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
@@ -129,24 +130,10 @@ int main(int argc, char **argv) {
     llvm::outs() << output;
     return kOk;
   }
-  // Whole or nothing: a temporary next to the output, renamed over it.
-  std::string tmp = outputFilename + ".tmp-" + std::to_string(getpid());
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(tmp, ec);
-    if (ec)
-      return cannotRun("cannot write '" + tmp + "': " + ec.message());
-    out << output;
-    out.close();
-    if (out.has_error()) {
-      out.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return cannotRun("cannot write '" + outputFilename + "'");
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, outputFilename)) {
-    llvm::sys::fs::remove(tmp);
-    return cannotRun("cannot write '" + outputFilename + "': " + ec.message());
-  }
+  // Whole or nothing (runtime/AtomicFile.h): a temporary next to the output,
+  // fsync'd and renamed over it; a failure leaves the old file.
+  std::string error;
+  if (!ssm::writeFileAtomically(outputFilename, output, error))
+    return cannotRun(error);
   return kOk;
 }

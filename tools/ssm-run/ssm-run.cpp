@@ -4,6 +4,7 @@
 #include "passes/InitAll.h"
 #include "reference/GoldenCase.h"
 #include "reference/Interpreter.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/Compare.h"
 #include "runtime/Npy.h"
 #include "runtime/Module.h"
@@ -31,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -414,16 +416,11 @@ int runGolden(mlir::MLIRContext &ctx) {
   if (!module)
     return cannotRun("the function built for " + goldenDir + " does not verify (see above)");
   if (!emitGraph.empty()) {
-    std::error_code ec;
     if (sys::fs::exists(emitGraph) && !force)
       return cannotRun("'" + emitGraph + "' exists; pass --force to overwrite it");
-    raw_fd_ostream os(emitGraph, ec);
-    if (ec)
-      return cannotRun("cannot write '" + emitGraph + "': " + ec.message());
-    os << "// The graph of golden case " << goldenDir << " (ssm-run --emit-graph).\n" << gc.mlir;
-    os.close();
-    if (os.has_error())
-      return cannotRun("cannot write '" + emitGraph + "': " + os.error().message());
+    std::string text = "// The graph of golden case " + goldenDir + " (ssm-run --emit-graph).\n" + gc.mlir;
+    if (!ssm::writeFileAtomically(emitGraph, text, error))
+      return cannotRun(error);
     return kOk;
   }
   auto f = module->lookupSymbol<mlir::func::FuncOp>("main");
@@ -660,18 +657,11 @@ int runFile(mlir::MLIRContext &ctx) {
   if (!outputPaths.empty()) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
       return cannotRun("cannot create '" + outputDir + "': " + ec.message());
-    for (size_t i = 0; i < outputPaths.size(); ++i) {
-      // Each file whole: a temporary next to it, renamed into place.
-      std::string tmp = outputPaths[i] + ".tmp-" + std::to_string(::getpid());
-      if (!ssm::writeNpyDoubles(tmp, "<f4", (*results)[i].shape, (*results)[i].data, error)) {
-        sys::fs::remove(tmp);
+    // Each file whole (writeNpy: a temporary next to it, fsync'd, renamed).
+    for (size_t i = 0; i < outputPaths.size(); ++i)
+      if (!ssm::writeNpyDoubles(outputPaths[i], "<f4", (*results)[i].shape, (*results)[i].data,
+                                error))
         return cannotRun(error);
-      }
-      if (std::error_code ec = sys::fs::rename(tmp, outputPaths[i])) {
-        sys::fs::remove(tmp);
-        return cannotRun("cannot write " + outputPaths[i] + ": " + ec.message());
-      }
-    }
   }
   printTiming(medianMs);
   return allPass ? kOk : kCheckFailed;
@@ -710,6 +700,9 @@ int runCachePrune() {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   gArgv0 = argv[0];
+  // A file size limit (ulimit -f) makes a write fail with EFBIG, reported as
+  // any write error (the old output kept), instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   cl::opt<unsigned> &threadsOpt = ssm::tools::threadsOption(
       category, "Threads of the compiled kernels (0, the default: one per core)");
   cl::HideUnrelatedOptions(category);

@@ -15,6 +15,7 @@
 #include "import/ModelBuilder.h"
 #include "passes/InitAll.h"
 #include "passes/TargetInfo.h"
+#include "runtime/AtomicFile.h"
 #include "tuner/ApplyTuning.h"
 #include "tuner/KernelKey.h"
 #include "tuner/Report.h"
@@ -235,29 +236,11 @@ bool checkOutput(const std::string &path, const char *what, std::string &error) 
   return true;
 }
 
-/// Writes `text` to `path` whole (a temporary next to it, renamed).
+/// Writes `text` to `path` whole (runtime/AtomicFile.h: a temporary next to
+/// it, fsync'd and renamed; a failure leaves the old file).
 bool writeWhole(const std::string &path, StringRef text, std::string &error) {
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::error_code ec;
-    raw_fd_ostream os(tmp, ec);
-    if (ec) {
-      error = "cannot write '" + path + "': " + ec.message();
-      return false;
-    }
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      sys::fs::remove(tmp);
-      error = "cannot write '" + path + "': " + os.error().message();
-      return false;
-    }
-  }
-  if (std::error_code ec = sys::fs::rename(tmp, path)) {
-    sys::fs::remove(tmp);
-    error = "cannot write '" + path + "': " + ec.message();
+  if (!ssm::writeFileAtomically(path, text.str(), error))
     return false;
-  }
   return true;
 }
 

@@ -1,0 +1,117 @@
+// Writing a file whole or not at all: every file a tool or the runtime writes
+// (.npy outputs, state files, ssm-opt -o, tuning reports) goes through here.
+//
+// The bytes go to a temporary in the destination's own folder (so the rename
+// stays on one file system), created exclusively and named
+// <path>.tmp-<pid>-<n>; it is fsync'd, renamed over `path`, and the folder is
+// fsync'd so the rename itself survives a crash. On any failure (a full disk,
+// a file size limit, a read-only folder) the temporary is removed and `path`
+// keeps what it held: an old output is never lost to a failed new one.
+// Header-only, POSIX.
+#ifndef SSM_RUNTIME_ATOMICFILE_H
+#define SSM_RUNTIME_ATOMICFILE_H
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+namespace ssm {
+
+/// One piece of the file's contents.
+struct FileChunk {
+  const void *data;
+  size_t size;
+};
+
+namespace atomic_file_detail {
+inline bool writeAll(int fd, const void *data, size_t size) {
+  const char *p = static_cast<const char *>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+inline std::string folderOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+} // namespace atomic_file_detail
+
+/// Writes the chunks, in order, as the whole new content of `path` (see the
+/// file comment). False with `error` naming `path` and the reason; `path` is
+/// then as it was.
+inline bool writeFileAtomically(const std::string &path, std::initializer_list<FileChunk> chunks,
+                                std::string &error) {
+  using namespace atomic_file_detail;
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
+  if (fd < 0) {
+    error = path + ": cannot write (cannot create a temporary file beside it: " +
+            std::strerror(errno) + ")";
+    return false;
+  }
+  bool ok = true;
+  for (const FileChunk &c : chunks)
+    if (ok && c.size > 0 && !writeAll(fd, c.data, c.size))
+      ok = false;
+  if (ok && ::fsync(fd) != 0)
+    ok = false;
+  int saved = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    saved = errno;
+  }
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    error = path + ": cannot write (" + std::strerror(saved) + "); the file was left as it was";
+    return false;
+  }
+  // The rename is durable once the folder is: best effort (some file
+  // systems refuse fsync on a folder).
+  int dir = ::open(folderOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return true;
+}
+
+inline bool writeFileAtomically(const std::string &path, const std::string &bytes,
+                                std::string &error) {
+  return writeFileAtomically(path, {FileChunk{bytes.data(), bytes.size()}}, error);
+}
+
+} // namespace ssm
+
+#endif

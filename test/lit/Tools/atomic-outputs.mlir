@@ -1,0 +1,42 @@
+// REQUIRES: ssm-run, shared-data
+// Every output file is written whole or not at all (runtime/AtomicFile.h: a
+// temporary beside it, fsync'd, renamed): a write that fails part way (here a
+// file size limit, as a full disk would) leaves the old file as it was and no
+// temporary behind. Before, --logits-out / --all-logits-out --force truncated
+// the old file first and left a corrupt .npy (and SIGXFSZ killed ssm-run).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/m > /dev/null
+// RUN: ssm-run %t/m --prompt '"in' --logits-out %t/last.npy --all-logits-out %t/all.npy 2> /dev/null
+// RUN: cp %t/last.npy %t/last.keep && cp %t/all.npy %t/all.keep
+
+// 1 KiB at most (the logits are 1152 bytes, every position's 3200): exit 2,
+// naming the file and the reason; the old files are byte for byte the same.
+// RUN: sh -c 'ulimit -f 1; ssm-run %t/m --prompt "xyz" --logits-out %t/last.npy --force; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=LAST
+// LAST: ssm-run: error: {{.*}}last.npy: cannot write (File too large); the file was left as it was
+// LAST: exit=2
+// RUN: cmp %t/last.npy %t/last.keep
+// RUN: sh -c 'ulimit -f 1; ssm-run %t/m --prompt "xyz" --all-logits-out %t/all.npy --force; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ALL
+// ALL: ssm-run: error: {{.*}}all.npy: cannot write (File too large); the file was left as it was
+// ALL: exit=2
+// RUN: cmp %t/all.npy %t/all.keep
+// RUN: ls %t | FileCheck %s --check-prefix=NOTMP
+// NOTMP-NOT: tmp
+
+// Without the limit --force replaces them whole.
+// RUN: ssm-run %t/m --prompt "xyz" --logits-out %t/last.npy --all-logits-out %t/all.npy --force 2> /dev/null
+// RUN: not cmp -s %t/last.npy %t/last.keep
+// RUN: ls %t | FileCheck %s --check-prefix=NOTMP
+
+// ssm-run <graph> --output-dir: the same for its result files.
+// RUN: ssm-run %s --seed 1 --output-dir %t/out > /dev/null
+// RUN: cp %t/out/result0.npy %t/result0.keep
+// RUN: sh -c 'ulimit -f 1; ssm-run %s --seed 2 --output-dir %t/out --force; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=RESULT
+// RESULT: ssm-run: error: {{.*}}result0.npy: cannot write (File too large); the file was left as it was
+// RESULT: exit=2
+// RUN: cmp %t/out/result0.npy %t/result0.keep
+// RUN: ls %t/out | FileCheck %s --check-prefix=NOTMP
+
+func.func @main(%a: tensor<512xf32>) -> tensor<512xf32> {
+  %b = arith.addf %a, %a : tensor<512xf32>
+  return %b : tensor<512xf32>
+}
