@@ -14,6 +14,8 @@ packages=(
   libdlpack-dev                                            # DLPack tensors in the runtime's C API (Apache-2.0)
   libpthreadpool-dev                                       # the spinning pool the kernels' parallel loops run on (BSD-2-Clause)
   libfp16-dev                                              # half <-> float conversions, header-only (MIT): runtime/Float16.h
+  libpcre2-dev                                             # the tokenizers' regexes, Unicode properties and lookahead (BSD-3-Clause): runtime/tokenizer/Regex.cpp
+  libutf8proc-dev                                          # NFC and Unicode properties for the tokenizers (MIT): runtime/tokenizer/Unicode.cpp
   libxxhash-dev                                            # checksums of compiled libraries, header-only use (BSD-2-Clause): runtime/Checksum.cpp
   clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)
   python3-torch python3-numpy                              # PyTorch 1.13 for the torch-op tests (runtime/python/ssm_torch.py; BSD-3-Clause), not linked
