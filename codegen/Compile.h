@@ -3,6 +3,7 @@
 #define SSM_CODEGEN_COMPILE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "ssm/Version.h"
 
 #include <functional>
 #include <string>
@@ -10,7 +11,7 @@
 namespace ssm::codegen {
 
 /// The compiler identity recorded in manifests and compile-cache keys.
-constexpr const char *kCompilerVersion = "ssm-opt 0.3 (MLIR 19, Halide 14)";
+constexpr const char *kCompilerVersion = "ssm-opt " SSM_OPT_VERSION " (MLIR 19, Halide 14)";
 
 struct CompileOptions {
   std::string target = "host"; // a Halide target string

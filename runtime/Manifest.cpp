@@ -1,5 +1,6 @@
 // manifest.json to and from ModuleManifest: the writer (ssm-compile) and the runtime's reader share this one schema (the compile cache only checks an entry's library name and size itself).
 #include "runtime/Manifest.h"
+#include "runtime/FormatVersions.h"
 #include "runtime/Checksum.h"
 
 #include <nlohmann/json.hpp>
@@ -311,9 +312,9 @@ bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
     error = path + ": not an ssm-opt module manifest";
     return false;
   }
-  if (j.contains("version") && j["version"] != 1) {
-    error = path + ": manifest version " + j["version"].dump() +
-            "; this runtime reads version 1 (recompile with this ssm-compile)";
+  if (j.contains("version") && j["version"] != kManifestVersion) {
+    error = path + ": manifest version " + j["version"].dump() + "; this runtime reads version " +
+            std::to_string(kManifestVersion) + " (recompile with this ssm-compile)";
     return false;
   }
   m.compiler = j.value("compiler", "");
@@ -377,7 +378,7 @@ bool parse(const std::string &text, const std::string &path, ModuleManifest &m,
 std::string manifestToJson(const ModuleManifest &m) {
   ordered j;
   j["format"] = "ssm-opt-module";
-  j["version"] = 1;
+  j["version"] = kManifestVersion;
   j["compiler"] = m.compiler;
   j["target"] = m.target;
   j["requested_target"] = m.requestedTarget;

@@ -1,5 +1,6 @@
 // Reading model.json into a ModelSpec, with checks on every field the runtime uses.
 #include "runtime/ModelSpec.h"
+#include "runtime/FormatVersions.h"
 
 #include "runtime/Shape.h"
 
@@ -68,6 +69,13 @@ Status parse(const std::string &path, ModelSpec &spec) {
   nlohmann::json model = nlohmann::json::parse(spec.text, nullptr, /*allow_exceptions=*/false);
   if (model.is_discarded() || !model.is_object() || model.value("format", "") != "ssm-opt-model")
     return {Code::InvalidFile, path + ": not an ssm-opt model description"};
+  // A folder from another ssm-import (an older or newer format) is refused
+  // naming both versions; none given is version 1 (hand-written files).
+  if (model.contains("version") && model["version"] != kModelJsonVersion)
+    return {Code::InvalidFile, path + ": model.json version " + model["version"].dump() +
+                                   "; this runtime reads version " +
+                                   std::to_string(kModelJsonVersion) +
+                                   " (import the model again with this ssm-import)"};
   spec.architecture = model.value("architecture", "");
   if (model.contains("states") && model["states"].is_array())
     for (const auto &s : model["states"]) {

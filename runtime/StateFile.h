@@ -17,6 +17,7 @@
 #ifndef SSM_RUNTIME_STATEFILE_H
 #define SSM_RUNTIME_STATEFILE_H
 
+#include "runtime/FormatVersions.h"
 #include "runtime/Status.h"
 
 #include <cstdint>
@@ -26,7 +27,7 @@
 
 namespace ssm::rt {
 
-constexpr uint32_t kStateFileVersion = 1;
+constexpr uint32_t kStateFileVersion = kStateFileFormatVersion;
 
 struct SavedTensor {
   std::string name;

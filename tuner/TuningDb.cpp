@@ -1,5 +1,6 @@
 // The tuning database on SQLite (see TuningDb.h).
 #include "tuner/TuningDb.h"
+#include "runtime/FormatVersions.h"
 
 #include <algorithm>
 
@@ -15,7 +16,7 @@ namespace {
 
 // "SSMT" in the SQLite header's application_id, and the schema version.
 constexpr int kApplicationId = 0x53534d54;
-constexpr int kFormat = 1;
+constexpr int kFormat = ssm::kTuningDbVersion;
 
 const char *kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS kernels(

@@ -74,6 +74,8 @@ config.ssm_shared_dir = getattr(config, "ssm_shared_dir", "")
 if config.ssm_shared_dir and os.path.isdir(os.path.join(config.ssm_shared_dir, "golden")):
     config.available_features.add("shared-data")
 config.substitutions.append(("%shared", config.ssm_shared_dir))
+# %ssm_version: the project's version, which every tool's --version prints.
+config.substitutions.append(("%ssm_version", getattr(config, "ssm_version", "")))
 
 # Gpu/: the GPU engine the tests run (%gpu: engine and target flags). opencl
 # (PoCL in CI) by default; scripts/gpu-check.sh sets SSM_LIT_GPU to e.g.

@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "passes/TargetInfo.h"
+#include "tools/Version.h"
 #include "tuner/ApplyTuning.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -215,6 +216,8 @@ bool publish(const std::string &work, const std::string &dir, std::string &error
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << ssm::tools::versionText("ssm-compile"); });
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "ssm-compile: compile ssm graphs to a kernel library\n\n"

@@ -19,6 +19,7 @@
 #include "import/WeightStore.h"
 #include "passes/InitAll.h"
 #include "passes/WeightStorage.h"
+#include "tools/Version.h"
 
 #include "import/MambaModel.h"
 
@@ -347,6 +348,9 @@ int main(int argc, char **argv) {
     };
     if (a == "-h" || a == "--help" || a == "-help") {
       std::cout << kUsage;
+      return 0;
+    } else if (a == "--version" || a == "-version") {
+      std::cout << ssm::tools::versionText("ssm-import");
       return 0;
     } else if (a == "-o" || a == "--output" || a == "-output") {
       if (!value(a, outDir))

@@ -11,6 +11,7 @@
 #include "passes/InitAll.h"
 #include "passes/TargetInfo.h"
 #include "runtime/AtomicFile.h"
+#include "tools/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
@@ -74,6 +75,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);
   ssm::registerAllPasses();
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << ssm::tools::versionText("ssm-opt"); });
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "ssm-opt: optimizer driver for state space model graphs\n", registry);
 

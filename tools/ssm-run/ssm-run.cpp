@@ -12,6 +12,7 @@
 #include "tools/ssm-run/CacheFlush.h"
 #include "tools/ssm-run/ModelRunner.h"
 #include "tools/ThreadsOption.h"
+#include "tools/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -705,6 +706,8 @@ int main(int argc, char **argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   cl::opt<unsigned> &threadsOpt = ssm::tools::threadsOption(
       category, "Threads of the compiled kernels (0, the default: one per core)");
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << ssm::tools::versionText("ssm-run"); });
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "ssm-run: run ssm graphs and check them against data\n\n"

@@ -11,6 +11,7 @@
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOpList.h"
 #include "tools/ThreadsOption.h"
+#include "tools/Version.h"
 #include "frontend/SafeParse.h"
 #include "import/ModelBuilder.h"
 #include "passes/InitAll.h"
@@ -252,6 +253,8 @@ int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::opt<unsigned> &threadsOpt = ssm::tools::threadsOption(
       category, "Threads of the measured kernels (0, the default: one per core)");
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << ssm::tools::versionText("ssm-tune"); });
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
