@@ -17,6 +17,7 @@ const std::vector<HybridArch> &hybridArchs() {
   static const std::vector<HybridArch> archs = {
       {"lfm2", "lfm2", describeLfm2},
       {"granitemoehybrid", "granitehybrid", describeGraniteHybrid},
+      {"falcon_h1", "falcon_h1", describeFalconH1},
   };
   return archs;
 }

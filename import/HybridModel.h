@@ -1,4 +1,4 @@
-// Hybrid models (recurrent layers beside attention layers) from Hugging Face checkpoints: LFM2 / LFM2.5, Granite 4.0-H.
+// Hybrid models (recurrent layers beside attention layers) from Hugging Face checkpoints: LFM2 / LFM2.5, Granite 4.0-H, Falcon-H1.
 //
 // Each architecture is a HybridArch: the config.json `model_type` it reads,
 // the architecture name model.json records, and `describe`, which reads the
@@ -23,6 +23,14 @@
 //                     softmax scale), residual_multiplier and logits_scaling (the
 //                     logits are divided by it). Experts (num_local_experts > 0)
 //                     are refused naming the field.
+//   falcon_h1         FalconH1ForCausalLM (transformers models/falcon_h1/; llama.cpp
+//                     src/models/falcon-h1.cpp): Mamba-2 and GQA attention (NeoX RoPE)
+//                     side by side in every layer on the same normed input, summed,
+//                     with Falcon's mup multipliers (embedding, lm_head, key,
+//                     attention in/out, ssm in/out, the five ssm_multipliers of
+//                     in_proj's z, x, B, C, dt columns, mlp gate/down); the Mamba gate
+//                     is y silu(z) or, with mamba_rms_norm, the gated RMSNorm over
+//                     mamba_n_groups groups (import/FalconH1Model.cpp).
 #ifndef SSM_IMPORT_HYBRIDMODEL_H
 #define SSM_IMPORT_HYBRIDMODEL_H
 
@@ -79,6 +87,8 @@ bool describeLfm2(const nlohmann::json &config, int64_t context, HybridDesc &out
                   std::string &error);
 bool describeGraniteHybrid(const nlohmann::json &config, int64_t context, HybridDesc &out,
                            std::string &error);
+bool describeFalconH1(const nlohmann::json &config, int64_t context, HybridDesc &out,
+                      std::string &error);
 
 /// model.json's config of a hybrid: what describe needs again.
 nlohmann::json hybridModelJson(const HybridArch &arch, const nlohmann::json &config,

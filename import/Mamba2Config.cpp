@@ -6,14 +6,10 @@
 
 namespace ssm::importer {
 
-namespace {
-
 using nlohmann::json;
 using namespace config_fields;
 
-/// A (min, max) pair of numbers (Infinity allowed as in ConfigFields.h);
-/// `key` names it in messages.
-bool readLimit(const json &cfg, const char *key, double &lo, double &hi, std::string &error) {
+bool readTimeStepLimit(const json &cfg, const char *key, double &lo, double &hi, std::string &error) {
   auto it = cfg.find(key);
   if (it == cfg.end() || it->is_null())
     return true;
@@ -33,6 +29,8 @@ bool readLimit(const json &cfg, const char *key, double &lo, double &hi, std::st
   hi = b;
   return true;
 }
+
+namespace {
 
 /// The checks both formats share once their fields are read; `names` gives
 /// the format's field names for heads, head size and groups.
@@ -94,7 +92,7 @@ bool parseTransformers(const json &cfg, Mamba2Config &out, std::string &error) {
                    Field::boolean("norm_before_gate", c.normBeforeGate),
                    Field::boolean("residual_in_fp32", c.residualInFp32)},
                   error) ||
-      !readLimit(cfg, "time_step_limit", c.timeStepMin, c.timeStepMax, error))
+      !readTimeStepLimit(cfg, "time_step_limit", c.timeStepMin, c.timeStepMax, error))
     return false;
   bool rmsNorm = true;
   if (!readBool(cfg, "rms_norm", rmsNorm, error))
@@ -190,7 +188,7 @@ bool parseMambaSsm(const json &cfg, Mamba2Config &out, std::string &error) {
                        Field::boolean("bias", c.useBias),
                        Field::boolean("conv_bias", c.useConvBias)},
                       error)) ||
-      !sub(readLimit(ssm, "dt_limit", c.timeStepMin, c.timeStepMax, error)))
+      !sub(readTimeStepLimit(ssm, "dt_limit", c.timeStepMin, c.timeStepMax, error)))
     return false;
   if (!gatedNorm) {
     error = "ssm_cfg: field 'rmsnorm' is false: only Mamba-2 models with the gated RMSNorm are "

@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -65,6 +66,11 @@ struct Mamba2Config {
   int64_t normGroups = 0;       // groups of the gated RMSNorm (0: nGroups; Granite 4.0-H: 1)
   double timeStepMin = 0.0;     // time_step_limit: dt clamped to [min, max]
   double timeStepMax = std::numeric_limits<double>::infinity();
+  // Falcon-H1's variations (the defaults leave Mamba-2 and Granite as they are):
+  bool gatedNorm = true;        // false: y * silu(z), no norm and no norm.weight (mamba_rms_norm false)
+  double inputMultiplier = 1.0; // in_proj reads xn times this (ssm_in_multiplier)
+  std::array<double, 5> zxbcdtMultipliers{1.0, 1.0, 1.0, 1.0, 1.0}; // in_proj's z, x, B, C, dt
+                                // columns times these, bias included (ssm_multipliers, the mup vector)
 
   int64_t convDim() const { return intermediateSize + 2 * nGroups * stateSize; }
   int64_t inProjSize() const { return 2 * intermediateSize + 2 * nGroups * stateSize + numHeads; }
@@ -72,6 +78,12 @@ struct Mamba2Config {
     return timeStepMin > 0.0 || timeStepMax != std::numeric_limits<double>::infinity();
   }
 };
+
+/// Reads a (min, max) pair (time_step_limit, dt_limit; Infinity allowed as
+/// in import/ConfigFields.h) into lo, hi; missing or null leaves them. False
+/// with `error` naming `key` for anything else or min > max.
+bool readTimeStepLimit(const nlohmann::json &cfg, const char *key, double &lo, double &hi,
+                       std::string &error);
 
 /// True when a config.json describes a Mamba-2 model: model_type "mamba2",
 /// architectures naming Mamba2ForCausalLM, or ssm_cfg.layer "Mamba2".

@@ -2,12 +2,19 @@
 #include "import/layers/Mamba2Block.h"
 #include "import/layers/Layers.h"
 
+#include <array>
 #include <cmath>
 
 namespace ssm::importer::layers {
 
 using graph::BlockScope;
 using Body = GenericBody;
+
+namespace {
+/// out_proj (and its bias) on y (rows, d_inner), added to *addTo when given.
+TValue outProjectionOf(graph::BlockScope &s, const Mamba2Config &c, const std::string &m,
+                       const TValue &y, const TValue *addTo);
+} // namespace
 
 void mamba2Block(BlockScope &s, const Mamba2Config &c) {
   s.e.line("// RMSNorm, then in_proj split into z, xBC and dt.");
@@ -26,14 +33,37 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
   const int64_t di = c.intermediateSize, H = c.numHeads, P = c.headDim, N = c.stateSize,
                 G = c.nGroups, W = c.convKernel, cd = c.convDim();
   const int64_t NG = c.normGroups > 0 ? c.normGroups : G, gs = di / NG;
+  auto outProjection = [&](const TValue &y) { return outProjectionOf(s, c, m, y, addTo); };
 
-  TValue zxbcdt = e.linear(xn, param(m + "in_proj.weight"), "zxbcdt");
+  TValue xin = xn;
+  if (c.inputMultiplier != 1.0) {
+    e.line("// in_proj reads its input times ssm_in_multiplier.");
+    const double k = c.inputMultiplier;
+    xin = e.map("ssm_in", {{xn, {}}}, xn.shape, [k](Body &b) { return b.mul(b.arg(0), b.cst(k)); });
+  }
+  TValue zxbcdt = e.linear(xin, param(m + "in_proj.weight"), "zxbcdt");
   if (c.useBias)
     zxbcdt = e.map("zxbcdt_b", {{zxbcdt, {}}, {param(m + "in_proj.bias"), {"d1"}}},
                    zxbcdt.shape, [](Body &b) { return b.add(b.arg(0), b.arg(1)); });
   TValue z = e.slice(zxbcdt, {0, 0}, {L, di}, {L, di}, "z");
   TValue xBC = e.slice(zxbcdt, {0, di}, {L, cd}, {L, cd}, "xbc");
   TValue dtRaw = e.slice(zxbcdt, {0, di + cd}, {L, H}, {L, H}, "dt_raw");
+  const std::array<double, 5> &mu = c.zxbcdtMultipliers;
+  if (mu != std::array<double, 5>{1.0, 1.0, 1.0, 1.0, 1.0}) {
+    e.line("// The mup multipliers of in_proj's z, x, B, C and dt columns (ssm_multipliers).");
+    auto scaled = [&](const TValue &t, double k, const std::string &hint) {
+      if (k == 1.0)
+        return t;
+      return e.map(hint, {{t, {}}}, t.shape, [k](Body &b) { return b.mul(b.arg(0), b.cst(k)); });
+    };
+    z = scaled(z, mu[0], "z_mup");
+    dtRaw = scaled(dtRaw, mu[4], "dt_raw_mup");
+    TValue xs = scaled(e.slice(xBC, {0, 0}, {L, di}, {L, di}, "xbc_x"), mu[1], "xbc_x_mup");
+    TValue bs = scaled(e.slice(xBC, {0, di}, {L, G * N}, {L, G * N}, "xbc_b"), mu[2], "xbc_b_mup");
+    TValue cs = scaled(e.slice(xBC, {0, di + G * N}, {L, G * N}, {L, G * N}, "xbc_c"), mu[3],
+                       "xbc_c_mup");
+    xBC = e.concat(1, {xs, bs, cs}, "xbc_mup");
+  }
 
   e.line("// Depthwise causal conv (width " + std::to_string(W) +
          ") + silu over xBC, channel-major, from the carried window.");
@@ -112,6 +142,13 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
     y3 = Y;
   }
 
+  if (!c.gatedNorm) {
+    e.line("// Gate without a norm: y silu(z).");
+    TValue yf = e.collapse(y3, {{0}, {1, 2}}, {L, di}, "y_flat");
+    TValue y = e.map("y", {{yf, {}}, {z, {}}}, {L, di},
+                     [](Body &b) { return b.mul(b.arg(0), silu(b, b.arg(1))); });
+    return outProjection(y);
+  }
   e.line(std::string("// Gated RMSNorm over ") + std::to_string(NG) + " group(s) of " +
          std::to_string(gs) + " channels, " +
          (c.normBeforeGate ? "norm then gate: rmsnorm(y) w silu(z)."
@@ -137,8 +174,14 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
         std::string v = b.mul(b.mul(b.arg(0), r), b.arg(2));
         return c.normBeforeGate ? b.mul(v, silu(b, b.arg(3))) : v;
       });
-  TValue y = e.collapse(normed, {{0}, {1, 2}}, {L, di}, "y");
+  return outProjection(e.collapse(normed, {{0}, {1, 2}}, {L, di}, "y"));
+}
 
+namespace {
+TValue outProjectionOf(graph::BlockScope &s, const Mamba2Config &c, const std::string &m,
+                       const TValue &y, const TValue *addTo) {
+  MlirEmitter &e = s.e;
+  auto param = [&](const std::string &suffix) -> const TValue & { return s.param(suffix); };
   if (!c.useBias) {
     if (addTo)
       e.line("// out_proj, accumulated onto the residual stream.");
@@ -152,4 +195,5 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
   return e.map("h_out", {{*addTo, {}}, {o, {}}, {param(m + "out_proj.bias"), {"d1"}}},
                addTo->shape, [](Body &b) { return b.add(b.arg(0), b.add(b.arg(1), b.arg(2))); });
 }
+} // namespace
 } // namespace ssm::importer::layers

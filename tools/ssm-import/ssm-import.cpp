@@ -11,6 +11,7 @@
 // here, reported with the diagnostics); 2 could not run (bad arguments,
 // missing, truncated or malformed input, unsupported model, output exists).
 #include "import/FileIO.h"
+#include "import/ConfigFields.h"
 #include "import/HybridModel.h"
 #include "import/ModelBuilder.h"
 #include "import/RwkvFile.h"
@@ -69,7 +70,8 @@ const char *kUsage =
     "\n"
     "  <checkpoint-folder>  a Hugging Face folder (config.json + model.safetensors):\n"
     "         the architecture from config.json's model_type: mamba, mamba2, lfm2\n"
-    "         (LFM2 / LFM2.5), granitemoehybrid (Granite 4.0-H, dense MLP)\n"
+    "         (LFM2 / LFM2.5), granitemoehybrid (Granite 4.0-H, dense MLP),\n"
+    "         falcon_h1 (Falcon-H1)\n"
     "\n"
     "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, returning\n"
     "the last position's logits, and @forward_step for one token),\n"
@@ -424,8 +426,16 @@ int main(int argc, char **argv) {
       std::string err;
       if (!readWholeFile(cfgPath.string(), "a JSON file", bytes, err))
         return cannotRun(err);
-      nlohmann::json cfg = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-      std::string type = cfg.is_object() ? cfg.value("model_type", std::string()) : "";
+      // Python's json writes Infinity bare (transformers' time_step_limit).
+      nlohmann::json cfg = nlohmann::json::parse(
+          config_fields::jsonWithNonFiniteAsStrings(std::string(bytes.begin(), bytes.end())),
+          nullptr, false);
+      if (!cfg.is_object())
+        return cannotRun(cfgPath.string() + ": not a JSON object (config.json must be valid JSON)");
+      if (!cfg.contains("model_type") || !cfg["model_type"].is_string())
+        return cannotRun(cfgPath.string() + ": no model_type string (the architecture is "
+                         "taken from it)");
+      std::string type = cfg["model_type"].get<std::string>();
       fs::path weights = folder / "model.safetensors";
       if (!fs::exists(weights, fe))
         return cannotRun(format + ": no model.safetensors (sharded checkpoints are not read yet)");
