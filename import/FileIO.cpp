@@ -1,6 +1,8 @@
 // File helpers shared by the importers and ssm-import (FileIO.h).
 #include "import/FileIO.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -90,6 +92,19 @@ std::string stagingDir(const std::string &dir) {
   return d + ".tmp-" + std::to_string(::getpid());
 }
 
+namespace {
+/// Swaps `a` and `b` (two folders) in one step: renameat2(RENAME_EXCHANGE).
+/// False (errno set) where the file system does not support it.
+bool exchangePaths(const fs::path &a, const fs::path &b) {
+#ifdef RENAME_EXCHANGE
+  return ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0;
+#else
+  errno = EINVAL;
+  return false;
+#endif
+}
+} // namespace
+
 bool publishOutputDir(const std::string &staged, const std::string &dir, std::string &error) {
   std::error_code ec;
   fs::path to(dir);
@@ -101,19 +116,67 @@ bool publishOutputDir(const std::string &staged, const std::string &dir, std::st
       error = dir + ": cannot move the imported model into place: " + ec.message();
       ok = false;
     }
-  } else {
-    for (const fs::directory_entry &e : fs::directory_iterator(staged, ec)) {
-      std::error_code rc;
-      fs::rename(e.path(), to / e.path().filename(), rc);
+    fs::remove_all(staged, ec);
+    return ok;
+  }
+  // --force over a model folder: all or nothing. Entries the import did not
+  // write (files a user added) are carried into the staged folder, hard
+  // linked (copied where linking fails), except compiled/: modules compiled
+  // from the old model.mlir no longer match the new one. Then the staged
+  // folder and the old one swap in one rename, and the old one is removed.
+  // Until the swap nothing in `dir` has changed; a failure leaves it working.
+  for (const fs::directory_entry &e : fs::directory_iterator(to, ec)) {
+    const fs::path name = e.path().filename();
+    std::error_code rc;
+    if (name == "compiled" || fs::exists(fs::path(staged) / name, rc))
+      continue;
+    const fs::path target = fs::path(staged) / name;
+    if (e.is_regular_file(rc) && !e.is_symlink(rc)) {
+      fs::create_hard_link(e.path(), target, rc);
       if (rc) {
-        error = dir + ": cannot write " + e.path().filename().string() + ": " + rc.message();
-        ok = false;
-        break;
+        rc.clear();
+        fs::copy_file(e.path(), target, rc);
       }
+    } else {
+      fs::copy(e.path(), target, fs::copy_options::recursive | fs::copy_options::copy_symlinks, rc);
+    }
+    if (rc) {
+      error = dir + ": cannot carry " + name.string() + " into the new folder: " + rc.message() +
+              " (nothing was changed)";
+      fs::remove_all(staged, ec);
+      return false;
     }
   }
-  fs::remove_all(staged, ec);
-  return ok;
+  if (ec) {
+    error = dir + ": cannot read the folder: " + ec.message() + " (nothing was changed)";
+    fs::remove_all(staged, ec);
+    return false;
+  }
+  if (exchangePaths(staged, to)) {
+    fs::remove_all(staged, ec); // now the old folder
+    return true;
+  }
+  // No RENAME_EXCHANGE here: the old folder aside, the new one in, the old
+  // one back if that fails.
+  std::string aside = stagingDir(dir) + "-old";
+  fs::remove_all(aside, ec);
+  fs::rename(to, aside, ec);
+  if (ec) {
+    error = dir + ": cannot move the old folder aside: " + ec.message() + " (nothing was changed)";
+    fs::remove_all(staged, ec);
+    return false;
+  }
+  fs::rename(staged, to, ec);
+  if (ec) {
+    std::error_code back;
+    fs::rename(aside, to, back);
+    error = dir + ": cannot move the imported model into place: " + ec.message() +
+            (back ? "; the old folder is at " + aside : " (the old folder was put back)");
+    fs::remove_all(staged, ec);
+    return false;
+  }
+  fs::remove_all(aside, ec);
+  return true;
 }
 
 } // namespace ssm::importer

@@ -34,8 +34,12 @@ bool checkOutputDir(const std::string &dir, bool force, std::string &error);
 std::string stagingDir(const std::string &dir);
 
 /// Moves the finished folder `staged` to `dir`: one rename when `dir` is
-/// absent or empty, else (--force) file by file, each rename replacing one
-/// file whole. `staged` is removed either way. Error: "<dir>: cannot ...".
+/// absent or empty, else (--force) all or nothing: files in `dir` the import
+/// did not write are carried over (hard links), its compiled/ is not (the
+/// modules belong to the old model.mlir), and the two folders swap in one
+/// rename (renameat2 RENAME_EXCHANGE; elsewhere the old one aside, then back
+/// on failure), the old one removed after. On failure `dir` is as it was.
+/// `staged` is removed either way. Error: "<dir>: cannot ...".
 bool publishOutputDir(const std::string &staged, const std::string &dir, std::string &error);
 
 } // namespace ssm::importer
