@@ -38,7 +38,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.7.0"; }
+const char *ssm_runtime_version(void) { return "0.8.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {

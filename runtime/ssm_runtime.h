@@ -57,7 +57,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 7
+#define SSM_RUNTIME_VERSION_MINOR 8
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -81,10 +81,11 @@ typedef enum ssm_status {
 typedef struct ssm_model ssm_model_t;
 typedef struct ssm_stream ssm_stream_t;
 typedef struct ssm_module ssm_module_t;
+typedef struct ssm_tokenizer ssm_tokenizer_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.7.0". */
+/* "0.8.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -302,6 +303,92 @@ SSM_RT_API ssm_status_t ssm_module_call_dlpack(ssm_module_t *module, const char 
                                                size_t num_arguments,
                                                const struct DLManagedTensor *const *results,
                                                size_t num_results);
+
+/* --- Tokenizers (since 0.8) ------------------------------------------------- */
+
+/* Text to token ids and back, as Hugging Face's tokenizers do with a
+ * tokenizer.json (the format's definition; checked against Hugging Face's own
+ * JavaScript implementation): added and special tokens written in the text are
+ * matched first, the text between them is normalized (NFC, ...), split by the
+ * pre-tokenizer (regexes with Unicode properties, ByteLevel, Metaspace) and
+ * tokenized by the BPE model (byte-level as GPT-2, Qwen and Llama 3 use, or
+ * SentencePiece-style with byte fallback as Llama 2 and Mistral use); decoding
+ * runs the file's decoder. A component the library does not implement (a
+ * Unigram or WordPiece model, a BertPreTokenizer, ...) is refused at open with
+ * SSM_ERROR_UNSUPPORTED and a message naming its type and where it is in the
+ * file. A tokenizer is immutable once open and may be used from several
+ * threads at once. Texts are UTF-8; token ids are int32. */
+
+/* Opens `path`: a tokenizer.json, or a folder holding one (a model folder
+ * ssm-import wrote from a checkpoint with a tokenizer). tokenizer_config.json
+ * beside it, when present, names the special tokens (bos_token, eos_token,
+ * pad_token), may ask for a bos / eos token when special tokens are added
+ * (add_bos_token, add_eos_token; used when the tokenizer.json's post-processor
+ * adds none) and sets clean_up_tokenization_spaces (decode; true when absent).
+ * On failure *out is NULL: SSM_ERROR_NOT_FOUND (no file, or no tokenizer.json
+ * in the folder), SSM_ERROR_INVALID_FILE (malformed JSON, a merge naming a
+ * token not in the vocabulary), SSM_ERROR_UNSUPPORTED (a component type, named). */
+SSM_RT_API ssm_status_t ssm_tokenizer_open(const char *path, ssm_tokenizer_t **out);
+/* NULL is ignored. */
+SSM_RT_API void ssm_tokenizer_free(ssm_tokenizer_t *tokenizer);
+
+/* Flags of ssm_tokenizer_encode. */
+enum {
+  /* Add the special tokens the tokenizer puts around a text (its
+   * post-processor's template: a bos token for Llama-style tokenizers; none
+   * for Qwen's). Special tokens written in the text are matched either way. */
+  SSM_TOKENIZE_ADD_SPECIAL = 1u << 0
+};
+/* Tokenizes `length` bytes of UTF-8 at `text` (not NUL-terminated; NULL when
+ * length is 0). `*n_ids` receives the number of ids; the first
+ * min(*n_ids, capacity) are written to `ids` (which may be NULL when capacity is
+ * 0). So a call with capacity 0 asks for the count, or a caller passes a buffer
+ * of a bound it knows (at most `length` + 2 ids, with the special tokens)
+ * and checks *n_ids <= capacity. SSM_ERROR_INVALID_ARGUMENT for text that is
+ * not valid UTF-8 (the message gives the byte offset) or an unknown flag. */
+SSM_RT_API ssm_status_t ssm_tokenizer_encode(const ssm_tokenizer_t *tokenizer, const char *text,
+                                             size_t length, unsigned flags, int32_t *ids,
+                                             size_t capacity, size_t *n_ids);
+
+/* Flags of ssm_tokenizer_decode. */
+enum {
+  /* Leave out the added tokens marked special (<|im_end|>, <s>, ...). */
+  SSM_DETOKENIZE_SKIP_SPECIAL = 1u << 0
+};
+/* The UTF-8 text of `n` ids. `*length` receives its length in bytes; the first
+ * min(*length, capacity - 1) bytes and a terminating NUL are written to `text`
+ * when capacity > 0 (as snprintf: call with capacity 0 for the length). Bytes
+ * that do not form UTF-8 (part of a character's tokens) become U+FFFD. Ids
+ * that name no token (past the tokenizer's vocabulary, as a model's padded
+ * vocabulary may hold) give no text, as in Hugging Face's tokenizers; a
+ * negative id is SSM_ERROR_INVALID_ARGUMENT. */
+SSM_RT_API ssm_status_t ssm_tokenizer_decode(const ssm_tokenizer_t *tokenizer, const int32_t *ids,
+                                             size_t n, unsigned flags, char *text, size_t capacity,
+                                             size_t *length);
+
+/* One past the largest token id: the model's vocabulary and the added tokens
+ * (151669 for Qwen3's). 0 for NULL. */
+SSM_RT_API int64_t ssm_tokenizer_vocab_size(const ssm_tokenizer_t *tokenizer);
+/* Tokens a model treats specially. */
+typedef enum ssm_special_token {
+  SSM_TOKEN_BOS = 0, /* tokenizer_config.json's bos_token */
+  SSM_TOKEN_EOS = 1, /* eos_token: generation stops there */
+  SSM_TOKEN_PAD = 2, /* pad_token */
+  SSM_TOKEN_UNK = 3  /* unk_token, else the model's unk_token */
+} ssm_special_token_t;
+/* The id of a special token, -1 when the tokenizer has none (Qwen3 has no bos;
+ * a tokenizer.json without tokenizer_config.json names only unk). */
+SSM_RT_API int32_t ssm_tokenizer_special_id(const ssm_tokenizer_t *tokenizer,
+                                            ssm_special_token_t which);
+/* The id of the token spelled `token` (NUL-terminated, as the vocabulary spells
+ * it: "ĠWorld" in a byte-level vocabulary, "▁the" in a SentencePiece one, or an
+ * added token's content such as "<|im_end|>"), -1 when there is none. */
+SSM_RT_API int32_t ssm_tokenizer_token_id(const ssm_tokenizer_t *tokenizer, const char *token);
+/* The vocabulary's spelling of token `id` (valid while the tokenizer lives),
+ * and whether it is a special added token (`is_special` may be NULL).
+ * SSM_ERROR_INVALID_ARGUMENT when no token has that id. */
+SSM_RT_API ssm_status_t ssm_tokenizer_token_text(const ssm_tokenizer_t *tokenizer, int32_t id,
+                                                 const char **text, int *is_special);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,10 @@
 //   std::vector<float> logits = stream.step(token);
 //   stream.save("after-prompt.ssmstate");
 //
+//   ssm::runtime::Tokenizer tok("deploy/qwen3");        // or .../tokenizer.json
+//   std::vector<int32_t> ids = tok.encode("Hello World");
+//   std::string text = tok.decode(ids);
+//
 // Failures throw ssm::runtime::Error, which carries the C status code and the
 // library's message; the C API underneath never throws. Handles are
 // move-only and freed by the destructors (free streams before their model).
@@ -184,6 +188,70 @@ inline std::vector<std::vector<float>> stepTogether(const std::vector<Stream *> 
   }
   return out;
 }
+
+/// A Hugging Face tokenizer.json (ssm_tokenizer_*): text to token ids and back.
+class Tokenizer {
+public:
+  /// A tokenizer.json, or a folder holding one (tokenizer_config.json beside it
+  /// names the special tokens).
+  explicit Tokenizer(const std::string &path) { check(ssm_tokenizer_open(path.c_str(), &handle_)); }
+  ~Tokenizer() { ssm_tokenizer_free(handle_); }
+  Tokenizer(Tokenizer &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  Tokenizer &operator=(Tokenizer &&o) noexcept {
+    std::swap(handle_, o.handle_);
+    return *this;
+  }
+  Tokenizer(const Tokenizer &) = delete;
+  Tokenizer &operator=(const Tokenizer &) = delete;
+
+  /// The ids of UTF-8 `text`; `addSpecial` adds the template's special tokens (bos ...).
+  std::vector<int32_t> encode(const std::string &text, bool addSpecial = false) const {
+    const unsigned flags = addSpecial ? SSM_TOKENIZE_ADD_SPECIAL : 0u;
+    // Every id covers at least one byte, so bytes + the template's few ids bound the count.
+    std::vector<int32_t> ids(text.size() + 8);
+    size_t n = 0;
+    check(ssm_tokenizer_encode(handle_, text.data(), text.size(), flags, ids.data(), ids.size(), &n));
+    if (n > ids.size()) {
+      ids.resize(n);
+      check(ssm_tokenizer_encode(handle_, text.data(), text.size(), flags, ids.data(), ids.size(), &n));
+    }
+    ids.resize(n);
+    return ids;
+  }
+  /// The text of `ids`; `skipSpecial` leaves special tokens out.
+  std::string decode(const std::vector<int32_t> &ids, bool skipSpecial = false) const {
+    const unsigned flags = skipSpecial ? SSM_DETOKENIZE_SKIP_SPECIAL : 0u;
+    size_t length = 0;
+    check(ssm_tokenizer_decode(handle_, ids.data(), ids.size(), flags, nullptr, 0, &length));
+    std::string text(length + 1, '\0');
+    check(ssm_tokenizer_decode(handle_, ids.data(), ids.size(), flags, text.data(), text.size(), &length));
+    text.resize(length);
+    return text;
+  }
+  int64_t vocabSize() const { return ssm_tokenizer_vocab_size(handle_); }
+  /// -1 where the tokenizer has none.
+  int32_t bos() const { return ssm_tokenizer_special_id(handle_, SSM_TOKEN_BOS); }
+  int32_t eos() const { return ssm_tokenizer_special_id(handle_, SSM_TOKEN_EOS); }
+  int32_t pad() const { return ssm_tokenizer_special_id(handle_, SSM_TOKEN_PAD); }
+  int32_t unk() const { return ssm_tokenizer_special_id(handle_, SSM_TOKEN_UNK); }
+  /// The id of a token as the vocabulary spells it, -1 if none.
+  int32_t tokenId(const std::string &token) const { return ssm_tokenizer_token_id(handle_, token.c_str()); }
+  /// The vocabulary's spelling of token `id` (throws when there is none).
+  std::string tokenText(int32_t id) const {
+    const char *t;
+    check(ssm_tokenizer_token_text(handle_, id, &t, nullptr));
+    return t;
+  }
+  bool isSpecial(int32_t id) const {
+    const char *t;
+    int special = 0;
+    return ssm_tokenizer_token_text(handle_, id, &t, &special) == SSM_OK && special;
+  }
+  ssm_tokenizer_t *get() const { return handle_; }
+
+private:
+  ssm_tokenizer_t *handle_ = nullptr;
+};
 
 } // namespace ssm::runtime
 

@@ -7,6 +7,10 @@
     logits = stream.step(32)                         # array('f') of vocab values
     stream.save("chat.ssmstate"); stream.load("chat.ssmstate")
 
+    tok = ssm_runtime.Tokenizer("deploy/qwen3")      # a tokenizer.json or a folder holding one
+    ids = tok.encode("Hello World")                  # [9707, 4337]
+    text = tok.decode(ids)                           # "Hello World"
+
     import torch.utils.dlpack                        # zero copy, through DLPack:
     t = torch.utils.dlpack.from_dlpack(stream.logits_dlpack())
     h = torch.utils.dlpack.from_dlpack(stream.state_dlpack("blocks.0.aa"))  # the state itself
@@ -27,7 +31,8 @@ import operator
 import os
 import threading
 
-__all__ = ["Error", "Model", "Stream", "step_streams", "KernelModule", "TensorSpec", "FunctionSpec"]
+__all__ = ["Error", "Model", "Stream", "step_streams", "KernelModule", "TensorSpec", "FunctionSpec",
+           "Tokenizer"]
 
 
 class Error(RuntimeError):
@@ -105,6 +110,18 @@ _sig = {
                                               ctypes.POINTER(ctypes.c_size_t)]),
     "ssm_module_call_dlpack": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(_p), ctypes.c_size_t,
                                               ctypes.POINTER(_p), ctypes.c_size_t]),
+    "ssm_tokenizer_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
+    "ssm_tokenizer_free": (None, [_p]),
+    "ssm_tokenizer_encode": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint,
+                                            ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t,
+                                            ctypes.POINTER(ctypes.c_size_t)]),
+    "ssm_tokenizer_decode": (ctypes.c_int, [_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t, ctypes.c_uint,
+                                            ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    "ssm_tokenizer_vocab_size": (ctypes.c_int64, [_p]),
+    "ssm_tokenizer_special_id": (ctypes.c_int32, [_p, ctypes.c_int]),
+    "ssm_tokenizer_token_id": (ctypes.c_int32, [_p, ctypes.c_char_p]),
+    "ssm_tokenizer_token_text": (ctypes.c_int, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
+                                                ctypes.POINTER(ctypes.c_int)]),
 }
 for _name, (_res, _args) in _sig.items():
     _fn = getattr(_lib, _name)
@@ -392,6 +409,83 @@ def step_streams(streams, tokens):
     out = (ctypes.POINTER(ctypes.c_float) * n)()
     _check(_lib.ssm_streams_step(handles, n, ids, out))
     return [s._floats(out[i]) for i, s in enumerate(streams)]
+
+
+class Tokenizer:
+    """A Hugging Face tokenizer.json (ssm_tokenizer_*), or the one in a folder (a model
+    folder); tokenizer_config.json beside it names the special tokens.
+
+    encode(str) -> [int]; decode([int]) -> str. The special tokens' ids are bos_id,
+    eos_id, pad_id, unk_id (None where there is none)."""
+
+    ADD_SPECIAL = 1
+    SKIP_SPECIAL = 1
+
+    def __init__(self, path):
+        self._h = _p()
+        _check(_lib.ssm_tokenizer_open(os.fsencode(path), ctypes.byref(self._h)))
+        self.vocab_size = _lib.ssm_tokenizer_vocab_size(self._h)
+
+    def encode(self, text, add_special=False):
+        """The token ids of `text` (str, or UTF-8 bytes); special tokens written in the
+        text are matched; add_special adds the template's (a bos token, ...)."""
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        flags = Tokenizer.ADD_SPECIAL if add_special else 0
+        n = ctypes.c_size_t()
+        # Every id covers at least one byte: bytes + a few template ids bound the count.
+        buf = (ctypes.c_int32 * (len(data) + 8))()
+        _check(_lib.ssm_tokenizer_encode(self._h, data, len(data), flags, buf, len(buf), ctypes.byref(n)))
+        if n.value > len(buf):
+            buf = (ctypes.c_int32 * n.value)()
+            _check(_lib.ssm_tokenizer_encode(self._h, data, len(data), flags, buf, len(buf), ctypes.byref(n)))
+        return list(buf[:n.value])
+
+    def decode(self, ids, skip_special=False):
+        """The text of `ids` (ints; ids past the vocabulary give no text, as in Hugging
+        Face's tokenizers); skip_special leaves special tokens out."""
+        arr = (ctypes.c_int32 * len(ids))()
+        for i, t in enumerate(ids):
+            dtype = getattr(t, "dtype", None)
+            if isinstance(t, bool) or (dtype is not None and getattr(dtype, "kind", None) == "b"):
+                raise ValueError(f"id at index {i}: {t!r} is a boolean, not a token id")
+            try:
+                value = operator.index(t)
+            except TypeError:
+                raise ValueError(f"id at index {i}: {t!r} is not an integer token id") from None
+            if not -_INT32_LIMIT <= value < _INT32_LIMIT:
+                raise ValueError(f"id at index {i}: {value} is outside int32")
+            arr[i] = value
+        flags = Tokenizer.SKIP_SPECIAL if skip_special else 0
+        length = ctypes.c_size_t()
+        _check(_lib.ssm_tokenizer_decode(self._h, arr, len(arr), flags, None, 0, ctypes.byref(length)))
+        buf = ctypes.create_string_buffer(length.value + 1)
+        _check(_lib.ssm_tokenizer_decode(self._h, arr, len(arr), flags, buf, len(buf), ctypes.byref(length)))
+        return buf.raw[:length.value].decode("utf-8")
+
+    def _special(self, which):
+        i = _lib.ssm_tokenizer_special_id(self._h, which)
+        return None if i < 0 else i
+
+    bos_id = property(lambda self: self._special(0))
+    eos_id = property(lambda self: self._special(1))
+    pad_id = property(lambda self: self._special(2))
+    unk_id = property(lambda self: self._special(3))
+
+    def token_id(self, token):
+        """The id of `token` as the vocabulary spells it ("ĠWorld", "<|im_end|>"), or None."""
+        i = _lib.ssm_tokenizer_token_id(self._h, token.encode("utf-8"))
+        return None if i < 0 else i
+
+    def token_text(self, token_id):
+        """(the vocabulary's spelling of token `token_id`, whether it is special)."""
+        text, special = ctypes.c_char_p(), ctypes.c_int()
+        _check(_lib.ssm_tokenizer_token_text(self._h, int(token_id), ctypes.byref(text), ctypes.byref(special)))
+        return text.value.decode("utf-8"), bool(special.value)
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.ssm_tokenizer_free(self._h)
+            self._h = None
 
 
 class TensorSpec:

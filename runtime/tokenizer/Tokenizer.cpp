@@ -131,16 +131,10 @@ int32_t Tokenizer::tokenToId(std::string_view token) const {
   return p_.model->tokenToId(token);
 }
 
-bool Tokenizer::idToToken(int32_t id, std::string &token) const {
-  if (const AddedToken *a = p_.added.byId(id)) {
-    token = a->content;
-    return true;
-  }
-  if (const std::string *t = p_.model->idToToken(id)) {
-    token = *t;
-    return true;
-  }
-  return false;
+const std::string *Tokenizer::tokenText(int32_t id) const {
+  if (const AddedToken *a = p_.added.byId(id))
+    return &a->content;
+  return p_.model->idToToken(id);
 }
 
 bool Tokenizer::isSpecial(int32_t id) const {

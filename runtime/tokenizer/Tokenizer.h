@@ -87,8 +87,9 @@ public:
   int64_t vocabSize() const;
   /// The id of a token string (an added token or a vocabulary entry), or -1.
   int32_t tokenToId(std::string_view token) const;
-  /// The string of token `id` as the vocabulary spells it; false if none.
-  bool idToToken(int32_t id, std::string &token) const;
+  /// Token `id` as the vocabulary (or the added token) spells it, valid
+  /// while the tokenizer lives; null when no token has that id.
+  const std::string *tokenText(int32_t id) const;
   /// Whether `id` is an added token marked special.
   bool isSpecial(int32_t id) const;
   const SpecialTokenIds &special() const { return p_.special; }

@@ -95,9 +95,11 @@ TEST(Qwen3Tokenizer, SpecialTokensAndSizes) {
   EXPECT_EQ(tok->tokenToId("<|im_start|>"), 151644);
   EXPECT_EQ(tok->tokenToId("Hello"), 9707);
   EXPECT_EQ(tok->tokenToId("no such token"), -1);
-  std::string s;
-  ASSERT_TRUE(tok->idToToken(4337, s));
-  EXPECT_EQ(s, "\xC4\xA0World"); // "ĠWorld": GPT-2's alphabet
+  ASSERT_NE(tok->tokenText(4337), nullptr);
+  EXPECT_EQ(*tok->tokenText(4337), "\xC4\xA0World"); // "ĠWorld": GPT-2's alphabet
+  ASSERT_NE(tok->tokenText(151644), nullptr);
+  EXPECT_EQ(*tok->tokenText(151644), "<|im_start|>");
+  EXPECT_EQ(tok->tokenText(151700), nullptr);
   EXPECT_TRUE(tok->isSpecial(151645));
   EXPECT_FALSE(tok->isSpecial(151667)); // <think>: added, not special
   // Its post-processor (ByteLevel) adds nothing.
