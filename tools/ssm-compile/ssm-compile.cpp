@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "passes/TargetInfo.h"
+#include "tools/StaleWork.h"
 #include "tools/Version.h"
 #include "tuner/ApplyTuning.h"
 
@@ -367,6 +368,24 @@ int main(int argc, char **argv) {
   // where the user asked for one.
   std::string work = staging.empty() ? stagingDir(outputDir) : staging;
   sys::fs::remove_directories(work);
+  // Work folders of killed runs (their pid in the name, the process gone).
+  {
+    std::vector<std::string> removed;
+    auto add = [&removed](std::vector<std::string> more) {
+      removed.insert(removed.end(), more.begin(), more.end());
+    };
+    if (!modelDir.empty()) {
+      add(ssm::tools::removeStaleWork(modelDir, ".ssm-compile.tmp-"));
+      add(ssm::tools::removeStaleWork(modelDir, ".ssm-compile.old-"));
+    }
+    if (staging.empty()) {
+      std::string out = withoutTrailingSlash(outputDir);
+      add(ssm::tools::removeStaleWork(std::string(sys::path::parent_path(out)),
+                                      std::string(sys::path::filename(out)) + ".tmp-"));
+    }
+    for (const std::string &r : removed)
+      errs() << "ssm-compile: removed " << r << ", the work folder of a run that was killed\n";
+  }
   // 0777 under the umask (LLVM's default, 0770, made deployed folders
   // unreadable to other users: 0750 under umask 022).
   if (std::error_code ec = sys::fs::create_directories(work, true, sys::fs::all_all))

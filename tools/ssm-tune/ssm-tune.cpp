@@ -11,6 +11,7 @@
 #include "dialect/SsmDialect.h"
 #include "dialect/SsmOpList.h"
 #include "tools/ThreadsOption.h"
+#include "tools/StaleWork.h"
 #include "tools/Version.h"
 #include "frontend/SafeParse.h"
 #include "import/ModelBuilder.h"
@@ -375,8 +376,17 @@ int main(int argc, char **argv) {
     o.progressBar = ::isatty(2) && !verbose;
     o.verbose = verbose;
     o.runId = formatv("{0}-{1}", std::time(nullptr), ::getpid()).str();
+    // $TMPDIR/ssm-tune-<pid>-XXXXXX: the work folders of killed runs (their
+    // process gone) are removed first; --keep-work folders carry no pid.
+    SmallString<256> tmpRoot;
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmpRoot);
+    for (const std::string &r :
+         ssm::tools::removeStaleWork(std::string(tmpRoot), "ssm-tune-", '-'))
+      errs() << "ssm-tune: removed " << r << ", the work folder of a run that was killed\n";
     SmallString<256> work;
-    if (std::error_code ec = sys::fs::createUniqueDirectory("ssm-tune", work))
+    std::string workPrefix =
+        keepWork ? std::string("ssm-tune-kept") : "ssm-tune-" + std::to_string(::getpid());
+    if (std::error_code ec = sys::fs::createUniqueDirectory(workPrefix, work))
       return cannotRun("cannot create a work folder: " + ec.message());
     o.workDir = std::string(work);
     errs() << formatv("ssm-tune: {0} kernels ({1} ops) for {2}, {3} threads, budget {4} s, "
