@@ -73,7 +73,7 @@ inline bool writeFileAtomically(const std::string &path, std::initializer_list<F
       break;
   }
   if (fd < 0) {
-    error = path + ": cannot write (cannot create a temporary file beside it: " +
+    error = path + ": cannot open for writing (a temporary file beside it: " +
             std::strerror(errno) + ")";
     return false;
   }
