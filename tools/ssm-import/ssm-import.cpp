@@ -20,6 +20,7 @@
 #include "import/WeightStore.h"
 #include "passes/InitAll.h"
 #include "passes/WeightStorage.h"
+#include "runtime/tokenizer/Tokenizer.h"
 #include "tools/Version.h"
 
 #include "import/MambaModel.h"
@@ -76,7 +77,9 @@ const char *kUsage =
     "Writes <dir>/model.mlir (@forward_sequence for N tokens, default 16, returning\n"
     "the last position's logits, and @forward_step for one token),\n"
     "<dir>/weights.safetensors (the parameters, stored as --weights says) and\n"
-    "<dir>/model.json (architecture, config, states, parameters).\n"
+    "<dir>/model.json (architecture, config, states, parameters), and copies the\n"
+    "checkpoint's tokenizer.json and tokenizer_config.json (mamba and checkpoint\n"
+    "folders: the files beside the weights) when the runtime can read them.\n"
     "\n"
     "Options:\n"
     "  -o, --output <dir>  the model directory (created; an existing non-empty one\n"
@@ -289,6 +292,39 @@ int importHybridModel(const std::string &safetensors, const std::string &configF
   return 0;
 }
 
+/// The checkpoint's tokenizer, as from_pretrained finds it (tokenizer.json and
+/// tokenizer_config.json in the checkpoint's folder), copied into the model
+/// folder so that ssm-run --prompt and ssm-tokenize use it. One the runtime
+/// cannot read (a Unigram model, say) is left out with a warning: the model
+/// still runs from token ids. A checkpoint without one copies nothing.
+bool copyTokenizer(const fs::path &checkpoint, const std::string &staged, std::string &error) {
+  std::error_code ec;
+  const fs::path json = checkpoint / "tokenizer.json", config = checkpoint / "tokenizer_config.json";
+  if (!fs::exists(json, ec))
+    return true;
+  ssm::rt::Status st;
+  auto tok = ssm::rt::tok::Tokenizer::open(json.string(), st);
+  if (!tok) {
+    std::cerr << "ssm-import: warning: the tokenizer is not copied (the model runs from token ids): "
+              << st.message() << "\n";
+    return true;
+  }
+  std::string copied = "tokenizer.json";
+  fs::copy_file(json, fs::path(staged) / "tokenizer.json", fs::copy_options::overwrite_existing, ec);
+  if (!ec && fs::exists(config)) {
+    fs::copy_file(config, fs::path(staged) / "tokenizer_config.json",
+                  fs::copy_options::overwrite_existing, ec);
+    copied += ", tokenizer_config.json";
+  }
+  if (ec) {
+    error = "cannot copy the tokenizer from " + checkpoint.string() + ": " + ec.message();
+    return false;
+  }
+  std::cout << "ssm-import: tokenizer: " << copied << " (" << tok->description() << ", "
+            << tok->vocabSize() << " ids)\n";
+  return true;
+}
+
 /// --compile: `ssm-compile <staged>` (the model folder mode) before the
 /// folder is published, so a failed compile publishes nothing. Its stderr
 /// (progress on a terminal, errors) passes through; ssm-import prints the
@@ -497,6 +533,9 @@ int main(int argc, char **argv) {
                                                     rows, batch)
                                 : importMambaModel(input, configPath, staged, /*force=*/true,
                                                    seqLen, rows, batch);
+  // Checkpoints of Hugging Face's layout keep their tokenizer beside the weights.
+  if (rc == 0 && format != "rwkv" && !copyTokenizer(fs::path(input).parent_path(), staged, error))
+    rc = cannotRun(error);
   if (rc == 0 && compile)
     rc = compileStaged(compiler, staged, outDir, target);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))

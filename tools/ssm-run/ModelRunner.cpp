@@ -8,6 +8,7 @@
 #include "runtime/Generate.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
+#include "runtime/tokenizer/Tokenizer.h"
 #include "driver/CompileCache.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -188,12 +189,39 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   if (o.engine != "reference" && o.engine != "cpu" && o.engine != "opencl" && o.engine != "cuda")
     return fail(kCannotRun,
                 "unknown engine '" + o.engine + "' for models (reference, cpu, opencl, cuda)");
+  // The folder's tokenizer (ssm-import copies a checkpoint's tokenizer.json),
+  // for the prompt's text and the generated tokens' text.
+  std::unique_ptr<rt::tok::Tokenizer> tokenizer;
+  if ((o.hasPrompt || o.generate > 0) && llvm::sys::fs::exists(o.dir + "/tokenizer.json")) {
+    rt::Status ts;
+    tokenizer = rt::tok::Tokenizer::open(o.dir, ts);
+    if (!tokenizer)
+      return fail(kCannotRun, ts.message());
+  }
   std::vector<int32_t> tokens;
-  if (o.hasPrompt)
+  if (o.hasPrompt && tokenizer) {
+    // As transformers' tokenizer(text): with the special tokens the
+    // tokenizer's template adds (a bos for Llama-style ones; none for Qwen).
+    if (rt::Status ts = tokenizer->encode(o.prompt, /*addSpecial=*/true, tokens); !ts)
+      return fail(kCannotRun, "--prompt: " + ts.message());
+    std::string ids;
+    for (size_t i = 0; i < tokens.size() && i < 32; ++i)
+      ids += (i ? " " : "") + std::to_string(tokens[i]);
+    llvm::errs() << "ssm-run: the prompt is " << tokens.size() << " tokens of " << o.dir
+                 << "/tokenizer.json: " << ids << (tokens.size() > 32 ? " ..." : "") << "\n";
+  } else if (o.hasPrompt && spec.byteTokens) {
+    // A byte-vocabulary model (model.json "byte_tokens", or a vocabulary of 256).
     for (unsigned char c : o.prompt)
       tokens.push_back(c);
-  else if (!readTokenIds(o.tokensFile, tokens, error))
+  } else if (o.hasPrompt) {
+    return fail(kCannotRun, o.dir + ": this model has no tokenizer (no tokenizer.json in the "
+                                    "folder, and its vocabulary of " +
+                                std::to_string(spec.vocab) +
+                                " is not bytes): give the token ids with --tokens FILE.npy, or "
+                                "import it from a checkpoint folder that has a tokenizer.json");
+  } else if (!readTokenIds(o.tokensFile, tokens, error)) {
     return fail(kCannotRun, error);
+  }
   if (tokens.empty())
     return fail(kCannotRun, "the prompt has no tokens");
   if (o.decodeFrom != 0 &&
@@ -336,21 +364,33 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     // Each token is printed as it comes (a long run can be watched or cut).
     rt::GenerateOptions gen;
     gen.maxTokens = o.generate;
+    // A tokenizer's end-of-sequence token ends the text (it is not printed).
+    if (tokenizer && tokenizer->special().eos >= 0)
+      gen.stopTokens.push_back(tokenizer->special().eos);
     rt::GenerateResult done;
     int64_t printed = 0;
+    std::vector<int32_t> generated;
     rt::Status st = rt::generate(
         *stream, gen,
         [&](int32_t token) {
-          if (spec.byteTokens)
+          if (spec.byteTokens && !tokenizer)
             llvm::outs() << static_cast<char>(token);
           else
             llvm::outs() << (printed ? " " : "") << token;
+          generated.push_back(token);
           ++printed;
           llvm::outs().flush();
           return true;
         },
         &done);
     llvm::outs() << "\n";
+    // With a tokenizer, the ids above and then their text on a line of its own.
+    if (tokenizer) {
+      std::string text;
+      if (rt::Status ts = tokenizer->decode(generated.data(), generated.size(), false, text); !ts)
+        return fail(kCannotRun, ts.message());
+      llvm::outs() << text << "\n";
+    }
     if (!st)
       return fail(kCannotRun, st.message());
     // n tokens take n - 1 steps: the first comes from the prompt's logits.

@@ -15,7 +15,7 @@ namespace ssm {
 
 struct ModelRunOptions {
   std::string dir;          // holds model.json, model.mlir, weights.safetensors
-  std::string prompt;       // --prompt: UTF-8 bytes as tokens
+  std::string prompt;       // --prompt: tokenized with <dir>/tokenizer.json, else UTF-8 bytes (byte models)
   bool hasPrompt = false;
   std::string tokensFile;   // --tokens: an int32 (or int64) .npy vector
   std::string mode = "sequence"; // sequence | step

@@ -129,7 +129,9 @@ cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::
 cl::opt<bool> check("check", cl::desc("With a compiled engine, also run the reference interpreter "
                                       "on the same inputs and compare every result (--rtol, --atol)"),
                     cl::init(false), cl::cat(category));
-cl::opt<std::string> prompt("prompt", cl::desc("Model runs: the prompt; its UTF-8 bytes are the tokens"),
+cl::opt<std::string> prompt("prompt", cl::desc("Model runs: the prompt, tokenized with the folder's "
+                                                "tokenizer.json (with its special tokens), or its "
+                                                "UTF-8 bytes for a byte-vocabulary model"),
                             cl::init(""), cl::cat(category));
 cl::opt<std::string> tokensFile("tokens", cl::desc("Model runs: the tokens, an int32 .npy vector"),
                                 cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
@@ -151,7 +153,9 @@ cl::opt<int64_t> decodeFrom("decode-from", cl::desc("Model runs in step mode: pr
                            cl::value_desc("P"), cl::init(0), cl::cat(category));
 cl::opt<bool> memory("memory", cl::desc("Model runs: report one stream's state memory (recurrent state and KV cache, per layer kind and at 1k, 10k, 100k tokens) from model.json, and run nothing"),
                     cl::init(false), cl::cat(category));
-cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print them"),
+cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print "
+                                                "them (ids, then their text with a tokenizer; "
+                                                "its eos token stops)"),
                           cl::init(0), cl::cat(category));
 cl::opt<bool> cachePrune(
     "cache-prune",
