@@ -671,6 +671,19 @@ TEST_P(HybridStreams, PrefillStepSaveLoadAndCapacity) {
   for (size_t k = 17; k < tokens.size(); ++k)
     resumed = b.step(tokens[k]);
   EXPECT_TRUE(closeTo(resumed, last)) << "loaded after 17 tokens, 13 steps";
+  // The same file loaded into the other hybrid (other states, other caches):
+  // refused, the stream unchanged.
+  const std::string otherDir = std::string(SSM_MODEL_LIBRARY_DIR) +
+                               (GetParam().folder == std::string("/lfm2-b3") ? "/granite-b3" : "/lfm2-b3");
+  Model other(otherDir);
+  Stream o(other);
+  try {
+    o.load(saved);
+    ADD_FAILURE() << "a state saved from " << dir << " loaded into " << otherDir;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("state"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(o.position(), 0);
   // Fill to the capacity, then one more.
   Stream full(model);
   full.prefill(std::vector<int32_t>(48, 7));
