@@ -37,6 +37,7 @@ CpuSchedule LoweringState::scheduleOf(Operation *op) const {
     s.channelTile = static_cast<int>(attr.getChannelTile().value_or(s.channelTile));
     s.parallel = attr.getParallel().value_or(s.parallel);
     s.unrollState = attr.getUnrollState().value_or(s.unrollState);
+    s.chunk = static_cast<int>(attr.getChunk().value_or(s.chunk));
     s.gpuThreads = static_cast<int>(attr.getGpuThreads().value_or(s.gpuThreads));
   }
   return s;

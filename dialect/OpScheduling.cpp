@@ -17,6 +17,8 @@ const llvm::StringRef kAllFields[] = {"vector_width", "channel_tile", "parallel"
 const llvm::StringRef kTiledFields[] = {"vector_width", "channel_tile", "parallel",
                                         "gpu_threads"};
 const llvm::StringRef kFlatFields[] = {"vector_width", "parallel", "gpu_threads"};
+/// Scans with a chunked form: the flat fields and the chunk length.
+const llvm::StringRef kChunkedFields[] = {"vector_width", "parallel", "chunk", "gpu_threads"};
 
 /// Dim `dim` of `v` (negative: from the end); 0 when dynamic.
 int64_t staticDim(Value v, int64_t dim) {
@@ -94,8 +96,8 @@ bool Wkv7Op::hasGpuSchedule() { return true; }
 int64_t Wkv7Op::getScheduleChannels() { return 0; }
 int64_t Wkv7Op::getScheduleStateSize() { return 0; }
 
-// ---- ssm.gated_delta_rule: tasks are (value head, batch) pairs ----
-ArrayRef<StringRef> GatedDeltaRuleOp::getScheduleFields() { return kFlatFields; }
+// ---- ssm.gated_delta_rule: tasks are (value head, batch) pairs; chunk picks the form ----
+ArrayRef<StringRef> GatedDeltaRuleOp::getScheduleFields() { return kChunkedFields; }
 bool GatedDeltaRuleOp::hasGpuSchedule() { return true; }
 int64_t GatedDeltaRuleOp::getScheduleChannels() { return 0; }
 int64_t GatedDeltaRuleOp::getScheduleStateSize() { return 0; }

@@ -114,6 +114,12 @@ int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {
   return (tile / vw) * vw;
 }
 
+int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate) {
+  if (len >= 0 && len < 8)
+    return 0;
+  return perChannelGate ? kDeltaRuleChunkPerChannel : kDeltaRuleChunk;
+}
+
 bool hasGpuSchedule(llvm::StringRef opName) {
   // Matmuls and stage ops have a GPU branch (codegen/schedules/gpu/); an ssm
   // op says so itself (ScheduledOpInterface::hasGpuSchedule).

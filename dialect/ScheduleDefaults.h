@@ -99,6 +99,15 @@ constexpr int64_t kChannelTileTasks = 32;
 /// width, at most 256 (a tile's state stays in L1/L2).
 int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth,
                            int64_t tasks = kChannelTileTasks);
+/// The chunk (#ssm.schedule `chunk`) of ssm.gated_delta_rule over `len`
+/// tokens (dynamic: negative): 0, token by token, when 0 <= len < 8 (decode
+/// steps and short calls, where a chunk's matrix work would be mostly
+/// padding); else kDeltaRuleChunk, or kDeltaRuleChunkPerChannel with a gate
+/// per key channel (its decay ratios are exps inside the key sums, C^2 Dk
+/// per chunk, so shorter chunks, as llama.cpp's KDA uses 16).
+constexpr int64_t kDeltaRuleChunk = 64;
+constexpr int64_t kDeltaRuleChunkPerChannel = 16;
+int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate);
 /// Tasks of one decode step (ssm.selective_update): its whole work is a few
 /// microseconds, so each task must be worth more than handing it out (at 1536
 /// channels x 16 states, 8 tasks ran in 7-8 us against 12-14 us with 32 on 2 threads).

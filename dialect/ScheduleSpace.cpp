@@ -75,6 +75,8 @@ llvm::ArrayRef<ScheduleField> scheduleFields(ScheduleFamily family) {
                /*multiple=*/true),
       boolField("parallel", "run the tiles on the thread pool"),
       boolField("unroll_state", "unroll the state dim N (keeps the state in registers)"),
+      intField("chunk", 0, 1024,
+               "tokens per chunk of the chunked form of a scan (0: token by token)"),
       gpuField("gpu_threads", 1, 1024, "GPU targets: threads per block along the channels"),
   };
   static const ScheduleField matmulFields[] = {

@@ -25,7 +25,7 @@ class SSM_OptBool<string desc> : OptionalParameter<"std::optional<bool>", desc> 
 
 def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
   let mnemonic = "schedule";
-  let summary = "Schedule of one ssm op: vector width, channel tiles, threads, unrolling; GPU threads";
+  let summary = "Schedule of one ssm op: vector width, channel tiles, threads, unrolling, time chunks; GPU threads";
   let description = [{
     The schedule of one `ssm` op on a CPU or GPU target, attached as the
     discardable attribute `ssm.schedule` by `ssm-assign-schedules` (or
@@ -43,30 +43,31 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `channel_tile` | channels (or heads x head dim) per parallel task | 1 .. 65536, a multiple of `vector_width` (or 1) | 64 |
     | `parallel` | run the tiles on the thread pool | true, false | true |
     | `unroll_state` | unroll the state dim N (keeps the state in registers) | true, false | true |
+    | `chunk` | tokens per chunk of the chunked form of a scan (the work inside a chunk as small matrix products, one pass of the state per chunk); 0: token by token. It picks the algorithm, so GPU targets read it too | 0 .. 1024 | `ssm.gated_delta_rule`: 0 when L < 8 (decode), else 64 (16 with a gate per key channel) |
     | `gpu_threads` | GPU targets: threads per block along the channels (or heads x head dim); blocks cover the rest of the channels and the batch | 1 .. 1024 | 128 |
 
     The fields each op accepts (any other is a verifier error):
 
-    | op | vector_width | channel_tile | parallel | unroll_state | gpu_threads |
-    |---|---|---|---|---|---|
-    | `ssm.discretize` | yes | | yes | | yes |
-    | `ssm.affine_scan` | yes | yes | yes | | yes |
-    | `ssm.selective_scan` | yes | yes | yes | yes | yes |
-    | `ssm.selective_update` | yes | yes | yes | yes | yes |
-    | `ssm.lti_kernel` | yes | | yes | | yes |
-    | `ssm.lti_conv` | yes | | yes | | yes |
-    | `ssm.causal_conv1d` | yes | yes | yes | | yes |
-    | `ssm.ssd_scan` | yes | | yes | | yes |
-    | `ssm.wkv4` | yes | | yes | | yes |
-    | `ssm.wkv7` | yes | | yes | | yes |
-    | `ssm.gated_delta_rule` | yes | | yes | | yes |
-    | `ssm.rope` | yes | | yes | | yes |
-    | `ssm.attention` | yes | yes | yes | | yes |
+    | op | vector_width | channel_tile | parallel | unroll_state | chunk | gpu_threads |
+    |---|---|---|---|---|---|---|
+    | `ssm.discretize` | yes | | yes | | | yes |
+    | `ssm.affine_scan` | yes | yes | yes | | | yes |
+    | `ssm.selective_scan` | yes | yes | yes | yes | | yes |
+    | `ssm.selective_update` | yes | yes | yes | yes | | yes |
+    | `ssm.lti_kernel` | yes | | yes | | | yes |
+    | `ssm.lti_conv` | yes | | yes | | | yes |
+    | `ssm.causal_conv1d` | yes | yes | yes | | | yes |
+    | `ssm.ssd_scan` | yes | | yes | | | yes |
+    | `ssm.wkv4` | yes | | yes | | | yes |
+    | `ssm.wkv7` | yes | | yes | | | yes |
+    | `ssm.gated_delta_rule` | yes | | yes | | yes | yes |
+    | `ssm.rope` | yes | | yes | | | yes |
+    | `ssm.attention` | yes | yes | yes | | | yes |
 
     A GPU target (`cuda`, `opencl`)
-    reads only `gpu_threads` (`ssm-assign-schedules` writes only it there);
-    a CPU target ignores it, and `ssm-tune` (which measures CPU schedules)
-    does not search it. The GPU schedules
+    reads only `gpu_threads` and `chunk` (`ssm-assign-schedules` writes
+    only `gpu_threads` there); a CPU target ignores `gpu_threads`, and
+    `ssm-tune` (which measures CPU schedules) does not search it. The GPU schedules
     (`codegen/schedules/gpu/`) give one GPU thread per (batch, channel)
     lane, which walks time serially as mamba_ssm's selective-scan kernel
     does (the state in the kernel's scratch buffer, not yet in registers).
@@ -83,6 +84,7 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     SSM_OptInt<"channels per task">:$channel_tile,
     SSM_OptBool<"parallel tiles">:$parallel,
     SSM_OptBool<"unroll the state dim">:$unroll_state,
+    SSM_OptInt<"tokens per chunk of a chunked scan (0: token by token)">:$chunk,
     SSM_OptInt<"GPU threads per block">:$gpu_threads
   );
   let assemblyFormat = "`<` struct(params) `>`";

@@ -52,10 +52,12 @@ LogicalResult ssm::ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitE
                                         std::optional<int64_t> vectorWidth,
                                         std::optional<int64_t> channelTile,
                                         std::optional<bool>, std::optional<bool>,
+                                        std::optional<int64_t> chunk,
                                         std::optional<int64_t> gpuThreads) {
   constexpr auto F = ScheduleFamily::Ssm;
   if (failed(verifyField(emitError, F, "vector_width", vectorWidth)) ||
       failed(verifyField(emitError, F, "channel_tile", channelTile)) ||
+      failed(verifyField(emitError, F, "chunk", chunk)) ||
       failed(verifyField(emitError, F, "gpu_threads", gpuThreads)) ||
       failed(verifyMultiple(emitError, "channel_tile", channelTile, vectorWidth)))
     return failure();
@@ -132,6 +134,8 @@ llvm::SmallVector<llvm::StringRef> writtenFields(ssm::ScheduleAttr s) {
     out.push_back("parallel");
   if (s.getUnrollState())
     out.push_back("unroll_state");
+  if (s.getChunk())
+    out.push_back("chunk");
   if (s.getGpuThreads())
     out.push_back("gpu_threads");
   return out;

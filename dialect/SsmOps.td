@@ -499,9 +499,30 @@ def SSM_GatedDeltaRuleOp : SSM_Op<"gated_delta_rule", [Pure]> {
     the chunked form relies on the correction being the symmetric
     beta k k^T.
 
-    The CPU kernel keeps each value column j of a head's state apart (the
-    columns never mix) and walks the tokens with one pass over the key
-    rows per token, vectorised along j, in parallel over heads x batch.
+    Two kernels, picked by the schedule's `chunk` (`#ssm.schedule`; by
+    default 0 when L < 8, else 64, or 16 with a gate per key channel):
+
+    * `chunk = 0`, token by token (the decode form): each value column j
+      of a head's state is kept apart (the columns never mix) and the
+      tokens are walked with one pass over the key rows per token,
+      vectorised along j, in parallel over value heads x batch.
+    * `chunk = C`, the chunked WY form of fla's `chunk_gated_delta_rule`
+      (the paper's section 3.3): within each chunk of C tokens, with G the
+      cumulative log decay from the chunk's start,
+      A = strictly-lower(diag(beta) (K K^T (.) exp(G_r - G_s))) (per
+      channel: the decay ratio inside the sum over key channels), and one
+      forward substitution through (I + A) gives U~ = T diag(beta) V and
+      W = T diag(beta) (K (.) exp(G)) with T = (I + A)^-1 (the UT
+      transform, never formed). The chunk's map of the state is then
+      S' = M S + B with M = diag(exp G_last) - K~^T W and B = K~^T U~
+      (K~ the keys decayed to the chunk's end), so one matrix-vector pass
+      per chunk and value column carries the state; the outputs follow
+      from the state entering each chunk: U = U~ - W S and
+      o = scale ((Q (.) exp G) S + strictly-lower-or-diagonal(Q K^T (.)
+      exp(G_r - G_s)) U), in parallel over chunks. Every exponent is a
+      difference G_r - G_s <= 0 or G <= 0, so no factor overflows however
+      strong the decay. Tokens past L pad the last chunk with g = 0,
+      beta = 0, k = v = 0, which leave the state unchanged.
 
     ```mlir
     %o, %s1 = ssm.gated_delta_rule %q, %k, %v, %g, %beta initial_state(%s0) {scale = 0.125 : f64}

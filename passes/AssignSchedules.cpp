@@ -32,7 +32,13 @@ ScheduleAttr ssmSchedule(ScheduledOpInterface op, const TargetInfo &info) {
   std::optional<bool> unroll;
   if (has("unroll_state"))
     unroll = n == 0 || n <= 32;
-  return ScheduleAttr::get(ctx, vw, tile, /*parallel=*/true, unroll, std::nullopt);
+  std::optional<int64_t> chunk;
+  if (auto gdr = dyn_cast<GatedDeltaRuleOp>(op.getOperation())) {
+    auto q = cast<RankedTensorType>(gdr.getQ().getType());
+    chunk = defaultDeltaRuleChunk(q.getDimSize(1),
+                                  cast<RankedTensorType>(gdr.getG().getType()).getRank() == 4);
+  }
+  return ScheduleAttr::get(ctx, vw, tile, /*parallel=*/true, unroll, chunk, std::nullopt);
 }
 
 MatmulScheduleAttr matmulSchedule(Operation *op, const TargetInfo &info) {
@@ -75,7 +81,7 @@ StageScheduleAttr stageSchedule(Operation *op, const TargetInfo &info) {
 Attribute gpuSchedule(Operation *op, bool isSsm, bool isMatmul) {
   MLIRContext *ctx = op->getContext();
   if (isSsm)
-    return ScheduleAttr::get(ctx, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+    return ScheduleAttr::get(ctx, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                              kGpuOpThreads);
   if (isMatmul)
     return MatmulScheduleAttr::get(ctx, MatmulAlgorithm::tiled, std::nullopt, std::nullopt,

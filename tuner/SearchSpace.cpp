@@ -99,6 +99,8 @@ SearchSpace::SearchSpace(Operation *op, std::optional<TargetInfo> target)
         d.values.push_back(1); // dot
     } else if (!f.values.empty()) {
       d.values.assign(f.values.begin(), f.values.end());
+    } else if (f.name == "chunk") {
+      d.values = {0, 16, 32, 64, 128};
     } else if (f.name == "channel_tile") {
       d.values = ladder(1, std::min<int64_t>(256, std::max<int64_t>(1, (extent + 3) / 4)));
     } else if (f.name == "tile_cols") {

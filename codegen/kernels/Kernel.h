@@ -67,6 +67,7 @@ struct CpuSchedule {
   int channelTile = 64; // channels (or heads x head_dim) per parallel task
   bool parallel = true; // parallelise over batch x channel tiles
   bool unrollState = true; // unroll the state dim N (keeps the state in registers)
+  int chunk = -1;           // tokens per chunk of a chunked scan; 0 token by token, -1 the op's default
   int gpuThreads = 128;     // GPU targets only: threads per block (schedules/gpu/)
 };
 

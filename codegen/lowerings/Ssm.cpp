@@ -166,6 +166,13 @@ LogicalResult lower(GatedDeltaRuleOp op, LoweringState &state) {
                                 state.get(op.getV()),    state.get(op.getG()),
                                 state.get(op.getBeta()), optional(state, op.getInitialState()),
                                 op.getScale().convertToDouble()};
+  // The chunk picks the algorithm, so it is read with or without manual
+  // schedules and on every target.
+  in.chunk = state.scheduleOf(o).chunk;
+  if (in.chunk < 0)
+    in.chunk = static_cast<int>(defaultDeltaRuleChunk(
+        cast<RankedTensorType>(op.getQ().getType()).getDimSize(1),
+        cast<RankedTensorType>(op.getG().getType()).getRank() == 4));
   return finishKernel(o, state, buildGatedDeltaRule(in), scheduleGatedDeltaRule);
 }
 

@@ -1,4 +1,4 @@
-// CPU schedule of the ssm.gated_delta_rule kernel (codegen/kernels/GatedDeltaRuleKernel.h).
+// CPU schedule of the ssm.gated_delta_rule kernel (codegen/kernels/GatedDeltaRuleKernel.h), both forms.
 #include "codegen/schedules/Schedules.h"
 #include "codegen/schedules/gpu/GpuSchedules.h"
 
@@ -6,10 +6,9 @@ namespace ssm::codegen {
 
 using namespace Halide;
 
-void scheduleGatedDeltaRule(GatedDeltaRuleKernel &k, const CpuSchedule &s, const Target &target) {
-  if (targetFamily(target) == TargetFamily::Gpu)
-    return scheduleGatedDeltaRuleGpu(k, s, target);
-  requireCpuSchedule(target, "ssm.gated_delta_rule");
+namespace {
+
+void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   const int vw = s.vectorWidth;
   k.decay.compute_root().vectorize(k.decay.args()[0], vw, TailStrategy::GuardWithIf);
   Var kj = k.kv0.args()[0];
@@ -27,8 +26,99 @@ void scheduleGatedDeltaRule(GatedDeltaRuleKernel &k, const CpuSchedule &s, const
       .vectorize(ji);
   if (s.parallel)
     scan.fuse(h, b, hb).parallel(hb);
-  k.out.vectorize(k.out.args()[0], vw, TailStrategy::GuardWithIf);
-  k.finalState.vectorize(k.finalState.args()[0], vw, TailStrategy::GuardWithIf);
+}
+
+/// A reduction update of `f`: vectors of pure var 0 innermost, then the
+/// RVars `r` (innermost first), so each vector accumulator stays put while
+/// its reduction runs; parallel over the chunk var (pure position `nPos`).
+void reductionUpdate(Func f, int update, const std::vector<RVar> &r, int nPos,
+                     const CpuSchedule &s) {
+  std::vector<Var> a = f.args();
+  Var o(f.name() + "_o" + std::to_string(update)), in(f.name() + "_i" + std::to_string(update));
+  Stage st = f.update(update);
+  st.split(a[0], o, in, s.vectorWidth, TailStrategy::GuardWithIf);
+  std::vector<VarOrRVar> order = {in};
+  for (const RVar &v : r)
+    order.push_back(v);
+  order.push_back(o);
+  // The pure vars this update keeps at their own position (the solve's
+  // row is an RVar there).
+  std::vector<Expr> lhs = f.update_args(update);
+  for (size_t i = 1; i < a.size(); ++i)
+    if (const auto *v = lhs[i].as<Internal::Variable>(); v && v->name == a[i].name())
+      order.push_back(a[i]);
+  st.reorder(order).vectorize(in);
+  if (s.parallel)
+    st.parallel(a[nPos]);
+}
+
+void rootVectorized(Func f, int nPos, const CpuSchedule &s) {
+  f.compute_root().vectorize(f.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
+  if (s.parallel && nPos >= 0)
+    f.parallel(f.args()[nPos]);
+}
+
+void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
+  // Everything but the state pass is independent across chunks (var n,
+  // position 3 of (col, row, head, n, batch)): parallel over n.
+  const int nPos = 3;
+  k.gcum.compute_root();
+  if (s.parallel) {
+    k.gcum.parallel(k.gcum.args()[k.perChannel ? 3 : 2]);
+    if (k.gcum.num_update_definitions() > 0)
+      k.gcum.update(0).parallel(k.gcum.args()[k.perChannel ? 3 : 2]);
+  }
+  if (k.perChannel) {
+    k.gcum.vectorize(k.gcum.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
+    if (k.gcum.num_update_definitions() > 0)
+      k.gcum.update(0).vectorize(k.gcum.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
+  }
+  for (Func g : {k.gramKK, k.gramQK}) {
+    rootVectorized(g, nPos, s);
+    reductionUpdate(g, 0, {k.keys.x}, nPos, s);
+  }
+  rootVectorized(k.akk, nPos, s);
+  rootVectorized(k.pqk, nPos, s);
+  // The forward substitution: vectors of columns, (s, r) inside.
+  rootVectorized(k.x, nPos, s);
+  reductionUpdate(k.x, 0, {k.solve.x, k.solve.y}, nPos, s);
+  rootVectorized(k.glast, 2, s);
+  rootVectorized(k.kt, nPos, s);
+  rootVectorized(k.qg, nPos, s);
+  rootVectorized(k.m, nPos, s);
+  reductionUpdate(k.m, 0, {k.rows.x}, nPos, s);
+  rootVectorized(k.bm, nPos, s);
+  reductionUpdate(k.bm, 0, {k.rows.x}, nPos, s);
+  // The state pass: sequential over chunks inside each (value head,
+  // stream) task, vectors of value columns.
+  Var j = k.states.args()[0], h = k.states.args()[2], b = k.states.args()[3];
+  k.states.compute_root().vectorize(j, s.vectorWidth, TailStrategy::GuardWithIf);
+  Var jo("jo"), ji("ji"), hb("hb");
+  Stage pass = k.states.update(0);
+  pass.split(j, jo, ji, s.vectorWidth, TailStrategy::GuardWithIf)
+      .reorder(ji, k.pass.x, k.pass.y, k.pass.z, jo, h, b)
+      .vectorize(ji);
+  if (s.parallel)
+    pass.fuse(h, b, hb).parallel(hb);
+  rootVectorized(k.u, nPos, s);
+  reductionUpdate(k.u, 0, {k.keys.x}, nPos, s);
+  rootVectorized(k.oc, nPos, s);
+  reductionUpdate(k.oc, 0, {k.keys.x}, nPos, s);
+  reductionUpdate(k.oc, 1, {k.rows.x}, nPos, s);
+}
+
+} // namespace
+
+void scheduleGatedDeltaRule(GatedDeltaRuleKernel &k, const CpuSchedule &s, const Target &target) {
+  if (targetFamily(target) == TargetFamily::Gpu)
+    return scheduleGatedDeltaRuleGpu(k, s, target);
+  requireCpuSchedule(target, "ssm.gated_delta_rule");
+  if (k.chunk == 0)
+    scheduleSequential(k, s);
+  else
+    scheduleChunked(k, s);
+  k.out.vectorize(k.out.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
+  k.finalState.vectorize(k.finalState.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
 }
 
 } // namespace ssm::codegen

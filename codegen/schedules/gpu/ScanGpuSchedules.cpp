@@ -42,8 +42,16 @@ void scheduleWkv7Gpu(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
 }
 
 void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s, const Target &) {
-  // One thread per (value column, value head, stream) walks (token, key row).
-  gpuRoot({k.decay, k.kv0, k.scan, k.out, k.finalState}, s.gpuThreads);
+  // Token by token: one thread per (value column, value head, stream)
+  // walks (token, key row). Chunked: one thread per element of each
+  // chunk-parallel stage, its reduction inside; the state pass one thread
+  // per (value column, value head, stream) walking the chunks.
+  if (k.chunk == 0)
+    gpuRoot({k.decay, k.kv0, k.scan, k.out, k.finalState}, s.gpuThreads);
+  else
+    gpuRoot({k.gcum, k.gramKK, k.gramQK, k.akk, k.pqk, k.x, k.glast, k.kt, k.qg, k.m, k.bm,
+             k.states, k.u, k.oc, k.out, k.finalState},
+            s.gpuThreads);
 }
 
 } // namespace ssm::codegen
