@@ -163,3 +163,31 @@ for name, path, extra in [("mamba1.json", "mamba/tiny-mamba-seed5", []),
                         "--config", os.path.join(src, "config.json"), "-o", os.path.join(tmp, "m")] + extra,
                        check=True, stdout=subprocess.DEVNULL)
         out("fuzz-model-json", name, open(os.path.join(tmp, "m", "model.json")).read())
+
+# tokenizer.json: the lit tests' SentencePiece-style BPE, and a byte-level BPE of our
+# own in Qwen's layout (NFC, a Split regex with Unicode properties and lookahead,
+# ByteLevel, added special tokens) over printable ASCII and a few merges.
+tiny = os.path.join(root, "..", "test", "lit", "Import", "Inputs", "tiny-tokenizer", "tokenizer.json")
+out("fuzz-tokenizer", "sentencepiece-bpe.json", open(tiny, encoding="utf-8").read())
+printable = [chr(c) for c in range(0x21, 0x7F)]
+vocab = {c: i for i, c in enumerate(printable + ["\u0120", "\u010a"])}
+merges = [["\u0120", "t"], ["h", "e"], ["\u0120t", "he"], ["i", "n"], ["\u0120", "a"]]
+for a, b in merges:
+    vocab.setdefault(a + b, len(vocab))
+out("fuzz-tokenizer", "byte-level-bpe.json", json.dumps({
+    "version": "1.0",
+    "added_tokens": [{"id": len(vocab) + i, "content": c, "special": True, "normalized": False,
+                      "lstrip": i == 1, "rstrip": False, "single_word": False}
+                     for i, c in enumerate(["<|endoftext|>", "<|im_start|>"])],
+    "normalizer": {"type": "NFC"},
+    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|"
+                                                "\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
+         "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]},
+    "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                       "use_regex": False},
+    "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+    "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+              "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+              "vocab": vocab, "merges": merges}}, ensure_ascii=False, indent=1))
