@@ -345,8 +345,9 @@ enum {
  * 0). So a call with capacity 0 asks for the count; or a caller passes a
  * buffer of a size it expects (rarely more ids than `length` + 8: a prepended
  * '▁', the special tokens and decomposing normalizers add a few) and calls again
- * with a larger one when *n_ids > capacity, as ssm_runtime.hpp does. SSM_ERROR_INVALID_ARGUMENT for text that is
- * not valid UTF-8 (the message gives the byte offset) or an unknown flag. */
+ * with a larger one when *n_ids > capacity, as ssm_runtime.hpp does.
+ * SSM_ERROR_INVALID_ARGUMENT for text that is not valid UTF-8 (the message
+ * gives the byte offset) or an unknown flag. */
 SSM_RT_API ssm_status_t ssm_tokenizer_encode(const ssm_tokenizer_t *tokenizer, const char *text,
                                              size_t length, unsigned flags, int32_t *ids,
                                              size_t capacity, size_t *n_ids);

@@ -207,7 +207,7 @@ public:
   /// The ids of UTF-8 `text`; `addSpecial` adds the template's special tokens (bos ...).
   std::vector<int32_t> encode(const std::string &text, bool addSpecial = false) const {
     const unsigned flags = addSpecial ? SSM_TOKENIZE_ADD_SPECIAL : 0u;
-    // Every id covers at least one byte, so bytes + the template's few ids bound the count.
+    // Rarely more ids than bytes and a few (a prepended '▁', the template); else a second call.
     std::vector<int32_t> ids(text.size() + 8);
     size_t n = 0;
     check(ssm_tokenizer_encode(handle_, text.data(), text.size(), flags, ids.data(), ids.size(), &n));

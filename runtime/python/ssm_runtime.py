@@ -432,7 +432,7 @@ class Tokenizer:
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
         flags = Tokenizer.ADD_SPECIAL if add_special else 0
         n = ctypes.c_size_t()
-        # Every id covers at least one byte: bytes + a few template ids bound the count.
+        # Rarely more ids than bytes and a few (a prepended "▁", the template); else a second call.
         buf = (ctypes.c_int32 * (len(data) + 8))()
         _check(_lib.ssm_tokenizer_encode(self._h, data, len(data), flags, buf, len(buf), ctypes.byref(n)))
         if n.value > len(buf):
