@@ -19,6 +19,11 @@
     kernels.call("scan", [u_capsule, ...], [y_capsule, h_capsule])  # DLPack, in place
     # ssm_torch.load_library("out/scan") makes them torch ops: torch.ops.ssm.scan(u, ...)
 
+Token ids are checked before anything runs: ints (or integer scalars) in [0, vocab);
+a bool, a float, or a value outside int32 or the vocabulary raises ValueError naming it.
+A DLPack view holds a reference on its Stream, so the memory it points at lives as long
+as the view (Stream.load and reset write into the same buffers).
+
 Errors raise ssm_runtime.Error (the C status name and the library's message). The
 library is found through $SSM_RUNTIME_LIBRARY, then beside this file (an installed
 prefix's lib/), then the system's loader path. Standard library only; torch or NumPy
