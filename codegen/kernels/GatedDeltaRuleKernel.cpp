@@ -122,19 +122,27 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   // per key channel, the ratio inside the sum.
   RDom ri(0, Dk, "ri");
   f.keys = ri;
+  // The keys (and per channel the cumulative decays) with the chunk's rows
+  // innermost, so that the C x C products below read rows s as vectors.
+  f.kRows = Func("gdr_k_rows");
+  f.kRows(s, i, h, n, b) = kA(i, s, h, n); // h: the key head
+  if (f.perChannel) {
+    f.gRows = Func("gdr_g_rows");
+    f.gRows(s, i, h, n, b) = f.gcum(i, s, h, n, b);
+  }
   f.gramKK = Func("gdr_gram_kk");
   f.gramQK = Func("gdr_gram_qk");
   f.gramKK(s, r, h, n, b) = 0.0f;
   f.gramQK(s, r, h, n, b) = 0.0f;
   if (f.perChannel) {
     Expr kh = h / ratio;
-    Expr w = ratioExp(ri, r, s, h, n);
-    f.gramKK(s, r, h, n, b) += kA(ri, r, kh, n) * kA(ri, s, kh, n) * w;
-    f.gramQK(s, r, h, n, b) += qA(ri, r, kh, n) * kA(ri, s, kh, n) * w;
+    Expr w = accurateExp(min(G(ri, r, h, n) - f.gRows(s, ri, h, n, b), 0.0f));
+    f.gramKK(s, r, h, n, b) += kA(ri, r, kh, n) * f.kRows(s, ri, kh, n, b) * w;
+    f.gramQK(s, r, h, n, b) += qA(ri, r, kh, n) * f.kRows(s, ri, kh, n, b) * w;
   } else {
     // h is the key head here.
-    f.gramKK(s, r, h, n, b) += kA(ri, r, h, n) * kA(ri, s, h, n);
-    f.gramQK(s, r, h, n, b) += qA(ri, r, h, n) * kA(ri, s, h, n);
+    f.gramKK(s, r, h, n, b) += kA(ri, r, h, n) * f.kRows(s, ri, h, n, b);
+    f.gramQK(s, r, h, n, b) += qA(ri, r, h, n) * f.kRows(s, ri, h, n, b);
   }
   auto gram = [&](Func g, Expr ss, Expr rr, Expr head, Expr nn) {
     return f.perChannel ? g(ss, rr, head, nn, b)

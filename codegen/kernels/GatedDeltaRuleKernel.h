@@ -45,6 +45,7 @@ struct GatedDeltaRuleKernelInputs {
 /// position in the chunk; tokens past L padded with g = beta = k = v = 0),
 /// all stages but `states` independent across chunks:
 ///   gcum   G_r: the cumulative log decay from the chunk's start
+///   kRows, gRows    k and (per channel) G with the chunk's rows innermost
 ///   gramKK, gramQK  k_r . k_s, q_r . k_s (per key head; with a gate per
 ///          key channel, per value head with exp(G_r - G_s) inside the sum)
 ///   akk    A[r, s] = beta_r exp(G_r - G_s) k_r . k_s for s < r, else 0
@@ -71,6 +72,7 @@ struct GatedDeltaRuleKernel {
   // Chunked: (r, h, n, batch) and (i, r, h, n, batch) per channel for gcum;
   // (s, r, head, n, batch) for the C x C matrices.
   Halide::Func gcum, gramKK, gramQK, akk, pqk;
+  Halide::Func kRows, gRows; // (s, key i, head, n, batch): k and (per channel) G, rows innermost
   Halide::Func x;          // (c, r, h, n, batch), c < Dv + Dk
   Halide::RDom solve;      // (s, r), s < r
   Halide::Func kt, qg;     // (key i, r, h, n, batch)

@@ -24,6 +24,10 @@ void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   scan.split(j, jo, ji, vw, TailStrategy::GuardWithIf)
       .reorder(ji, k.steps.x, k.steps.y, jo, h, b)
       .vectorize(ji);
+  // The walk over the key rows unrolled: the running sums pass from one
+  // row to the next in registers rather than through the scan's buffers.
+  if (const int64_t *rows = Internal::as_const_int(k.steps.x.extent()); rows && *rows <= 257)
+    scan.unroll(k.steps.x);
   if (s.parallel)
     scan.fuse(h, b, hb).parallel(hb);
 }
@@ -73,6 +77,9 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
     if (k.gcum.num_update_definitions() > 0)
       k.gcum.update(0).vectorize(k.gcum.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
   }
+  rootVectorized(k.kRows, nPos, s);
+  if (k.perChannel)
+    rootVectorized(k.gRows, nPos, s);
   for (Func g : {k.gramKK, k.gramQK}) {
     rootVectorized(g, nPos, s);
     reductionUpdate(g, 0, {k.keys.x}, nPos, s);

@@ -49,7 +49,7 @@ void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s, co
   if (k.chunk == 0)
     gpuRoot({k.decay, k.kv0, k.scan, k.out, k.finalState}, s.gpuThreads);
   else
-    gpuRoot({k.gcum, k.gramKK, k.gramQK, k.akk, k.pqk, k.x, k.glast, k.kt, k.qg, k.m, k.bm,
+    gpuRoot({k.gcum, k.kRows, k.gRows, k.gramKK, k.gramQK, k.akk, k.pqk, k.x, k.glast, k.kt, k.qg, k.m, k.bm,
              k.states, k.u, k.oc, k.out, k.finalState},
             s.gpuThreads);
 }
