@@ -109,6 +109,10 @@ void Bpe::tokenize(const std::string &word, std::vector<int32_t> &ids) const {
       return;
     }
   }
+  if (word.size() > kCacheWordBytes) {
+    merge(word, ids);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(cacheMutex_);
     auto it = cache_.find(word);

@@ -61,6 +61,9 @@ private:
   std::array<int32_t, 256> byteIds_{}; // <0xNN> tokens, -1 where absent
 
   static constexpr size_t kCacheCapacity = 100000;
+  /// Longer words are not cached: a tokenizer without a pre-tokenizer (Llama 2's)
+  /// makes a whole text one word, which would not repeat.
+  static constexpr size_t kCacheWordBytes = 256;
   mutable std::mutex cacheMutex_;
   mutable std::unordered_map<std::string, std::vector<int32_t>> cache_;
 };
