@@ -228,7 +228,12 @@ SSM_RT_API ssm_status_t ssm_stream_set_state(ssm_stream_t *stream, const char *n
 SSM_RT_API ssm_status_t ssm_stream_save_state(const ssm_stream_t *stream, const char *path);
 /* Reads a file ssm_stream_save_state wrote for this model; a truncated,
  * corrupt, foreign or other-version file (SSM_ERROR_INVALID_FILE) or one
- * saved from another model (SSM_ERROR_MISMATCH) leaves the stream unchanged. */
+ * saved from another model (SSM_ERROR_MISMATCH) leaves the stream unchanged.
+ * The magic and the version are read first, and no more than the size a
+ * state file of this model has: a larger file (SSM_ERROR_MISMATCH), a device
+ * such as /dev/zero or a FIFO fails at once, without reading it whole. The
+ * states and logits are copied into the stream's buffers (DLPack views stay
+ * valid). */
 SSM_RT_API ssm_status_t ssm_stream_load_state(ssm_stream_t *stream, const char *path);
 
 /* --- DLPack (zero-copy tensors for PyTorch, NumPy, JAX, ...) ---------------- */
