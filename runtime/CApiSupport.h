@@ -71,6 +71,7 @@ inline std::string shapeProblem(const DLTensor &t, int64_t &numel) {
   return "";
 }
 
+/// shapeProblem, then the strides: NULL, or row-major (`numel` 0 on failure).
 inline std::string rowMajorProblem(const DLTensor &t, int64_t &numel) {
   if (std::string why = shapeProblem(t, numel); !why.empty())
     return why;
@@ -78,9 +79,11 @@ inline std::string rowMajorProblem(const DLTensor &t, int64_t &numel) {
     return ""; // no element: any strides will do
   int64_t expect = 1;
   for (int k = t.ndim - 1; k >= 0; --k) {
-    if (t.strides && t.shape[k] > 1 && t.strides[k] != expect)
+    if (t.strides && t.shape[k] > 1 && t.strides[k] != expect) {
+      numel = 0;
       return "not contiguous (row-major): stride " + std::to_string(t.strides[k]) + " of dim " +
              std::to_string(k) + ", expected " + std::to_string(expect);
+    }
     expect *= t.shape[k]; // no overflow: the product of every dim fits (shapeProblem)
   }
   return "";

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 all=(fuzz-npy fuzz-safetensors fuzz-rwkv fuzz-manifest fuzz-model-json fuzz-case-json fuzz-ir
-     fuzz-interpreter fuzz-tokenizer)
+     fuzz-interpreter fuzz-tokenizer fuzz-state-dlpack)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 jobs=${SSM_BUILD_JOBS:-$(nproc)}
