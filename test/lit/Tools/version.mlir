@@ -1,4 +1,4 @@
-// Every tool answers --version with the project's version (CMakeLists.txt
+// Every tool in tools/ answers --version with the project's version (CMakeLists.txt
 // project(VERSION), one number for the package), the C API's version and the
 // file formats' versions, exit 0 (before: LLVM's version; ssm-import had none).
 // RUN: ssm-opt --version | FileCheck %s -DTOOL=ssm-opt -DVERSION=%ssm_version
@@ -6,6 +6,7 @@
 // RUN: ssm-run --version | FileCheck %s -DTOOL=ssm-run -DVERSION=%ssm_version
 // RUN: ssm-tune --version | FileCheck %s -DTOOL=ssm-tune -DVERSION=%ssm_version
 // RUN: ssm-import --version | FileCheck %s -DTOOL=ssm-import -DVERSION=%ssm_version
+// RUN: ssm-tokenize --version | FileCheck %s -DTOOL=ssm-tokenize -DVERSION=%ssm_version
 // CHECK: [[TOOL]] (ssm-opt) [[VERSION]]{{$}}
 // CHECK-NEXT: C API (libssm_runtime) {{[0-9]+\.[0-9]+\.[0-9]+$}}
 // CHECK-NEXT: formats: model.json 1, module manifest 1, state file 1, tuning database 1
