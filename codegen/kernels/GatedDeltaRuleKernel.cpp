@@ -2,6 +2,8 @@
 #include "codegen/kernels/GatedDeltaRuleKernel.h"
 #include "codegen/kernels/MathExt.h"
 
+#include <algorithm>
+
 namespace ssm::codegen {
 
 using namespace Halide;
@@ -10,7 +12,7 @@ namespace {
 
 /// What both forms read of the inputs.
 struct Shapes {
-  int Dk = 0, Dv = 0;
+  int Dk = 0, Dv = 0, lanes = 1;
   Expr len, ratio; // tokens; value heads per key head
 };
 
@@ -19,7 +21,9 @@ void buildSequential(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &
                      const Shapes &sh) {
   const int Dk = sh.Dk;
   Expr len = sh.len, ratio = sh.ratio;
-  Var j("j"), s("slot"), h("h"), b("b"), i("i"), t("t");
+  const int W = sh.lanes;
+  Var j("j"), s("slot"), h("h"), b("b"), i("i"), t("t"), jl("jl"), jb("jb");
+  Expr jj = min(jb * W + jl, sh.Dv - 1); // value column of (lane, block), clamped past Dv
 
   f.decay = Func("gdr_decay");
   if (f.perChannel)
@@ -45,28 +49,28 @@ void buildSequential(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &
   // scan(j, slot): slots 0..Dk-1 hold S[slot, j]; element 1 at slot Dk-1 the
   // complete k . S of the coming token; slot Dk + t holds the output of t.
   f.scan = Func("gdr_scan");
-  f.scan(j, s, h, b) = Tuple(select(s < Dk, init(clamp(s, 0, Dk - 1), j), 0.0f),
-                             select(s == Dk - 1, f.kv0(j, h, b), 0.0f), 0.0f);
+  f.scan(jl, s, jb, h, b) = Tuple(select(s < Dk, init(clamp(s, 0, Dk - 1), jj), 0.0f),
+                                  select(s == Dk - 1, f.kv0(jj, h, b), 0.0f), 0.0f);
   f.steps = RDom(0, Dk + 1, 0, len, "step");
   RVar x = f.steps.x, rt = f.steps.y;
   Expr xc = min(x, Dk - 1), isOut = x == Dk;
-  Expr kv = f.scan(j, Dk - 1, h, b)[1];
-  Expr u = in.beta.func(h, rt, b) * (in.v.func(j, h, rt, b) - kv);
-  Expr newS = decayAt(xc, h, rt) * f.scan(j, xc, h, b)[0] + keyAt(xc, h, rt) * u;
+  Expr kv = f.scan(jl, Dk - 1, jb, h, b)[1];
+  Expr u = in.beta.func(h, rt, b) * (in.v.func(jj, h, rt, b) - kv);
+  Expr newS = decayAt(xc, h, rt) * f.scan(jl, xc, jb, h, b)[0] + keyAt(xc, h, rt) * u;
   Expr tn = min(rt + 1, len - 1);
   Expr kdNext = select(rt + 1 < len, keyAt(xc, h, tn) * decayAt(xc, h, tn), 0.0f);
   Expr prev = max(xc - 1, 0);
-  Expr run1 = select(x == 0, 0.0f, f.scan(j, prev, h, b)[1]) + newS * kdNext;
-  Expr run2 = select(x == 0, 0.0f, f.scan(j, prev, h, b)[2]) +
+  Expr run1 = select(x == 0, 0.0f, f.scan(jl, prev, jb, h, b)[1]) + newS * kdNext;
+  Expr run2 = select(x == 0, 0.0f, f.scan(jl, prev, jb, h, b)[2]) +
               newS * in.q.func(xc, h / ratio, rt, b);
-  Expr o = f.scan(j, Dk - 1, h, b)[2];
-  f.scan(j, select(isOut, Dk + rt, x), h, b) =
+  Expr o = f.scan(jl, Dk - 1, jb, h, b)[2];
+  f.scan(jl, select(isOut, Dk + rt, x), jb, h, b) =
       Tuple(select(isOut, o, newS), select(isOut, 0.0f, run1), select(isOut, 0.0f, run2));
 
   f.out = Func("gdr_out");
-  f.out(j, h, t, b) = static_cast<float>(in.scale) * f.scan(j, Dk + t, h, b)[0];
+  f.out(j, h, t, b) = static_cast<float>(in.scale) * f.scan(j % W, Dk + t, j / W, h, b)[0];
   f.finalState = Func("gdr_final_state");
-  f.finalState(j, i, h, b) = f.scan(j, i, h, b)[0];
+  f.finalState(j, i, h, b) = f.scan(j % W, i, j / W, h, b)[0];
 }
 
 /// The chunked WY form (see the header).
@@ -187,29 +191,33 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   auto init = [&](Expr key, Expr col) {
     return in.initialState ? in.initialState->func(col, key, h, b) : Expr(0.0f);
   };
+  const int W = sh.lanes;
+  Var jl("jl"), jb("jb");
+  Expr jj = min(jb * W + jl, Dv - 1); // value column of (lane, block), clamped past Dv
   f.states = Func("gdr_states");
-  f.states(j, slot, h, b) = select(slot < Dk, init(clamp(slot, 0, Dk - 1), j),
-                                   f.bm(j, slot % Dk, h, max(slot / Dk - 1, 0), b));
+  f.states(jl, slot, jb, h, b) = select(slot < Dk, init(clamp(slot, 0, Dk - 1), jj),
+                                        f.bm(jj, slot % Dk, h, max(slot / Dk - 1, 0), b));
   f.pass = RDom(0, Dk, 0, Dk, 0, chunks, "pass");
   {
     RVar pi2 = f.pass.x, pi = f.pass.y, pn = f.pass.z;
-    f.states(j, (pn + 1) * Dk + pi, h, b) +=
-        f.m(pi2, pi, h, pn, b) * f.states(j, pn * Dk + pi2, h, b);
+    f.states(jl, (pn + 1) * Dk + pi, jb, h, b) +=
+        f.m(pi2, pi, h, pn, b) * f.states(jl, pn * Dk + pi2, jb, h, b);
   }
+  auto stateAt = [&](Expr col, Expr sl) { return f.states(col % W, sl, col / W, h, b); };
 
   // Each chunk's outputs from the state entering it.
   f.u = Func("gdr_u");
   f.u(j, r, h, n, b) = f.x(j, r, h, n, b);
-  f.u(j, r, h, n, b) -= f.x(Dv + ri, r, h, n, b) * f.states(j, n * Dk + ri, h, b);
+  f.u(j, r, h, n, b) -= f.x(Dv + ri, r, h, n, b) * stateAt(j, n * Dk + ri);
   f.oc = Func("gdr_oc");
   f.oc(j, r, h, n, b) = 0.0f;
-  f.oc(j, r, h, n, b) += f.qg(ri, r, h, n, b) * f.states(j, n * Dk + ri, h, b);
+  f.oc(j, r, h, n, b) += f.qg(ri, r, h, n, b) * stateAt(j, n * Dk + ri);
   f.oc(j, r, h, n, b) += f.pqk(rc, r, h, n, b) * f.u(j, rc, h, n, b);
 
   f.out = Func("gdr_out");
   f.out(j, h, t, b) = static_cast<float>(in.scale) * f.oc(j, t % C, h, t / C, b);
   f.finalState = Func("gdr_final_state");
-  f.finalState(j, i, h, b) = f.states(j, chunks * Dk + i, h, b);
+  f.finalState(j, i, h, b) = stateAt(j, chunks * Dk + i);
 }
 
 } // namespace
@@ -234,6 +242,7 @@ GatedDeltaRuleKernel buildGatedDeltaRule(const GatedDeltaRuleKernelInputs &in) {
   Shapes sh;
   sh.Dk = static_cast<int>(*dkc);
   sh.Dv = static_cast<int>(*dvc);
+  sh.lanes = std::max(1, in.lanes);
   sh.len = in.q.shape[1];
   // Key head of value head h: h / r with r = Hv / Hk.
   sh.ratio = Internal::simplify(in.v.shape[2] / max(in.q.shape[2], 1));

@@ -23,6 +23,9 @@ struct GatedDeltaRuleKernelInputs {
   double scale = 1.0;
   /// Tokens per chunk of the chunked form; 0: token by token.
   int chunk = 0;
+  /// Value columns stored together in the state buffers (the schedule's
+  /// vector width): a task's state is contiguous, not every lanes-th line.
+  int lanes = 8;
 };
 
 /// outputs (`result`) = {out (batch, L, Hv, Dv), final_state (batch, Hv,
@@ -30,6 +33,10 @@ struct GatedDeltaRuleKernelInputs {
 /// (exp: accurateExp, of log decays and of their differences only). The
 /// builder defines Funcs only; scheduleGatedDeltaRule
 /// (codegen/schedules/Schedules.h) schedules them. Two forms (`chunk`):
+///
+/// The state buffers (scan, states) keep `lanes` value columns together:
+/// a column j lives at (j % lanes, slot, j / lanes), so one task's slots are
+/// contiguous.
 ///
 /// Token by token (chunk 0): the value columns j of a head's state never
 /// mix (S[:, j] <- d (.) S[:, j] + k u_j with u_j = beta (v_j - k . (d (.)
@@ -67,7 +74,7 @@ struct GatedDeltaRuleKernel {
   // Token by token.
   Halide::Func decay;      // exp(g): (h, t, batch), or (key i, h, t, batch) per channel
   Halide::Func kv0;        // (value j, h, batch): k_0 . (d_0 (.) S_0[:, j]), the first token's k . S
-  Halide::Func scan;       // (value j, slot, h, batch) Tuple (S, running k.S next, running q.S)
+  Halide::Func scan;       // (lane, slot, block, h, batch) Tuple (S, running k.S next, running q.S); j = block lanes + lane
   Halide::RDom steps;      // (slot x in 0..Dk, time t) of scan's update
   // Chunked: (r, h, n, batch) and (i, r, h, n, batch) per channel for gcum;
   // (s, r, head, n, batch) for the C x C matrices.
@@ -79,7 +86,7 @@ struct GatedDeltaRuleKernel {
   Halide::Func glast;      // (key i, h, n, batch)
   Halide::Func m;          // (key i2, key i, h, n, batch): M[i][i2]
   Halide::Func bm;         // (value j, key i, h, n, batch)
-  Halide::Func states;     // (value j, slot n Dk + i, h, batch)
+  Halide::Func states;     // (lane, slot n Dk + i, block, h, batch); j = block lanes + lane
   Halide::RDom pass;       // (i2, i, n) of states' update
   Halide::RDom keys, rows; // the Dk key channels and the C rows of a chunk (reductions)
   Halide::Func u, oc;      // (value j, r, h, n, batch)

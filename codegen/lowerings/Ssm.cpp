@@ -168,7 +168,9 @@ LogicalResult lower(GatedDeltaRuleOp op, LoweringState &state) {
                                 op.getScale().convertToDouble()};
   // The chunk picks the algorithm, so it is read with or without manual
   // schedules and on every target.
-  in.chunk = state.scheduleOf(o).chunk;
+  CpuSchedule sched = state.scheduleOf(o);
+  in.chunk = sched.chunk;
+  in.lanes = sched.vectorWidth;
   if (in.chunk < 0)
     in.chunk = static_cast<int>(defaultDeltaRuleChunk(
         cast<RankedTensorType>(op.getQ().getType()).getDimSize(1),

@@ -15,21 +15,22 @@ void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   k.kv0.compute_root().vectorize(kj, vw, TailStrategy::GuardWithIf);
   if (k.kv0.num_update_definitions() > 0)
     k.kv0.update(0).vectorize(kj, vw, TailStrategy::GuardWithIf);
-  Var j = k.scan.args()[0], h = k.scan.args()[2], b = k.scan.args()[3];
-  k.scan.compute_root().vectorize(j, vw, TailStrategy::GuardWithIf);
+  // (lane, slot, block, h, b): the lanes are the schedule's vector width.
+  Var jl = k.scan.args()[0], jb = k.scan.args()[2], h = k.scan.args()[3],
+      b = k.scan.args()[4];
+  k.scan.compute_root().vectorize(jl, vw, TailStrategy::GuardWithIf);
   // Value columns are independent: each vector of columns runs the whole
-  // (t, x) walk of its (head, stream) task.
-  Var jo("jo"), ji("ji"), hb("hb");
+  // (t, x) walk of its (block, head, stream) task over its own contiguous
+  // slots.
+  Var task("task");
   Stage scan = k.scan.update(0);
-  scan.split(j, jo, ji, vw, TailStrategy::GuardWithIf)
-      .reorder(ji, k.steps.x, k.steps.y, jo, h, b)
-      .vectorize(ji);
+  scan.reorder(jl, k.steps.x, k.steps.y, jb, h, b).vectorize(jl, vw, TailStrategy::GuardWithIf);
   // The walk over the key rows unrolled: the running sums pass from one
   // row to the next in registers rather than through the scan's buffers.
   if (const int64_t *rows = Internal::as_const_int(k.steps.x.extent()); rows && *rows <= 257)
     scan.unroll(k.steps.x);
   if (s.parallel)
-    scan.fuse(h, b, hb).parallel(hb);
+    scan.fuse(jb, h, task).fuse(task, b, task).parallel(task);
 }
 
 /// A reduction update of `f`: vectors of pure var 0 innermost, then the
@@ -98,15 +99,15 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   reductionUpdate(k.bm, 0, {k.rows.x}, nPos, s);
   // The state pass: sequential over chunks inside each (value head,
   // stream) task, vectors of value columns.
-  Var j = k.states.args()[0], h = k.states.args()[2], b = k.states.args()[3];
-  k.states.compute_root().vectorize(j, s.vectorWidth, TailStrategy::GuardWithIf);
-  Var jo("jo"), ji("ji"), hb("hb");
+  Var jl = k.states.args()[0], jb = k.states.args()[2], h = k.states.args()[3],
+      b = k.states.args()[4];
+  k.states.compute_root().vectorize(jl, s.vectorWidth, TailStrategy::GuardWithIf);
+  Var task("task");
   Stage pass = k.states.update(0);
-  pass.split(j, jo, ji, s.vectorWidth, TailStrategy::GuardWithIf)
-      .reorder(ji, k.pass.x, k.pass.y, k.pass.z, jo, h, b)
-      .vectorize(ji);
+  pass.reorder(jl, k.pass.x, k.pass.y, k.pass.z, jb, h, b)
+      .vectorize(jl, s.vectorWidth, TailStrategy::GuardWithIf);
   if (s.parallel)
-    pass.fuse(h, b, hb).parallel(hb);
+    pass.fuse(jb, h, task).fuse(task, b, task).parallel(task);
   rootVectorized(k.u, nPos, s);
   reductionUpdate(k.u, 0, {k.keys.x}, nPos, s);
   rootVectorized(k.oc, nPos, s);
