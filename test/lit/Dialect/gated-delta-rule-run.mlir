@@ -3,7 +3,9 @@
 // 37 tokens, 2 key heads of Dk 12 serving 4 value heads of Dv 10 (not a
 // multiple of the vector width); a gate per key channel without an initial
 // state, Hk = Hv = 3, Dk 16, Dv 8, 23 tokens; one token (a decode step) from
-// a state at Dk = Dv = 32 with 2 value heads per key head and 3 streams.
+// a state at Dk = Dv = 32 with 2 value heads per key head and 3 streams; and
+// the chunked form forced where it pads: one token in a chunk of 64, 63
+// tokens in chunks of 16 (scalar gate) and in one chunk of 64 (per channel).
 // g = -exp(x) <= 0, beta = x + 0.5 in (0, 1); the keys are scaled so that
 // beta ||k||^2 stays below 2 (the rule diverges past it in every implementation).
 // REQUIRES: ssm-run
@@ -11,13 +13,18 @@
 // RUN: ssm-run %s --seed 5 | FileCheck %s --check-prefix=REF
 // The default chunk (ssm-assign-schedules): 64 over 37 tokens, 16 with a gate
 // per key channel, 0 (token by token) for one token; a GPU target gets only
-// its thread count, the chunk left to the same default.
+// its thread count, the chunk left to the same default. The ops written with
+// a schedule keep theirs.
 // RUN: ssm-opt %s --ssm-assign-schedules=target=x86-64-linux-avx2 | FileCheck %s --check-prefix=SCHED
 // RUN: ssm-opt %s --ssm-assign-schedules=target=host-opencl | FileCheck %s --check-prefix=GPU
 // SCHED-COUNT-1: ssm.gated_delta_rule {{.*}}#ssm.schedule<vector_width = 8, parallel = true, chunk = 64>
 // SCHED: ssm.gated_delta_rule {{.*}}#ssm.schedule<vector_width = 8, parallel = true, chunk = 16>
 // SCHED: ssm.gated_delta_rule {{.*}}#ssm.schedule<vector_width = 8, parallel = true, chunk = 0>
+// SCHED: ssm.gated_delta_rule {{.*}}#ssm.schedule<chunk = 64>
+// SCHED: ssm.gated_delta_rule {{.*}}#ssm.schedule<chunk = 16>
+// SCHED: ssm.gated_delta_rule {{.*}}#ssm.schedule<chunk = 64>
 // GPU-COUNT-3: ssm.gated_delta_rule {{.*}}#ssm.schedule<gpu_threads = 128>
+// GPU: ssm.gated_delta_rule {{.*}}#ssm.schedule<chunk = 64>
 
 // CHECK: result0_vs_reference {{.*}} PASS
 // CHECK: result1_vs_reference {{.*}} PASS
@@ -25,16 +32,25 @@
 // CHECK: result3_vs_reference {{.*}} PASS
 // CHECK: result4_vs_reference {{.*}} PASS
 // CHECK: result5_vs_reference {{.*}} PASS
-// REF-COUNT-6: result{{[0-5]}}
+// CHECK: result6_vs_reference {{.*}} PASS
+// CHECK: result7_vs_reference {{.*}} PASS
+// CHECK: result8_vs_reference {{.*}} PASS
+// CHECK: result9_vs_reference {{.*}} PASS
+// CHECK: result10_vs_reference {{.*}} PASS
+// CHECK: result11_vs_reference {{.*}} PASS
+// REF-COUNT-12: result{{[0-9]+}}
 
 func.func @main(%q: tensor<2x37x2x12xf32>, %k: tensor<2x37x2x12xf32>, %v: tensor<2x37x4x10xf32>,
                 %g0: tensor<2x37x4xf32>, %b0: tensor<2x37x4xf32>, %s0: tensor<2x4x12x10xf32>,
                 %q2: tensor<1x23x3x16xf32>, %k2: tensor<1x23x3x16xf32>, %v2: tensor<1x23x3x8xf32>,
                 %g2: tensor<1x23x3x16xf32>, %b2: tensor<1x23x3xf32>,
                 %q3: tensor<3x1x1x32xf32>, %k3: tensor<3x1x1x32xf32>, %v3: tensor<3x1x2x32xf32>,
-                %g3: tensor<3x1x2xf32>, %b3: tensor<3x1x2xf32>, %s3: tensor<3x2x32x32xf32>)
+                %g3: tensor<3x1x2xf32>, %b3: tensor<3x1x2xf32>, %s3: tensor<3x2x32x32xf32>,
+                %q4: tensor<1x63x2x12xf32>, %v4: tensor<1x63x4x10xf32>, %g4: tensor<1x63x4x12xf32>,
+                %b4: tensor<1x63x4xf32>, %s4i: tensor<1x4x12x10xf32>)
     -> (tensor<2x37x4x10xf32>, tensor<2x4x12x10xf32>, tensor<1x23x3x8xf32>, tensor<1x3x16x8xf32>,
-        tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>) {
+        tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>, tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>,
+        tensor<1x63x4x10xf32>, tensor<1x4x12x10xf32>, tensor<1x63x4x10xf32>, tensor<1x4x12x10xf32>) {
   %e = math.exp %g0 : tensor<2x37x4xf32>
   %g = arith.negf %e : tensor<2x37x4xf32>
   %half = arith.constant dense<0.5> : tensor<2x37x4xf32>
@@ -60,7 +76,24 @@ func.func @main(%q: tensor<2x37x2x12xf32>, %k: tensor<2x37x2x12xf32>, %v: tensor
   %o3, %s4 = ssm.gated_delta_rule %q3, %k3s, %v3, %g3n, %beta3 initial_state(%s3) {scale = 0.176 : f64}
       : (tensor<3x1x1x32xf32>, tensor<3x1x1x32xf32>, tensor<3x1x2x32xf32>, tensor<3x1x2xf32>,
          tensor<3x1x2xf32>, tensor<3x2x32x32xf32>) -> (tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>)
-  return %o, %s1, %o2, %s2, %o3, %s4
+  %o5, %s5 = ssm.gated_delta_rule %q3, %k3s, %v3, %g3n, %beta3 initial_state(%s3) {scale = 0.176 : f64, ssm.schedule = #ssm.schedule<chunk = 64>}
+      : (tensor<3x1x1x32xf32>, tensor<3x1x1x32xf32>, tensor<3x1x2x32xf32>, tensor<3x1x2xf32>,
+         tensor<3x1x2xf32>, tensor<3x2x32x32xf32>) -> (tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>)
+
+  %half4 = arith.constant dense<0.5> : tensor<1x63x4xf32>
+  %beta4 = arith.addf %b4, %half4 : tensor<1x63x4xf32>
+  %e4 = math.exp %g4 : tensor<1x63x4x12xf32>
+  %g4c = arith.negf %e4 : tensor<1x63x4x12xf32>
+  %g4s = tensor.extract_slice %g4c[0, 0, 0, 0] [1, 63, 4, 1] [1, 1, 1, 1]
+      : tensor<1x63x4x12xf32> to tensor<1x63x4xf32>
+  %o6, %s6 = ssm.gated_delta_rule %q4, %q4, %v4, %g4s, %beta4 initial_state(%s4i) {scale = 0.29 : f64, ssm.schedule = #ssm.schedule<chunk = 16>}
+      : (tensor<1x63x2x12xf32>, tensor<1x63x2x12xf32>, tensor<1x63x4x10xf32>, tensor<1x63x4xf32>,
+         tensor<1x63x4xf32>, tensor<1x4x12x10xf32>) -> (tensor<1x63x4x10xf32>, tensor<1x4x12x10xf32>)
+  %o7, %s7 = ssm.gated_delta_rule %q4, %q4, %v4, %g4c, %beta4 initial_state(%s4i) {scale = 0.29 : f64, ssm.schedule = #ssm.schedule<chunk = 64>}
+      : (tensor<1x63x2x12xf32>, tensor<1x63x2x12xf32>, tensor<1x63x4x10xf32>, tensor<1x63x4x12xf32>,
+         tensor<1x63x4xf32>, tensor<1x4x12x10xf32>) -> (tensor<1x63x4x10xf32>, tensor<1x4x12x10xf32>)
+  return %o, %s1, %o2, %s2, %o3, %s4, %o5, %s5, %o6, %s6, %o7, %s7
       : tensor<2x37x4x10xf32>, tensor<2x4x12x10xf32>, tensor<1x23x3x8xf32>, tensor<1x3x16x8xf32>,
-        tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>
+        tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>, tensor<3x1x2x32xf32>, tensor<3x2x32x32xf32>,
+        tensor<1x63x4x10xf32>, tensor<1x4x12x10xf32>, tensor<1x63x4x10xf32>, tensor<1x4x12x10xf32>
 }
