@@ -82,7 +82,11 @@ bool linkShared(const std::vector<std::string> &objects, const std::string &out,
 }
 
 rt::TensorInfo tensorInfo(const TensorSignature &t) {
-  return {t.name, t.param, t.state, t.shape, t.dtype};
+  rt::TensorInfo info{t.name, t.param, t.state, t.shape, t.dtype, std::nullopt};
+  if (t.append)
+    info.append = rt::TensorInfo::Append{t.append->axis, t.append->argument,
+                                         t.append->position, t.append->length};
+  return info;
 }
 
 std::vector<rt::TensorInfo> tensorInfos(const std::vector<TensorSignature> &ts) {

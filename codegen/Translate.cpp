@@ -7,6 +7,7 @@
 #include "dialect/SsmOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <set>
 #include <tuple>
@@ -43,6 +44,49 @@ std::optional<Halide::Type> argumentStorageType(Type elem) {
   if (elem.isInteger(8))
     return Halide::Int(8);
   return std::nullopt;
+}
+
+/// `v` with the tensor reshapes that produce it looked through.
+Value throughReshapes(Value v) {
+  while (Operation *d = v.getDefiningOp()) {
+    if (auto c = dyn_cast<tensor::CollapseShapeOp>(d))
+      v = c.getSrc();
+    else if (auto e = dyn_cast<tensor::ExpandShapeOp>(d))
+      v = e.getSrc();
+    else
+      break;
+  }
+  return v;
+}
+
+/// The window a result writes in place of an argument: where `result` is
+/// (through reshapes) the k_cache_new or v_cache_new of an ssm.attention of
+/// one stream whose cache operand is (through reshapes) an argument of
+/// `func` of the result's type and whose position is an argument of `func`.
+std::optional<TensorSignature::Append> appendWindowOf(Value result, func::FuncOp func) {
+  auto res = dyn_cast<OpResult>(throughReshapes(result));
+  auto att = res ? dyn_cast<ssm::AttentionOp>(res.getOwner()) : ssm::AttentionOp();
+  if (!att || res.getResultNumber() == 0)
+    return std::nullopt;
+  Value cacheOperand = res.getResultNumber() == 1 ? att.getKCache() : att.getVCache();
+  auto cache = dyn_cast<BlockArgument>(throughReshapes(cacheOperand));
+  auto position = dyn_cast<BlockArgument>(att.getPosition());
+  Block *entry = &func.getBody().front();
+  auto cacheType = cast<RankedTensorType>(cacheOperand.getType()); // (B, C, Hkv, D)
+  auto resultType = dyn_cast<RankedTensorType>(result.getType());
+  if (!cache || !position || cache.getOwner() != entry || position.getOwner() != entry ||
+      cache.getType() != result.getType() || !resultType || cacheType.getDimSize(0) != 1)
+    return std::nullopt;
+  // The cache's position axis in the result: (1, C, Hkv, D) or (C, Hkv, D).
+  const int axis = resultType.getRank() == 4 ? 1 : resultType.getRank() == 3 ? 0 : -1;
+  if (axis < 0 || resultType.getDimSize(axis) != cacheType.getDimSize(1))
+    return std::nullopt;
+  TensorSignature::Append a;
+  a.axis = axis;
+  a.argument = static_cast<int>(cache.getArgNumber());
+  a.position = static_cast<int>(position.getArgNumber());
+  a.length = cast<RankedTensorType>(att.getK().getType()).getDimSize(1);
+  return a;
 }
 
 } // namespace
@@ -164,12 +208,17 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
                                  "(ssm-chunk-time sets it only there)";
   }
   // The dims the runtime crops per chunk stay symbolic; all others are fixed.
-  auto constrain = [](auto dimOf, const std::vector<int64_t> &shape, int timeAxis) {
+  // A result's append axis (TensorSignature::Append) is left unbounded: the
+  // runtime may pass a window of it at any position.
+  auto constrain = [](auto dimOf, const std::vector<int64_t> &shape, int timeAxis,
+                      int freeAxis = -1) {
     int64_t stride = 1;
     for (size_t i = 0; i < shape.size(); ++i) {
       int64_t ext = shape[shape.size() - 1 - i];
       bool time = static_cast<int>(shape.size() - 1 - i) == timeAxis;
-      if (!time)
+      if (static_cast<int>(shape.size() - 1 - i) == freeAxis)
+        ; // neither min nor extent fixed
+      else if (!time)
         dimOf(i).set_bounds(0, static_cast<int>(ext));
       else
         dimOf(i).set_min(0);
@@ -302,9 +351,13 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       }
       TensorSignature sig =
           tensorSignature(type, func.getResultAttrDict(i), "result" + std::to_string(i));
+      // CPU targets only: a GPU module keeps its own device copies.
+      if (!out.chunking && manual && targetFamily(target) != TargetFamily::Gpu)
+        sig.append = appendWindowOf(returned[i], func);
       Halide::Func f = t.func;
       constrain([&](int d) { return f.output_buffer().dim(d); }, sig.shape,
-                out.chunking ? out.chunking->resultTimeAxis[i] : -1);
+                out.chunking ? out.chunking->resultTimeAxis[i] : -1,
+                sig.append ? sig.append->axis : -1);
       outputs.push_back(f);
       out.results.push_back(sig);
     }

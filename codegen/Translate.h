@@ -19,6 +19,17 @@ struct TensorSignature {
   std::string state;          // the `ssm.state` name: streaming sessions carry it across calls
   std::vector<int64_t> shape; // MLIR order, static
   std::string dtype = "float32";
+  /// Results only: the rows [p, p + length) along `axis` of argument
+  /// `argument` are what the function writes, p the value of the int32
+  /// argument `position`; the rest equals the argument (a KV cache after
+  /// ssm.attention, one stream). The output's `axis` is left unbounded so
+  /// that the runtime may pass that window of the argument's memory
+  /// (rt::TensorInfo::Append in the manifest).
+  struct Append {
+    int axis = -1, argument = -1, position = -1;
+    int64_t length = 0;
+  };
+  std::optional<Append> append;
 };
 
 /// How the runtime runs a long sequence as a host loop over time chunks,

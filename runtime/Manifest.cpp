@@ -23,6 +23,11 @@ ordered tensorJson(const TensorInfo &t) {
     j["state"] = t.state;
   j["shape"] = t.shape;
   j["dtype"] = t.dtype;
+  if (t.append)
+    j["append"] = {{"axis", t.append->axis},
+                   {"argument", t.append->argument},
+                   {"position", t.append->position},
+                   {"length", t.append->length}};
   return j;
 }
 
@@ -149,6 +154,27 @@ bool readTensors(const json &j, const char *key, std::vector<TensorInfo> &out,
               "; float32 and int32 are supported (and float16, bfloat16, int8 for arguments)";
       return false;
     }
+    if (t.contains("append")) {
+      const json &a = t["append"];
+      auto intAt = [&](const char *k, int64_t &v) {
+        if (!a.is_object() || !a.contains(k) || !a[k].is_number_integer())
+          return false;
+        v = a[k].get<int64_t>();
+        return true;
+      };
+      int64_t axis = 0, argument = 0, position = 0, length = 0;
+      if (std::string(key) != "results" || !intAt("axis", axis) || !intAt("argument", argument) ||
+          !intAt("position", position) || !intAt("length", length) || axis < 0 ||
+          axis >= static_cast<int64_t>(info.shape.size()) || argument < 0 || position < 0 ||
+          argument > (1 << 20) || position > (1 << 20) || length < 1 ||
+          length > info.shape[static_cast<size_t>(axis)]) {
+        error = where + ": '" + info.name + "' has a malformed \"append\" " +
+                (t["append"].dump());
+        return false;
+      }
+      info.append = TensorInfo::Append{static_cast<int>(axis), static_cast<int>(argument),
+                                       static_cast<int>(position), length};
+    }
     out.push_back(std::move(info));
   }
   return true;
@@ -177,6 +203,23 @@ bool readFunction(const json &f, const std::string &path, FunctionInfo &info,
   if (f.contains("kernel_extra_arguments") &&
       !readTensors(f, "kernel_extra_arguments", info.kernelExtraArguments, error, path))
     return false;
+  // An appended result names an argument of its shape and dtype and an
+  // int32 position of one element.
+  for (const TensorInfo &r : info.results) {
+    if (!r.append)
+      continue;
+    const TensorInfo::Append &a = *r.append;
+    const size_t n = info.arguments.size();
+    if (static_cast<size_t>(a.argument) >= n || static_cast<size_t>(a.position) >= n ||
+        info.arguments[a.argument].shape != r.shape || info.arguments[a.argument].dtype != r.dtype ||
+        info.arguments[a.position].dtype != "int32" ||
+        info.arguments[a.position].shape != std::vector<int64_t>{1}) {
+      error = path + ": @" + info.name + ": result '" + r.name +
+              "' appends to an argument that is not of its shape and dtype, or its position "
+              "is not one int32";
+      return false;
+    }
+  }
   if (f.contains("steps")) {
     info.segmented = true;
     const std::string where = path + ": malformed \"steps\" of @" + info.name;

@@ -14,7 +14,8 @@
 //  library's size and XXH3-64 checksum, runtime/Checksum.h)}
 // with T = {"name", "param" (weights), "state" (carried states), "shape",
 // "dtype": float32 | int32 | float16 | bfloat16 | int8 (the last three for
-// arguments only)}. No MLIR and no Halide: codegen/Compile.cpp and
+// arguments only), "append": {"axis", "argument", "position", "length"}
+// (results only, TensorInfo::Append)}. No MLIR and no Halide: codegen/Compile.cpp and
 // runtime/Module.cpp both include it.
 #ifndef SSM_RUNTIME_MANIFEST_H
 #define SSM_RUNTIME_MANIFEST_H
@@ -32,6 +33,18 @@ struct TensorInfo {
   std::string state; // streaming-state name (ssm.state), empty otherwise
   std::vector<int64_t> shape;
   std::string dtype;
+  /// Results only (manifest "append"): the result is argument `argument`
+  /// with the `length` rows from p along `axis` replaced, p the int32 value
+  /// of argument `position` (a KV cache after ssm.attention writes a call's
+  /// keys or values). The kernel computes whatever rows its output buffer
+  /// covers and never reads the result, so a runtime may pass the window
+  /// [p, p + length) of the argument's own memory as the result and write
+  /// the cache in place (BoundCall::carryState does on CPU modules).
+  struct Append {
+    int axis = -1, argument = -1, position = -1;
+    int64_t length = 0;
+  };
+  std::optional<Append> append;
 };
 
 /// A function the runtime runs as a host loop over time chunks, carrying

@@ -165,6 +165,15 @@ struct BoundCall::Impl {
     // (resident), and `argumentHost`, the argument's own memory, is stale.
     bool swap = false;
     uint8_t *argumentHost = nullptr;
+    // CPU modules, a result the manifest marks "append" (a KV cache): before
+    // each call the result's buffer is pointed at the rows [p, p + length)
+    // of the argument's own memory (p read from the position buffer), so
+    // the kernel writes only this call's rows, in place, and the argument
+    // always holds the state (never resident elsewhere).
+    bool inPlace = false;
+    int halideDim = 0;          // the append axis in Halide's dim order
+    size_t positionBuffer = 0;  // c.from's kernel input holding p (int32)
+    int64_t length = 0;
   };
   std::vector<Carry> carries;
   const FunctionInfo *info = nullptr;
@@ -213,6 +222,8 @@ struct BoundCall::Impl {
   /// device copy (then the argument's HostTensor holds the state).
   bool moveCarries(std::string &error) {
     for (Carry &c : carries) {
+      if (c.inPlace)
+        continue; // written where it lives
       if (c.swap) {
         std::swap(raw(c.from, c.fromBuffer)->host, raw(c.to[0].first, c.to[0].second)->host);
         c.resident = !c.resident;
@@ -317,6 +328,35 @@ struct BoundCall::Impl {
     return c.from && !c.to.empty();
   }
 
+  /// Carry::inPlace for `c` where the result is marked "append" to the
+  /// very argument it is carried to, in the same kernel, and nothing else
+  /// of the call shares either memory.
+  bool carryInPlace(Carry &c) {
+    Impl *k = c.from;
+    if (c.to[0].first != k || k->chunking || !k->info || k->device)
+      return false;
+    const size_t firstResult = k->argv.size() - k->info->results.size();
+    if (c.fromBuffer < firstResult)
+      return false;
+    const TensorInfo &r = k->info->results[c.fromBuffer - firstResult];
+    if (!r.append || static_cast<size_t>(r.append->argument) != c.to[0].second ||
+        static_cast<size_t>(r.append->position) >= firstResult)
+      return false;
+    for (const Carry &other : carries)
+      if ((other.from == c.from && other.fromBuffer == c.fromBuffer) || other.to[0] == c.to[0])
+        return false;
+    halide_buffer_t *src = raw(k, c.fromBuffer), *dst = raw(k, c.to[0].second);
+    if (!src->host || !dst->host || src->host == dst->host || buffersOn(dst->host) != 1 ||
+        src->dimensions != dst->dimensions || r.append->axis >= dst->dimensions)
+      return false;
+    c.inPlace = true;
+    c.halideDim = dst->dimensions - 1 - r.append->axis;
+    c.positionBuffer = static_cast<size_t>(r.append->position);
+    c.length = r.append->length;
+    carries.push_back(c);
+    return true;
+  }
+
   /// The CPU form of BoundCall::carryState for the buffers locateCarry
   /// found: the result's and the argument's buffers trade memory after each
   /// call (Carry::swap). Only where exactly one kernel buffer reads the
@@ -326,6 +366,8 @@ struct BoundCall::Impl {
   bool carryOnHost(Carry c, bool readByAStep) {
     if (readByAStep || c.to.size() != 1)
       return false;
+    if (carryInPlace(c))
+      return true;
     for (const Carry &other : carries)
       if ((other.from == c.from && other.fromBuffer == c.fromBuffer) || other.to[0] == c.to[0])
         return false; // already carried
@@ -340,6 +382,32 @@ struct BoundCall::Impl {
     c.swap = true;
     c.argumentHost = dst->host;
     carries.push_back(std::move(c));
+    return true;
+  }
+
+  /// Points each in-place carry's result buffer at this call's window of
+  /// its argument (Carry::inPlace); false with `error` for a position
+  /// outside the argument (the model checks the context before a call).
+  bool placeWindows(std::string &error) {
+    for (Carry &c : carries) {
+      if (!c.inPlace)
+        continue;
+      halide_buffer_t *out = raw(c.from, c.fromBuffer);
+      const halide_buffer_t *arg = raw(c.to[0].first, c.to[0].second);
+      const halide_buffer_t *pos = raw(c.from, c.positionBuffer);
+      const int32_t p = *reinterpret_cast<const int32_t *>(pos->host);
+      const halide_dimension_t &full = arg->dim[c.halideDim];
+      if (p < 0 || static_cast<int64_t>(p) + c.length > static_cast<int64_t>(full.extent)) {
+        error = "kernel " + c.from->name + ": position " + std::to_string(p) + " + " +
+                std::to_string(c.length) + " rows is outside the " + std::to_string(full.extent) +
+                " rows of the state it appends to";
+        return false;
+      }
+      out->host = arg->host + static_cast<int64_t>(p) * full.stride * arg->type.bytes();
+      out->dim[c.halideDim].min = p;
+      out->dim[c.halideDim].extent = static_cast<int32_t>(c.length);
+      out->dim[c.halideDim].stride = full.stride;
+    }
     return true;
   }
 
@@ -400,6 +468,8 @@ size_t byteSize(const HostTensor &t) {
 BoundCall::~BoundCall() = default;
 
 bool BoundCall::invoke(std::string &error) {
+  if (!impl->placeWindows(error))
+    return false;
   if (!impl->fn) {
     for (auto &s : impl->steps)
       if (!s->invoke(error))

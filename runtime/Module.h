@@ -49,6 +49,13 @@ public:
   ///    argument's memory is written (it must be writable storage, not a
   ///    view). Refused where another buffer of the call shares either
   ///    memory.
+  ///  * CPU modules, a result the manifest marks "append" to this very
+  ///    argument (TensorInfo::Append: a KV cache after ssm.attention, one
+  ///    stream): before each call the result's buffer is pointed at the
+  ///    rows [p, p + length) of the argument's memory (p read from the
+  ///    position argument), so the kernel writes only this call's rows, in
+  ///    place; the argument's HostTensor always holds the state (nothing to
+  ///    sync) and a position past the argument fails the call naming it.
   /// Either way the result's HostTensor does not hold the state and the
   /// argument's HostTensor is stale until syncToHost(). Returns false,
   /// changing nothing, where it does not apply: a time-chunked function, a
