@@ -359,6 +359,9 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
       for (size_t k = 0; k < e.fn->arguments.size() && e.resultState[i] >= 0; ++k)
         if (e.argumentState[k] == e.resultState[i]) {
           b->carried[i] = b->call->carryState(i, k);
+          // Written in place (a KV cache): its own buffer is never used.
+          if (b->carried[i] && b->call->carriesInPlace(i))
+            std::vector<unsigned char, AlignedAllocator<unsigned char>>().swap(b->results[i].storage);
           break;
         }
     it = bound_.emplace(&e, std::move(b)).first;
@@ -469,16 +472,25 @@ Status Stream::setState(const std::string &name, const float *values, size_t n) 
   return Status::ok();
 }
 
-Status Stream::save(const std::string &path) const {
+Status Stream::snapshot(SavedState &s) const {
   if (Status st = syncStates(); !st)
     return st;
-  SavedState s;
   s.fingerprint = model_.spec().fingerprint;
   s.position = position_;
-  for (size_t i = 0; i < states_.size(); ++i)
-    s.states.push_back({model_.spec().states[i].name, states_[i].shape,
-                        std::vector<float>(states_[i].f32().begin(), states_[i].f32().end())});
+  s.states.resize(states_.size());
+  for (size_t i = 0; i < states_.size(); ++i) {
+    s.states[i].name = model_.spec().states[i].name;
+    s.states[i].shape = states_[i].shape;
+    s.states[i].values.assign(states_[i].f32().begin(), states_[i].f32().end());
+  }
   s.logits = logits_;
+  return Status::ok();
+}
+
+Status Stream::save(const std::string &path) const {
+  SavedState s;
+  if (Status st = snapshot(s); !st)
+    return st;
   return writeStateFile(path, s);
 }
 
@@ -492,6 +504,10 @@ Status Stream::load(const std::string &path) {
   SavedState s;
   if (Status st = readStateFile(path, s, stateFileBytes(layout, maxLogits)); !st)
     return st;
+  return restore(s, path);
+}
+
+Status Stream::restore(const SavedState &s, const std::string &path) {
   const ModelSpec &spec = model_.spec();
   // The position is passed to kernels that index caches with it.
   if (s.position < 0)
@@ -511,6 +527,11 @@ Status Stream::load(const std::string &path) {
                                   "' of shape " + shapeString(s.states[i].shape) +
                                   ", the model's is '" + spec.states[i].name + "' of shape " +
                                   shapeString(states_[i].shape) + " (saved from another model)"};
+  for (size_t i = 0; i < s.states.size(); ++i)
+    if (s.states[i].values.size() != states_[i].f32().size())
+      return {Code::Mismatch, path + ": state '" + s.states[i].name + "' holds " +
+                                  std::to_string(s.states[i].values.size()) + " values, the model's " +
+                                  std::to_string(states_[i].f32().size())};
   if (s.fingerprint != spec.fingerprint)
     return {Code::Mismatch, path + ": saved from a model with another architecture or config"};
   if (!s.logits.empty() && model_.vocab() > 0 && static_cast<int64_t>(s.logits.size()) != model_.vocab())

@@ -171,6 +171,7 @@ struct BoundCall::Impl {
     // the kernel writes only this call's rows, in place, and the argument
     // always holds the state (never resident elsewhere).
     bool inPlace = false;
+    size_t result = 0;          // the function's result index (carryState)
     int halideDim = 0;          // the append axis in Halide's dim order
     size_t positionBuffer = 0;  // c.from's kernel input holding p (int32)
     int64_t length = 0;
@@ -507,6 +508,7 @@ bool BoundCall::carryState(size_t result, size_t argument) {
   if (r.shape != a.shape || r.dtype != a.dtype)
     return false;
   Impl::Carry c;
+  c.result = result;
   bool readByAStep = false;
   if (!im.locateCarry(result, argument, c, readByAStep))
     return false;
@@ -528,6 +530,13 @@ bool BoundCall::carryState(size_t result, size_t argument) {
   c.from->keep[c.fromBuffer] = true;
   im.carries.push_back(std::move(c));
   return true;
+}
+
+bool BoundCall::carriesInPlace(size_t result) const {
+  for (const Impl::Carry &k : impl->carries)
+    if (k.inPlace && k.result == result)
+      return true;
+  return false;
 }
 
 bool BoundCall::syncToHost(std::string &error) {

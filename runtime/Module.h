@@ -64,6 +64,10 @@ public:
   /// shapes or dtypes that do not match; the caller then copies the result
   /// into the argument on the host, as before.
   bool carryState(size_t result, size_t argument);
+  /// True when carryState(result, ...) writes the state in place (the
+  /// "append" form above): the result's own HostTensor is then never
+  /// written nor read, and its storage may be released by the caller.
+  bool carriesInPlace(size_t result) const;
   /// Puts every carried state into its argument's HostTensor (from the
   /// device, or from the result's memory on a CPU module); the next call
   /// reads it from there again (so the host may change it in between). A

@@ -90,6 +90,8 @@ void runToTheEnd(CompiledModule &module, const std::string &fn, int len) {
   ASSERT_TRUE(p && c) << error;
   ASSERT_TRUE(p->carryState(1, 3));
   ASSERT_TRUE(p->carryState(2, 4));
+  EXPECT_TRUE(p->carriesInPlace(1) && p->carriesInPlace(2));
+  EXPECT_FALSE(p->carriesInPlace(0) || c->carriesInPlace(1));
   const auto untouched = pout[1].storage;
   for (int at = 0; at + len <= kC; at += len) {
     pos.i32()[0] = at;
