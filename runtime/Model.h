@@ -37,6 +37,7 @@
 
 #include "runtime/Module.h"
 #include "runtime/ModelSpec.h"
+#include "runtime/StateFile.h"
 #include "runtime/Status.h"
 #include "runtime/TokenStream.h"
 #include "runtime/Weights.h"
@@ -193,6 +194,12 @@ public:
   /// unchanged) when it is truncated, corrupt, of another format version, or
   /// from a model with other states.
   Status load(const std::string &path);
+  /// The same in memory: every state, the position and the logits copied
+  /// into `out` (a server's prompt cache keeps them), and put back from one
+  /// (refused, the stream unchanged, as load() refuses a file; `what` names
+  /// it in messages).
+  Status snapshot(SavedState &out) const;
+  Status restore(const SavedState &state, const std::string &what = "saved state");
 
   const Model &model() const { return model_; }
   Model &model() { return model_; }
