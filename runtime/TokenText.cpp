@@ -54,11 +54,12 @@ Status TokenTextStream::push(int32_t token, std::string &out) {
     return {};
   std::string piece;
   if (!tokenizer_) {
-    if (token < 0 || token > 255)
-      return {Code::InvalidArgument,
-              "token " + std::to_string(token) + " is not a byte (a model without a tokenizer)"};
+    if (token < 0)
+      return {Code::InvalidArgument, "token " + std::to_string(token) + " is negative"};
     ids_.push_back(token);
-    bytes_.push_back(static_cast<char>(token));
+    // A token past the bytes (a padded vocabulary) is not text: an invalid
+    // byte, so U+FFFD.
+    bytes_.push_back(token > 255 ? '\xFF' : static_cast<char>(token));
     // Hold back the last lead byte and its continuations while they can
     // still become a character.
     size_t j = bytes_.size();

@@ -41,8 +41,8 @@ public:
 
   /// Adds a token and appends to `out` the text that is final now. Once a
   /// stop string is in the text, stopped() is true and `out` ends just before
-  /// it; later pushes add nothing. Errors: the tokenizer's (a negative id),
-  /// or a byte token outside [0, 256).
+  /// it; later pushes add nothing. A negative id is InvalidArgument; a byte
+  /// token past 255 gives U+FFFD.
   Status push(int32_t token, std::string &out);
   /// Appends the text held back, at the end of generation: an incomplete
   /// character as U+FFFD, the start of a stop string that did not come.

@@ -8,6 +8,8 @@
 #include "runtime/Generate.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
+#include "runtime/Sampling.h"
+#include "runtime/TokenText.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "driver/CompileCache.h"
 
@@ -20,7 +22,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <cmath>
 #include <memory>
+#include <random>
 #include <thread>
 
 namespace ssm {
@@ -95,6 +99,40 @@ private:
   LogitsRows rows;
   const std::function<mlir::MLIRContext &()> &context;
 };
+
+/// The sampling flags' problem, naming the flag ("" when none).
+std::string checkSampling(const ModelRunOptions &o) {
+  const rt::SamplingParams &p = o.sampling;
+  auto got = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(", got ") + buf;
+  };
+  if (!o.samplingFlags.empty() && o.generate == 0)
+    return o.samplingFlags.front() + " chooses the tokens of --generate N: give --generate too";
+  if (!(std::isfinite(p.temperature) && p.temperature >= 0.0f))
+    return "--temperature takes a number >= 0 (0: greedy)" + got(p.temperature);
+  if (p.topK < 0)
+    return "--top-k takes a count >= 0 (0: every token)" + got(p.topK);
+  if (!(p.topP >= 0.0f && p.topP <= 1.0f))
+    return "--top-p takes a probability in [0, 1] (1: no top-p filter)" + got(p.topP);
+  if (!(p.minP >= 0.0f && p.minP <= 1.0f))
+    return "--min-p takes a probability in [0, 1] (0: no min-p filter)" + got(p.minP);
+  if (!(std::isfinite(p.repetitionPenalty) && p.repetitionPenalty > 0.0f))
+    return "--repeat-penalty takes a number > 0 (1: none)" + got(p.repetitionPenalty);
+  if (!std::isfinite(p.presencePenalty))
+    return "--presence-penalty takes a finite number" + got(p.presencePenalty);
+  if (!std::isfinite(p.frequencyPenalty))
+    return "--frequency-penalty takes a finite number" + got(p.frequencyPenalty);
+  if (p.penaltyLastN < -1)
+    return "--repeat-last-n takes a count >= -1 (-1: every token, 0: no penalties)" +
+           got(p.penaltyLastN);
+  for (const std::string &stop : o.stopStrings)
+    if (stop.empty())
+      return "--stop takes a non-empty string";
+  // Whatever the messages above cover, the library's own check agrees.
+  return rt::samplingParamsProblem(p);
+}
 
 bool canWrite(const std::string &path, bool force, std::string &error) {
   if (llvm::sys::fs::exists(path) && !force) {
@@ -179,6 +217,8 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   if (o.generate < 0)
     return fail(kCannotRun, "--generate takes a non-negative count, got " +
                                 std::to_string(o.generate));
+  if (std::string why = checkSampling(o); !why.empty())
+    return fail(kCannotRun, why);
   rt::ModelSpec spec;
   if (rt::Status s = rt::ModelSpec::load(o.dir, spec); !s)
     return fail(kCannotRun, s.message());
@@ -361,42 +401,80 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   }
 
   if (o.generate > 0) {
-    // Each token is printed as it comes (a long run can be watched or cut).
+    // The text (or the ids, for a model with neither a tokenizer nor byte
+    // tokens) is printed as it comes: a long run can be watched or cut.
+    const bool asText = tokenizer || spec.byteTokens;
+    if (!asText && !o.stopStrings.empty())
+      return fail(kCannotRun, "--stop finds text, and this model has no tokenizer (its tokens are "
+                              "printed as ids)");
+    rt::SamplingParams params = o.sampling;
+    if (params.temperature > 0.0f && !o.seedGiven) {
+      params.seed = std::random_device{}() & 0x7fffffffu;
+      llvm::errs() << "ssm-run: sampling with seed " << params.seed << " (--seed "
+                   << params.seed << " repeats this run)\n";
+    } else if (params.temperature == 0.0f) {
+      for (const std::string &flag : o.samplingFlags)
+        if (flag == "--top-k" || flag == "--top-p" || flag == "--min-p" || flag == "--seed")
+          llvm::errs() << "ssm-run: note: " << flag
+                       << " has no effect at temperature 0 (greedy); give --temperature T > 0\n";
+    }
+    rt::Sampler sampler(params);
+    // The prompt is in the penalty window, as llama.cpp puts it.
+    sampler.accept(tokens.data(), tokens.size());
     rt::GenerateOptions gen;
     gen.maxTokens = o.generate;
+    gen.choose = sampler.chooser();
     // A tokenizer's end-of-sequence token ends the text (it is not printed).
     if (tokenizer && tokenizer->special().eos >= 0)
       gen.stopTokens.push_back(tokenizer->special().eos);
+    rt::TokenTextStream text(tokenizer.get(), o.stopStrings);
+    rt::Status textStatus;
     rt::GenerateResult done;
-    int64_t printed = 0;
     std::vector<int32_t> generated;
     rt::Status st = rt::generate(
         *stream, gen,
         [&](int32_t token) {
-          if (spec.byteTokens && !tokenizer)
-            llvm::outs() << static_cast<char>(token);
-          else
-            llvm::outs() << (printed ? " " : "") << token;
           generated.push_back(token);
-          ++printed;
+          if (!asText) {
+            llvm::outs() << (generated.size() > 1 ? " " : "") << token;
+          } else {
+            std::string piece;
+            if (!(textStatus = text.push(token, piece)))
+              return false;
+            llvm::outs() << piece;
+          }
           llvm::outs().flush();
-          return true;
+          return !text.stopped();
         },
         &done);
-    llvm::outs() << "\n";
-    // With a tokenizer, the ids above and then their text on a line of its own.
-    if (tokenizer) {
-      std::string text;
-      if (rt::Status ts = tokenizer->decode(generated.data(), generated.size(), false, text); !ts)
-        return fail(kCannotRun, ts.message());
-      llvm::outs() << text << "\n";
+    if (asText) {
+      std::string rest;
+      text.finish(rest);
+      llvm::outs() << rest;
     }
+    llvm::outs() << "\n";
+    llvm::outs().flush();
+    if (!textStatus)
+      return fail(kFailed, textStatus.message());
     if (!st)
       return fail(kCannotRun, st.message());
+    if (tokenizer) {
+      std::string ids;
+      for (size_t i = 0; i < generated.size() && i < 64; ++i)
+        ids += (i ? " " : "") + std::to_string(generated[i]);
+      llvm::errs() << "ssm-run: generated ids: " << ids << (generated.size() > 64 ? " ..." : "")
+                   << "\n";
+    }
+    std::string why = text.stopped() ? ", stopped at --stop '" + text.stopString() + "'"
+                      : done.stopped ? ", stopped at the end-of-sequence token " +
+                                           std::to_string(tokenizer->special().eos)
+                                     : "";
     // n tokens take n - 1 steps: the first comes from the prompt's logits.
-    llvm::errs() << llvm::formatv("ssm-run: generated {0} tokens in {1:f1} ms ({2:f1} tokens/s)\n",
+    llvm::errs() << llvm::formatv("ssm-run: generated {0} tokens in {1:f1} ms ({2:f1} tokens/s, "
+                                  "{3}){4}\n",
                                   done.tokens, done.seconds * 1e3,
-                                  done.tokens > 1 ? (done.tokens - 1) / done.seconds : 0.0);
+                                  done.tokens > 1 ? (done.tokens - 1) / done.seconds : 0.0,
+                                  params.temperature > 0.0f ? "sampled" : "greedy", why);
   }
   return kOk;
 }

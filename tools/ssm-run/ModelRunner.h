@@ -2,6 +2,8 @@
 #ifndef SSM_TOOLS_SSMRUN_MODELRUNNER_H
 #define SSM_TOOLS_SSMRUN_MODELRUNNER_H
 
+#include "runtime/Sampling.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,6 +26,14 @@ struct ModelRunOptions {
   unsigned threads = 0;
   std::string logitsOut, allLogitsOut;
   int64_t generate = 0;
+  // --generate's token choice (--temperature, --top-k, --top-p, --min-p,
+  // --repeat-penalty, --presence-penalty, --frequency-penalty,
+  // --repeat-last-n, --seed; checked by runModel, naming the flag): greedy
+  // by default. `samplingFlags` lists the flags given (for the messages).
+  rt::SamplingParams sampling;
+  bool seedGiven = false;
+  std::vector<std::string> samplingFlags;
+  std::vector<std::string> stopStrings; // --stop: generation ends before the first
   unsigned repeat = 0;      // --repeat: time N more prompt runs (see runModel)
   int64_t decodeFrom = 0;   // --decode-from P: step mode starts at position P (see runModel)
   bool force = false;
@@ -34,7 +44,12 @@ struct ModelRunOptions {
 
 /// Runs the model as CONTRACTS.md describes `ssm-run <model-dir>`; returns
 /// the exit status (0 ok, 1 the work failed, 2 it could not run), messages
-/// on stderr, generated text on stdout, tokens/s on stderr. With `repeat`
+/// on stderr, generated text on stdout, tokens/s on stderr. With `generate`
+/// N > 0, the tokens chosen after the prompt (greedy, or sampled with
+/// `sampling`, the prompt in the penalty window) are printed as they come:
+/// their text (valid UTF-8: an incomplete character is held back; a
+/// tokenizer's eos and the stop strings end it) for a model with a
+/// tokenizer or byte tokens, else their ids. With `repeat`
 /// N > 0 (cpu engine), after that first run (the warm-up, which compiles or
 /// loads the kernels and the weights) the prompt is run N more times from the
 /// initial states, each timed alone, and one line goes to stdout:

@@ -110,7 +110,9 @@ cl::list<std::string> inputs("input",
                                       "NAME=file.npy for the argument named NAME (its ssm.name, "
                                       "ssm.param, or argN)"),
                              cl::value_desc("[name=]file.npy"), cl::cat(category));
-cl::opt<int> seed("seed", cl::desc("Fill arguments without --input with seeded data: weights (ssm.param) "
+cl::opt<int> seed("seed", cl::desc("Model runs with --generate: the sampling seed (default: a random one, "
+                                   "printed). Graphs: fill arguments without --input with seeded data: "
+                                   "weights (ssm.param) "
                                    "matrices U(-a, a) with a = sqrt(3 / fan_in), vectors U(0.5, 1.5); int8 ones integers in "
                                    "[-127, 127]; other inputs U(-0.5, 0.5)"),
                   cl::init(-1), cl::cat(category));
@@ -153,10 +155,49 @@ cl::opt<int64_t> decodeFrom("decode-from", cl::desc("Model runs in step mode: pr
                            cl::value_desc("P"), cl::init(0), cl::cat(category));
 cl::opt<bool> memory("memory", cl::desc("Model runs: report one stream's state memory (recurrent state and KV cache, per layer kind and at 1k, 10k, 100k tokens) from model.json, and run nothing"),
                     cl::init(false), cl::cat(category));
-cl::opt<int64_t> generate("generate", cl::desc("Model runs: greedily generate N more tokens and print "
-                                                "them (ids, then their text with a tokenizer; "
-                                                "its eos token stops)"),
+cl::opt<int64_t> generate("generate", cl::desc("Model runs: generate N more tokens and print their "
+                                                "text as it comes (with a tokenizer or byte "
+                                                "tokens; else their ids), greedily unless "
+                                                "--temperature T > 0; the tokenizer's eos stops"),
                           cl::init(0), cl::cat(category));
+// Sampling (runtime/Sampling.h), in llama.cpp's order and with its flag names.
+cl::opt<float> temperature("temperature",
+                           cl::desc("With --generate: sample at temperature T (default 0: greedy)"),
+                           cl::value_desc("T"), cl::init(0.0f), cl::cat(category));
+cl::opt<int> topK("top-k", cl::desc("With --generate: sample among the K most likely tokens (default "
+                                    "0: all)"),
+                  cl::value_desc("K"), cl::init(0), cl::cat(category));
+cl::opt<float> topP("top-p", cl::desc("With --generate: sample among the fewest most likely tokens "
+                                      "whose probabilities sum to P (default 1: all)"),
+                    cl::value_desc("P"), cl::init(1.0f), cl::cat(category));
+cl::opt<float> minP("min-p", cl::desc("With --generate: sample among the tokens at least M times as "
+                                      "likely as the most likely (default 0: all)"),
+                    cl::value_desc("M"), cl::init(0.0f), cl::cat(category));
+cl::opt<float> repeatPenalty("repeat-penalty",
+                             cl::desc("With --generate: divide the positive logits (multiply the "
+                                      "negative) of the tokens of the last --repeat-last-n by R "
+                                      "(default 1: none)"),
+                             cl::value_desc("R"), cl::init(1.0f), cl::cat(category));
+cl::opt<float> presencePenalty("presence-penalty",
+                               cl::desc("With --generate: subtract X from the logits of the tokens "
+                                        "of the last --repeat-last-n (default 0)"),
+                               cl::value_desc("X"), cl::init(0.0f), cl::cat(category));
+cl::opt<float> frequencyPenalty("frequency-penalty",
+                                cl::desc("With --generate: subtract X per occurrence in the last "
+                                         "--repeat-last-n from a token's logit (default 0)"),
+                                cl::value_desc("X"), cl::init(0.0f), cl::cat(category));
+cl::opt<int> repeatLastN("repeat-last-n",
+                         cl::desc("With --generate: the penalties' window, the last N tokens of "
+                                  "the prompt and the output (default 64; -1: all, 0: none)"),
+                         cl::value_desc("N"), cl::init(64), cl::cat(category));
+cl::list<std::string> stopStrings("stop", cl::desc("With --generate: end the text before this string "
+                                                   "(may be repeated)"),
+                                  cl::value_desc("STR"), cl::cat(category));
+/// --generate's sampling flags and --seed, as given or not.
+std::vector<const cl::Option *> samplingOptions() {
+  return {&temperature,      &topK,        &topP,        &minP, &repeatPenalty,
+          &presencePenalty, &frequencyPenalty, &repeatLastN, std::addressof(stopStrings), &seed};
+}
 cl::opt<bool> cachePrune(
     "cache-prune",
     cl::desc("Remove compile-cache entries, least recently used first, until the cache holds at "
@@ -720,6 +761,8 @@ int main(int argc, char **argv) {
                                    "[--seed N] [--expected r.npy]... [--output-dir D]\n"
                                    "  ssm-run <model-dir> (--prompt TEXT | --tokens F.npy) [--mode sequence|step] "
                                    "[--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n"
+                                   "      [--temperature T] [--top-k K] [--top-p P] [--min-p M] "
+                                   "[--repeat-penalty R] [--seed S] [--stop STR]...\n"
                                    "  ssm-run --cache-prune [--cache-max-mb N]\n",
                                    &errs()))
     return kCannotRun;
@@ -775,6 +818,24 @@ int main(int argc, char **argv) {
     o.logitsOut = logitsOut;
     o.allLogitsOut = allLogitsOut;
     o.generate = generate;
+    o.sampling.temperature = temperature;
+    o.sampling.topK = topK;
+    o.sampling.topP = topP;
+    o.sampling.minP = minP;
+    o.sampling.repetitionPenalty = repeatPenalty;
+    o.sampling.presencePenalty = presencePenalty;
+    o.sampling.frequencyPenalty = frequencyPenalty;
+    o.sampling.penaltyLastN = repeatLastN;
+    o.stopStrings.assign(stopStrings.begin(), stopStrings.end());
+    for (const cl::Option *opt : samplingOptions())
+      if (opt->getNumOccurrences())
+        o.samplingFlags.push_back("--" + opt->ArgStr.str());
+    if (seed.getNumOccurrences()) {
+      if (seed < 0)
+        return cannotRun("--seed takes a number >= 0, got " + std::to_string(seed));
+      o.seedGiven = true;
+      o.sampling.seed = static_cast<uint64_t>(seed);
+    }
     o.repeat = repeat;
     o.decodeFrom = decodeFrom;
     o.force = force;
@@ -794,5 +855,8 @@ int main(int argc, char **argv) {
     return cannotRun("'" + inputFile +
                      "' is not a model folder (--prompt, --tokens, --generate and --mmap-weights "
                      "run the folders ssm-import writes)");
+  for (const cl::Option *opt : samplingOptions())
+    if (opt->getNumOccurrences() && opt != &seed)
+      return cannotRun("--" + opt->ArgStr.str() + " goes with --generate on a model folder");
   return runFile(context());
 }

@@ -1,7 +1,7 @@
 // A checkpoint's tokenizer: ssm-import copies tokenizer.json and
 // tokenizer_config.json from the checkpoint folder into the model folder;
 // ssm-run --prompt tokenizes with it (with its special tokens: <s> here) and
-// prints the generated ids and their text; ssm-tokenize reads the model
+// prints the generated text (the ids on stderr); ssm-tokenize reads the model
 // folder. Without one, a model whose vocabulary is not bytes says so, exit 2.
 // The tokenizer is Inputs/tiny-tokenizer (a SentencePiece-style BPE of 24
 // tokens, test/unit/TokenizerTest.cpp's), on a synthetic Mamba-1 of vocab 64.
@@ -27,11 +27,21 @@
 // RUN: ssm-run %t/m --prompt 'hello world' --generate 4 > %t/gen.txt 2> %t/gen.err
 // RUN: FileCheck %s --check-prefix=PROMPT < %t/gen.err
 // PROMPT: ssm-run: the prompt is 3 tokens of {{.*}}/m/tokenizer.json: 1 18 22
-// PROMPT: ssm-run: generated {{[0-9]+}} tokens
-// The ids, then their text (the seeded model repeats "▁world").
+// PROMPT: ssm-run: generated ids: 22 22 22 22
+// PROMPT: ssm-run: generated 4 tokens
+// The text (the seeded model repeats "▁world"; the decoder strips the first space).
 // RUN: FileCheck %s --check-prefix=GEN --match-full-lines < %t/gen.txt
-// GEN: 22 22 22 22
-// GEN-NEXT: world world world world
+// GEN: world world world world
+// GEN-NOT: {{.}}
+// A stop string across tokens ("d w" spans "▁world▁world"): the text before it.
+// RUN: ssm-run %t/m --prompt 'hello world' --generate 4 --stop 'd w' 2> %t/stop.err | FileCheck %s --check-prefix=STOP --match-full-lines
+// STOP: worl
+// RUN: FileCheck %s --check-prefix=STOPERR < %t/stop.err
+// STOPERR: ssm-run: generated 2 tokens in {{.*}}, stopped at --stop 'd w'
+// Sampling at a seed: the same text twice.
+// RUN: ssm-run %t/m --prompt 'hello world' --generate 8 --temperature 2 --seed 11 > %t/s1.txt
+// RUN: ssm-run %t/m --prompt 'hello world' --generate 8 --temperature 2 --seed 11 > %t/s2.txt
+// RUN: cmp %t/s1.txt %t/s2.txt
 // RUN: echo '"hello world"' | ssm-tokenize %t/m | FileCheck %s --check-prefix=TOKENIZE
 // TOKENIZE: [18,22]
 // RUN: echo '"hello world"' | ssm-tokenize %t/m --add-special | FileCheck %s --check-prefix=SPECIAL
