@@ -7,6 +7,7 @@
 // RUN: ssm-tune --version | FileCheck %s -DTOOL=ssm-tune -DVERSION=%ssm_version
 // RUN: ssm-import --version | FileCheck %s -DTOOL=ssm-import -DVERSION=%ssm_version
 // RUN: ssm-tokenize --version | FileCheck %s -DTOOL=ssm-tokenize -DVERSION=%ssm_version
+// RUN: ssm-serve --version | FileCheck %s -DTOOL=ssm-serve -DVERSION=%ssm_version
 // CHECK: [[TOOL]] (ssm-opt) [[VERSION]]{{$}}
 // CHECK-NEXT: C API (libssm_runtime) {{[0-9]+\.[0-9]+\.[0-9]+$}}
 // CHECK-NEXT: formats: model.json 1, module manifest 1, state file 1, tuning database 1

@@ -1,0 +1,446 @@
+// The HTTP endpoints (Server.h).
+#include "server/Server.h"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+namespace ssm::server {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string dump(const json &j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void sendError(httplib::Response &res, const ApiError &e) {
+  res.status = e.status;
+  if (e.status == 503)
+    res.set_header("Retry-After", "1");
+  res.set_content(errorBody(e), "application/json");
+}
+
+/// The endpoint label of a path in /metrics (unknown paths share one).
+std::string endpointLabel(const std::string &path) {
+  for (const char *p : {"/v1/completions", "/v1/chat/completions", "/v1/models", "/health", "/metrics"})
+    if (path == p)
+      return p;
+  return "other";
+}
+
+} // namespace
+
+std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOptions &o,
+                                     std::string &error) {
+  std::unique_ptr<Server> s(new Server());
+  s->options_ = o;
+  s->modelDir_ = modelDir;
+  std::filesystem::path p(modelDir);
+  s->modelName_ = (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+  if (o.parallel < 1 || o.parallel > 1024) {
+    error = "--parallel takes 1 to 1024 slots, got " + std::to_string(o.parallel);
+    return nullptr;
+  }
+  rt::Status st;
+  s->model_ = rt::Model::open(modelDir, st);
+  if (!s->model_) {
+    error = st.message();
+    return nullptr;
+  }
+  if (!s->model_->hasStep() && !std::count(s->model_->sequenceLengths().begin(),
+                                           s->model_->sequenceLengths().end(), 1)) {
+    error = modelDir + ": no compiled step function in " + modelDir +
+            "/compiled (ssm-import --compile, or ssm-compile <dir>): ssm-serve runs deployed "
+            "folders and compiles nothing";
+    return nullptr;
+  }
+  s->model_->setThreads(o.threads);
+  if (std::filesystem::exists(modelDir + "/tokenizer.json")) {
+    s->tokenizer_ = rt::tok::Tokenizer::open(modelDir, st);
+    if (!s->tokenizer_) {
+      error = st.message();
+      return nullptr;
+    }
+  }
+  s->chat_ = detectChatFormat(modelDir);
+  if (s->chat_.available && !s->tokenizer_) {
+    s->chat_.available = false;
+    s->chat_.unavailable = "this model has a chat template but no tokenizer.json: use "
+                           "/v1/completions with token ids";
+  }
+  const int64_t modelContext = s->model_->contextLength();
+  if (o.context < 0 || (modelContext > 0 && o.context > modelContext)) {
+    error = "--context " + std::to_string(o.context) + " is past the " +
+            std::to_string(modelContext) + " positions the model's KV caches hold";
+    return nullptr;
+  }
+  s->context_ = o.context > 0 ? o.context : modelContext > 0 ? modelContext : 32768;
+  s->limits_.maxTokens = o.maxTokens;
+  int64_t fixed = 0, perPosition = 0, allocated = 0;
+  s->model_->spec().stateBytes(fixed, perPosition, allocated);
+  s->metrics_.stateBytesFixed = fixed;
+  s->metrics_.stateBytesPerPosition = perPosition;
+  SchedulerOptions so;
+  so.parallel = o.parallel;
+  so.queue = o.queue;
+  so.cacheBytes = o.cacheMb << 20;
+  so.context = s->context_;
+  s->scheduler_ = std::make_unique<Scheduler>(*s->model_, s->tokenizer_.get(),
+                                              s->model_->spec().byteTokens && !s->tokenizer_, so,
+                                              s->metrics_);
+  s->created_ = static_cast<int64_t>(std::time(nullptr));
+  s->http_ = std::make_unique<httplib::Server>();
+  s->routes();
+  return s;
+}
+
+Server::~Server() {
+  if (scheduler_)
+    scheduler_->drainAndStop(Clock::now());
+}
+
+std::string Server::describe() const {
+  std::ostringstream o;
+  o << modelName_ << " (" << model_->spec().architecture << ", vocabulary " << model_->vocab()
+    << "; " << (tokenizer_ ? "tokenizer.json" : model_->spec().byteTokens ? "byte tokens" : "token ids only")
+    << "; chat " << (chat_.available ? chat_.name : "off") << "; "
+    << (model_->stepBatch() > 0 ? "batched step of " + std::to_string(model_->stepBatch())
+                                : std::string("per-stream steps"))
+    << "; context " << context_ << "; prompt cache " << options_.cacheMb << " MB in blocks of "
+    << scheduler_->cacheBlock() << " tokens)";
+  return o.str();
+}
+
+int Server::bind() {
+  if (options_.port == 0)
+    return http_->bind_to_any_port(options_.host);
+  return http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
+}
+
+bool Server::listen() { return http_->listen_after_bind(); }
+
+void Server::shutdown() {
+  if (shuttingDown_.exchange(true))
+    return;
+  scheduler_->stopAccepting();
+  scheduler_->drainAndStop(Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(
+                                              options_.shutdownTimeoutSec * 1000)));
+  http_->stop();
+}
+
+void Server::routes() {
+  httplib::Server &h = *http_;
+  h.set_payload_max_length(options_.maxBodyBytes);
+  h.set_read_timeout(options_.readTimeoutSec, 0);
+  h.set_write_timeout(options_.readTimeoutSec, 0);
+  // A connection holds a thread while it streams: enough for every slot
+  // and queued request, and some for /health and /metrics.
+  const size_t threads = std::min<size_t>(options_.parallel + options_.queue + 8, 1024);
+  h.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+
+  h.set_logger([this](const httplib::Request &req, const httplib::Response &res) {
+    metrics_.countRequest(endpointLabel(req.path), res.status);
+  });
+  // Statuses httplib sets itself (404, 405, 413 for a body over the limit,
+  // 400 for a malformed request line) get OpenAI's error body too.
+  h.set_error_handler([](const httplib::Request &req, httplib::Response &res) {
+    if (!res.body.empty())
+      return;
+    ApiError e;
+    e.status = res.status;
+    if (res.status == 404) {
+      e.message = "no such endpoint: " + req.method + " " + req.path;
+      e.code = "not_found";
+    } else if (res.status == 413) {
+      e.message = "the request body is larger than the server's limit";
+      e.code = "request_too_large";
+    } else {
+      e.message = "the request could not be read (HTTP " + std::to_string(res.status) + ")";
+    }
+    res.set_content(errorBody(e), "application/json");
+  });
+  h.set_exception_handler([](const httplib::Request &, httplib::Response &res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception &ex) {
+      what = std::string("internal error: ") + ex.what();
+    } catch (...) {
+    }
+    sendError(res, ApiError{500, what, "server_error", "", ""});
+  });
+
+  h.Get("/health", [this](const httplib::Request &, httplib::Response &res) {
+    if (shuttingDown_) {
+      res.status = 503;
+      res.set_content(R"({"status":"shutting down"})", "application/json");
+      return;
+    }
+    res.set_content(dump({{"status", "ok"}, {"slots", metrics_.slots.load()},
+                          {"slots_active", metrics_.activeSlots.load()},
+                          {"queue", metrics_.queueDepth.load()}}),
+                    "application/json");
+  });
+  h.Get("/v1/models", [this](const httplib::Request &, httplib::Response &res) {
+    json m = {{"id", modelName_},
+              {"object", "model"},
+              {"created", created_},
+              {"owned_by", "ssm-opt"},
+              {"context_length", context_}};
+    res.set_content(dump({{"object", "list"}, {"data", json::array({m})}}), "application/json");
+  });
+  h.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
+    res.set_content(metrics_.text(scheduler_->cache().stats()), "text/plain; version=0.0.4");
+  });
+  h.Post("/v1/completions", [this](const httplib::Request &req, httplib::Response &res) {
+    complete(req.body, Endpoint::Completions, &res);
+  });
+  h.Post("/v1/chat/completions", [this](const httplib::Request &req, httplib::Response &res) {
+    complete(req.body, Endpoint::Chat, &res);
+  });
+}
+
+namespace {
+
+/// What a response needs besides the job.
+struct ResponseShape {
+  Endpoint endpoint;
+  std::string id, model;
+  int64_t created;
+  int64_t promptTokens;
+  bool includeUsage;
+};
+
+json usageOf(const ResponseShape &r, const Job &job) {
+  const int64_t completion = static_cast<int64_t>(job.tokens.size());
+  return {{"prompt_tokens", r.promptTokens},
+          {"completion_tokens", completion},
+          {"total_tokens", r.promptTokens + completion},
+          {"prompt_tokens_details", {{"cached_tokens", job.cachedTokens}}}};
+}
+
+json finishReasonOf(const Job &job) {
+  if (job.finishReason == "stop" || job.finishReason == "length")
+    return job.finishReason;
+  return nullptr;
+}
+
+/// One streamed chunk: `text` added, and the end when `finish` is set.
+json chunkOf(const ResponseShape &r, const std::string &text, const std::vector<int32_t> &ids,
+             const json &finish, bool first) {
+  json choice = {{"index", 0}, {"finish_reason", finish}, {"logprobs", nullptr}};
+  if (r.endpoint == Endpoint::Chat) {
+    json delta = json::object();
+    if (first)
+      delta["role"] = "assistant";
+    if (!text.empty() || (first && finish.is_null()))
+      delta["content"] = text;
+    choice["delta"] = delta;
+  } else {
+    choice["text"] = text;
+  }
+  choice["token_ids"] = ids; // not OpenAI's: the ids behind `text`
+  return {{"id", r.id},
+          {"object", r.endpoint == Endpoint::Chat ? "chat.completion.chunk" : "text_completion"},
+          {"created", r.created},
+          {"model", r.model},
+          {"choices", json::array({choice})}};
+}
+
+json responseOf(const ResponseShape &r, const Job &job) {
+  json choice = {{"index", 0}, {"finish_reason", finishReasonOf(job)}, {"logprobs", nullptr}};
+  if (r.endpoint == Endpoint::Chat)
+    choice["message"] = {{"role", "assistant"}, {"content", job.text}};
+  else
+    choice["text"] = job.text;
+  choice["token_ids"] = job.tokens;
+  return {{"id", r.id},
+          {"object", r.endpoint == Endpoint::Chat ? "chat.completion" : "text_completion"},
+          {"created", r.created},
+          {"model", r.model},
+          {"choices", json::array({choice})},
+          {"usage", usageOf(r, job)}};
+}
+
+} // namespace
+
+void Server::complete(const std::string &body, Endpoint endpoint, void *resp) {
+  httplib::Response &res = *static_cast<httplib::Response *>(resp);
+  CompletionRequest req;
+  if (auto e = parseCompletionRequest(body, endpoint, limits_, req))
+    return sendError(res, *e);
+  auto job = std::make_shared<Job>();
+  const char *promptParam = endpoint == Endpoint::Chat ? "messages" : "prompt";
+  // The prompt's tokens.
+  if (endpoint == Endpoint::Chat) {
+    if (!chat_.available)
+      return sendError(res, ApiError::badRequest(chat_.unavailable, "messages", "chat_unavailable"));
+    size_t historyEnd = 0;
+    std::string text = formatChatML(req.messages, &historyEnd);
+    if (rt::Status st = tokenizer_->encode(text, /*addSpecial=*/false, job->prompt); !st)
+      return sendError(res, ApiError::badRequest(st.message(), "messages", "invalid_value"));
+    std::vector<int32_t> history;
+    if (historyEnd > 0 &&
+        tokenizer_->encode(std::string_view(text).substr(0, historyEnd), false, history).isOk() &&
+        history.size() <= job->prompt.size() &&
+        std::equal(history.begin(), history.end(), job->prompt.begin()))
+      job->cachePoints.push_back(history.size());
+    if (int32_t end = tokenizer_->tokenToId("<|im_end|>"); end >= 0)
+      job->stopTokens.push_back(end);
+  } else if (req.promptIsIds) {
+    job->prompt = std::move(req.promptIds);
+  } else if (tokenizer_) {
+    // As ssm-run --prompt: with the tokenizer's special tokens (a bos).
+    if (rt::Status st = tokenizer_->encode(req.promptText, /*addSpecial=*/true, job->prompt); !st)
+      return sendError(res, ApiError::badRequest(st.message(), "prompt", "invalid_value"));
+  } else if (model_->spec().byteTokens) {
+    for (unsigned char c : req.promptText)
+      job->prompt.push_back(c);
+  } else {
+    return sendError(res, ApiError::badRequest(
+                              "this model has no tokenizer (no tokenizer.json in its folder): send "
+                              "the prompt as an array of token ids",
+                              "prompt", "no_tokenizer"));
+  }
+  if (job->prompt.empty())
+    return sendError(res, ApiError::badRequest("the prompt has no tokens", promptParam, "invalid_value"));
+  const int64_t vocab = model_->vocab();
+  for (int32_t t : job->prompt)
+    if (t < 0 || (vocab > 0 && t >= vocab))
+      return sendError(res, ApiError::badRequest("token " + std::to_string(t) +
+                                                     " is outside the vocabulary of " +
+                                                     std::to_string(vocab),
+                                                 promptParam, "invalid_value"));
+  const int64_t n = static_cast<int64_t>(job->prompt.size());
+  if (n + 1 > context_)
+    return sendError(res, ApiError::badRequest(
+                              "the prompt is " + std::to_string(n) + " tokens; this server's context "
+                              "holds " + std::to_string(context_) + " positions (prompt and "
+                              "generated tokens together)",
+                              promptParam, "context_length_exceeded"));
+  if (tokenizer_ && tokenizer_->special().eos >= 0 &&
+      std::find(job->stopTokens.begin(), job->stopTokens.end(), tokenizer_->special().eos) ==
+          job->stopTokens.end())
+    job->stopTokens.push_back(tokenizer_->special().eos);
+  job->maxTokens = req.maxTokens > 0 ? req.maxTokens
+                   : endpoint == Endpoint::Completions ? 16 // OpenAI's default
+                                                       : limits_.maxTokens;
+  job->stopStrings = req.stop;
+  std::string why;
+  SamplingSettings sampling = req.sampling;
+  if (!sampling.hasSeed) {
+    static std::atomic<uint64_t> counter{std::random_device{}()};
+    sampling.seed = counter.fetch_add(0x9E3779B97F4A7C15ull);
+  }
+  job->choose = makeTokenChooser(sampling, job->prompt, why);
+  if (!job->choose)
+    return sendError(res, ApiError::badRequest(why, "", "invalid_value"));
+
+  if (shuttingDown_)
+    return sendError(res, ApiError{503, "the server is shutting down", "server_error", "", "shutting_down"});
+  switch (scheduler_->submit(job)) {
+  case Scheduler::Submitted::Ok:
+    break;
+  case Scheduler::Submitted::QueueFull:
+    return sendError(res, ApiError{503, "the server is busy: every slot is taken and the queue is full; "
+                                        "try again",
+                                   "server_error", "", "queue_full"});
+  case Scheduler::Submitted::ShuttingDown:
+    return sendError(res, ApiError{503, "the server is shutting down", "server_error", "", "shutting_down"});
+  }
+
+  ResponseShape shape{endpoint,
+                      (endpoint == Endpoint::Chat ? "chatcmpl-" : "cmpl-") + std::to_string(created_) +
+                          "-" + std::to_string(nextId_++),
+                      req.model.empty() ? modelName_ : req.model,
+                      static_cast<int64_t>(std::time(nullptr)), n, req.includeUsage};
+
+  if (!req.stream) {
+    std::unique_lock<std::mutex> lock(job->mutex);
+    job->changed.wait(lock, [&] { return job->finished; });
+    if (job->error)
+      return sendError(res, *job->error);
+    res.set_content(dump(responseOf(shape, *job)), "application/json");
+    return;
+  }
+
+  // Server-Sent Events: a chunk per piece of text released, then the end,
+  // the usage (stream_options.include_usage) and [DONE]. A failed write (the
+  // client went away) cancels the job, which frees its slot.
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [job, shape](size_t, httplib::DataSink &sink) {
+        auto send = [&](const std::string &event) {
+          if (!sink.write(event.data(), event.size())) {
+            job->cancelled = true;
+            return false;
+          }
+          return true;
+        };
+        size_t textSent = 0, idsSent = 0;
+        bool first = true;
+        for (;;) {
+          std::string text;
+          std::vector<int32_t> ids;
+          bool finished;
+          {
+            std::unique_lock<std::mutex> lock(job->mutex);
+            const bool changed = job->changed.wait_for(lock, std::chrono::seconds(1), [&] {
+              return job->finished || job->text.size() > textSent || job->tokens.size() > idsSent;
+            });
+            finished = job->finished;
+            text = job->text.substr(textSent);
+            ids.assign(job->tokens.begin() + static_cast<std::ptrdiff_t>(idsSent), job->tokens.end());
+            textSent = job->text.size();
+            idsSent = job->tokens.size();
+            if (!changed) {
+              lock.unlock();
+              // A comment keeps the connection alive and finds a client that left.
+              if (!send(": keep-alive\n\n"))
+                return false;
+              continue;
+            }
+          }
+          if (finished) {
+            if (job->error) {
+              send("data: " + dump(json::parse(errorBody(*job->error))) + "\n\n");
+            } else {
+              if (!text.empty() || !ids.empty() || first)
+                if (!send("data: " + dump(chunkOf(shape, text, ids, nullptr, first)) + "\n\n"))
+                  return false;
+              if (!send("data: " + dump(chunkOf(shape, "", {}, finishReasonOf(*job), false)) + "\n\n"))
+                return false;
+              if (shape.includeUsage) {
+                json u = chunkOf(shape, "", {}, nullptr, false);
+                u["choices"] = json::array();
+                u["usage"] = usageOf(shape, *job);
+                if (!send("data: " + dump(u) + "\n\n"))
+                  return false;
+              }
+            }
+            send("data: [DONE]\n\n");
+            sink.done();
+            return true;
+          }
+          if (text.empty() && ids.empty())
+            continue;
+          if (!send("data: " + dump(chunkOf(shape, text, ids, nullptr, first)) + "\n\n"))
+            return false;
+          first = false;
+        }
+      },
+      [job](bool success) {
+        if (!success)
+          job->cancelled = true;
+      });
+}
+
+} // namespace ssm::server

@@ -1,0 +1,41 @@
+// ssm-serve's command line: --help (exit 0), and what keeps it from starting:
+// a message naming the problem, exit 2 (CONTRACTS.md), before it listens.
+// REQUIRES: shared-data
+// RUN: rm -rf %t && mkdir -p %t
+
+// RUN: ssm-serve --help | FileCheck %s --check-prefix=HELP
+// HELP: usage:
+// HELP: ssm-serve <model-dir> [--host H] [--port P] [--parallel N] [--context N]
+// HELP: POST /v1/completions
+// HELP: POST /v1/chat/completions
+// HELP: GET  /health, /v1/models, /metrics
+
+// RUN: sh -c 'ssm-serve; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NODIR
+// NODIR: ssm-serve: error: no model folder given
+// NODIR: exit=2
+// RUN: sh -c 'ssm-serve %t/none; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: ssm-serve: error: {{.*}}none/model.json
+// MISSING: exit=2
+// RUN: sh -c 'ssm-serve %t/none --port 70000; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=PORT
+// PORT: ssm-serve: error: --port takes an integer in [0, 65535], got '70000'
+// PORT: exit=2
+// RUN: sh -c 'ssm-serve %t/none --parallel x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=PARALLEL
+// PARALLEL: ssm-serve: error: --parallel takes an integer in [1, 1024], got 'x'
+// PARALLEL: exit=2
+// RUN: sh -c 'ssm-serve %t/none --bogus 1; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: ssm-serve: error: unknown option --bogus
+// UNKNOWN: exit=2
+// RUN: sh -c 'ssm-serve %t/none --port; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOVALUE
+// NOVALUE: ssm-serve: error: --port needs a value
+// NOVALUE: exit=2
+
+// A folder with nothing compiled: the server compiles nothing.
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/m > /dev/null
+// RUN: sh -c 'ssm-serve %t/m --port 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSTEP
+// NOSTEP: ssm-serve: error: {{.*}}: no compiled step function in {{.*}}/compiled (ssm-import --compile, or ssm-compile <dir>)
+// NOSTEP: exit=2
+
+// A context of no positions.
+// RUN: sh -c 'ssm-serve %t/m --context 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=CONTEXT
+// CONTEXT: ssm-serve: error: --context takes an integer in [1, 1099511627776], got '0'
+// CONTEXT: exit=2
