@@ -1,6 +1,7 @@
 // The C API (ssm_runtime.h) over Model and Stream: status codes, thread-local messages, no exceptions out.
 #include "runtime/ssm_runtime.h"
 
+#include "runtime/CApiHandles.h"
 #include "runtime/CApiSupport.h"
 #include "runtime/Model.h"
 #include "runtime/Shape.h"
@@ -15,12 +16,6 @@
 #include <new>
 #include <string>
 
-struct ssm_model {
-  std::unique_ptr<ssm::rt::Model> impl;
-};
-struct ssm_stream {
-  std::unique_ptr<ssm::rt::Stream> impl;
-};
 
 using ssm::rt::Status;
 using ssm::rt::capi::fail;
@@ -38,7 +33,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.8.0"; }
+const char *ssm_runtime_version(void) { return "0.9.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {

@@ -1,6 +1,7 @@
 // The C API's tokenizers (ssm_runtime.h: ssm_tokenizer_*) over runtime/tokenizer/Tokenizer.h.
 #include "runtime/ssm_runtime.h"
 
+#include "runtime/CApiHandles.h"
 #include "runtime/CApiSupport.h"
 #include "runtime/tokenizer/Tokenizer.h"
 
@@ -9,9 +10,6 @@
 #include <string>
 #include <vector>
 
-struct ssm_tokenizer {
-  std::unique_ptr<ssm::rt::tok::Tokenizer> impl;
-};
 
 using ssm::rt::Status;
 using ssm::rt::capi::fail;

@@ -57,7 +57,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 8
+#define SSM_RUNTIME_VERSION_MINOR 9
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -82,10 +82,11 @@ typedef struct ssm_model ssm_model_t;
 typedef struct ssm_stream ssm_stream_t;
 typedef struct ssm_module ssm_module_t;
 typedef struct ssm_tokenizer ssm_tokenizer_t;
+typedef struct ssm_sampler ssm_sampler_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.8.0". */
+/* "0.9.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -396,6 +397,107 @@ SSM_RT_API int32_t ssm_tokenizer_token_id(const ssm_tokenizer_t *tokenizer, cons
  * SSM_ERROR_INVALID_ARGUMENT when no token has that id. */
 SSM_RT_API ssm_status_t ssm_tokenizer_token_text(const ssm_tokenizer_t *tokenizer, int32_t id,
                                                  const char **text, int *is_special);
+
+/* --- Sampling and generation (since 0.9) ------------------------------------ */
+
+/* A sampler chooses the next token from a stream's logits. Its filters run in
+ * llama.cpp's order:
+ *   1. penalties   on the tokens among the last `penalty_last_n` accepted (the
+ *                  prompt's, given with ssm_sampler_accept, and those sampled),
+ *                  a token counted c times there: a logit l becomes
+ *                  (l <= 0 ? l * repetition_penalty : l / repetition_penalty)
+ *                  - c * frequency_penalty - presence_penalty;
+ *   2. top-k       the top_k largest logits (0: all);
+ *   3. top-p       the fewest most likely tokens whose probabilities (softmax
+ *                  over what top-k left) sum to >= top_p (1: all);
+ *   4. min-p       the tokens whose probability is >= min_p times the most
+ *                  likely's (0: all);
+ *   5. temperature the survivors' logits divided by it;
+ *   6. the draw    from their softmax, with the sampler's own random engine
+ *                  (std::mt19937_64 seeded with `seed`; a uniform double from
+ *                  its 53 high bits: the same draws with every C++ library).
+ * Temperature 0 is greedy: the largest penalized logit (the lowest id among
+ * equals), no draw. NaN and -inf logits are never drawn. A sampler belongs to
+ * one stream: with one sampler per stream, a seed gives a stream the same
+ * tokens whatever other streams run, and however they are batched
+ * (ssm_streams_step). A sampler is used by one thread at a time. */
+typedef struct ssm_sampling_params {
+  float temperature;        /* >= 0; 0: greedy */
+  int32_t top_k;            /* >= 0; 0: no top-k filter */
+  float top_p;              /* in [0, 1]; 1: no top-p filter */
+  float min_p;              /* in [0, 1]; 0: no min-p filter */
+  float repetition_penalty; /* > 0; 1: none (llama.cpp's --repeat-penalty) */
+  float presence_penalty;   /* finite; 0: none */
+  float frequency_penalty;  /* finite; 0: none */
+  int32_t penalty_last_n;   /* >= -1: the window; 0: no penalties; -1: every token */
+  uint64_t seed;
+} ssm_sampling_params_t;
+
+/* Greedy and no penalties: temperature 0, top_k 0, top_p 1, min_p 0,
+ * repetition_penalty 1, presence and frequency 0, penalty_last_n 64, seed 0.
+ * (llama.cpp's defaults are temperature 0.8, top_k 40, top_p 0.95, min_p
+ * 0.05.) Fields are only added in a new major version. */
+SSM_RT_API ssm_sampling_params_t ssm_sampling_params_default(void);
+/* A sampler with an empty penalty window. SSM_ERROR_INVALID_ARGUMENT naming
+ * the field for a value outside its range (a negative or NaN temperature,
+ * top_p 1.5, ...). On failure *out is NULL. */
+SSM_RT_API ssm_status_t ssm_sampler_create(const ssm_sampling_params_t *params,
+                                           ssm_sampler_t **out);
+/* NULL is ignored. */
+SSM_RT_API void ssm_sampler_free(ssm_sampler_t *sampler);
+/* Back to a new sampler's state, its engine seeded with `seed`. */
+SSM_RT_API ssm_status_t ssm_sampler_reset(ssm_sampler_t *sampler, uint64_t seed);
+/* Adds tokens to the penalty window: a prompt's, before the first sample (as
+ * llama.cpp does); sampled tokens are added by ssm_sampler_sample. */
+SSM_RT_API ssm_status_t ssm_sampler_accept(ssm_sampler_t *sampler, const int32_t *tokens,
+                                           size_t n);
+/* Chooses a token from `n` >= 1 logits (ssm_stream_logits' or
+ * ssm_stream_step's) into *token, and adds it to the penalty window. */
+SSM_RT_API ssm_status_t ssm_sampler_sample(ssm_sampler_t *sampler, const float *logits, size_t n,
+                                           int32_t *token);
+
+/* Why ssm_stream_generate ended. */
+typedef enum ssm_stop_reason {
+  SSM_STOP_MAX_TOKENS = 0, /* max_tokens were handed out */
+  SSM_STOP_TOKEN = 1,      /* a stop token (or the tokenizer's eos) was chosen; not handed out */
+  SSM_STOP_STRING = 2,     /* the text reached a stop string; the text handed out ends before it */
+  SSM_STOP_CALLBACK = 3    /* the callback returned nonzero */
+} ssm_stop_reason_t;
+
+/* Called by ssm_stream_generate with each token handed out and the text that
+ * is final once it is: `text` (NUL-terminated, `length` bytes, valid UTF-8)
+ * may be empty while an incomplete character or the possible start of a stop
+ * string is held back, and holds several tokens' text when it comes. At the
+ * end (unless the callback stopped it), text still held back comes in a last
+ * call with token -1. `text` is valid during the call. Nonzero stops the
+ * generation. */
+typedef int (*ssm_generate_callback_t)(void *user_data, int32_t token, const char *text,
+                                       size_t length);
+
+/* Generates up to `max_tokens` from the stream's current logits (after a
+ * prefill: SSM_ERROR_INVALID_ARGUMENT at position 0): chooses a token with
+ * `sampler` (NULL: greedy), hands it to `callback` (may be NULL), steps the
+ * stream on it, and so on. The last token handed out is not stepped (its
+ * logits are not needed to choose it): to go on after this call, step it
+ * first. So n tokens cost n - 1 steps.
+ * The text: with `tokenizer`, the tokens decoded (special tokens included);
+ * without, bytes for a model of byte tokens (model.json byte_tokens), else
+ * none (length 0; stop strings are then SSM_ERROR_INVALID_ARGUMENT). Bytes
+ * that do not form UTF-8 become U+FFFD.
+ * Stops: the `n_stop_tokens` ids of `stop_tokens` and the tokenizer's eos end
+ * the generation when chosen (not handed out, not stepped); the text reaching
+ * one of the `n_stop_strings` NUL-terminated `stop_strings` (empty ones are
+ * ignored) ends it after the token that completed it. `n_generated` (may be
+ * NULL) receives the tokens handed out, `reason` (may be NULL) why it ended;
+ * both are set on error too. A step's error ends the generation and is
+ * returned (the stream's state is then undefined, as after
+ * ssm_stream_prefill). */
+SSM_RT_API ssm_status_t ssm_stream_generate(ssm_stream_t *stream, ssm_sampler_t *sampler,
+                                            const ssm_tokenizer_t *tokenizer, int64_t max_tokens,
+                                            const int32_t *stop_tokens, size_t n_stop_tokens,
+                                            const char *const *stop_strings, size_t n_stop_strings,
+                                            ssm_generate_callback_t callback, void *user_data,
+                                            int64_t *n_generated, ssm_stop_reason_t *reason);
 
 #ifdef __cplusplus
 }

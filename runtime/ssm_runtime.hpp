@@ -10,6 +10,16 @@
 //   std::vector<int32_t> ids = tok.encode("Hello World");
 //   std::string text = tok.decode(ids);
 //
+//   ssm_sampling_params_t p = ssm_sampling_params_default();
+//   p.temperature = 0.8f; p.top_p = 0.95f; p.seed = 42;
+//   ssm::runtime::Sampler sampler(p);
+//   stream.prefill(ids);
+//   sampler.accept(ids);                                // the prompt in the penalty window
+//   ssm::runtime::GenerateOptions g;
+//   g.sampler = &sampler; g.tokenizer = &tok; g.stop = {"\n\n"};
+//   g.onText = [](int32_t, std::string_view t) { std::cout << t << std::flush; return true; };
+//   ssm::runtime::Generation out = ssm::runtime::generate(stream, 64, g);
+//
 // Failures throw ssm::runtime::Error, which carries the C status code and the
 // library's message; the C API underneath never throws. Handles are
 // move-only and freed by the destructors (free streams before their model).
@@ -19,8 +29,10 @@
 #include "ssm_runtime.h"
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -252,6 +264,84 @@ public:
 private:
   ssm_tokenizer_t *handle_ = nullptr;
 };
+
+/// A sampler (ssm_sampler_*): one per stream, seeded; see ssm_runtime.h for
+/// the filters and their order.
+class Sampler {
+public:
+  /// Greedy and no penalties unless `params` says otherwise (throws
+  /// SSM_ERROR_INVALID_ARGUMENT naming a field out of its range).
+  explicit Sampler(const ssm_sampling_params_t &params = ssm_sampling_params_default()) {
+    check(ssm_sampler_create(&params, &handle_));
+  }
+  ~Sampler() { ssm_sampler_free(handle_); }
+  Sampler(Sampler &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
+  Sampler &operator=(Sampler &&o) noexcept {
+    std::swap(handle_, o.handle_);
+    return *this;
+  }
+  Sampler(const Sampler &) = delete;
+  Sampler &operator=(const Sampler &) = delete;
+
+  /// Chooses a token from the logits and adds it to the penalty window.
+  int32_t sample(const std::vector<float> &logits) {
+    int32_t t = -1;
+    check(ssm_sampler_sample(handle_, logits.data(), logits.size(), &t));
+    return t;
+  }
+  /// Adds tokens (a prompt's) to the penalty window.
+  void accept(const std::vector<int32_t> &tokens) {
+    check(ssm_sampler_accept(handle_, tokens.data(), tokens.size()));
+  }
+  /// Back to a new sampler's state with this seed.
+  void reset(uint64_t seed) { check(ssm_sampler_reset(handle_, seed)); }
+  ssm_sampler_t *get() const { return handle_; }
+
+private:
+  ssm_sampler_t *handle_ = nullptr;
+};
+
+/// What ssm_stream_generate takes besides the stream and the count.
+struct GenerateOptions {
+  Sampler *sampler = nullptr;          // null: greedy
+  const Tokenizer *tokenizer = nullptr; // the text; null: bytes for a byte-token model
+  std::vector<int32_t> stopTokens;     // besides the tokenizer's eos
+  std::vector<std::string> stop;       // stop strings
+  /// Each token handed out and the text final with it (token -1: the text
+  /// held back, at the end); false stops.
+  std::function<bool(int32_t token, std::string_view text)> onText;
+};
+
+/// What a generation gave.
+struct Generation {
+  std::vector<int32_t> tokens; // handed out (the last one not stepped)
+  std::string text;            // their text, up to a stop string
+  ssm_stop_reason_t reason = SSM_STOP_MAX_TOKENS;
+};
+
+/// ssm_stream_generate: up to `maxTokens` from the stream's logits.
+inline Generation generate(Stream &stream, int64_t maxTokens, const GenerateOptions &options = {}) {
+  struct Context {
+    const GenerateOptions &options;
+    Generation out;
+  } ctx{options, {}};
+  std::vector<const char *> stops;
+  for (const std::string &s : options.stop)
+    stops.push_back(s.c_str());
+  auto callback = [](void *user, int32_t token, const char *text, size_t length) -> int {
+    auto &c = *static_cast<Context *>(user);
+    if (token >= 0)
+      c.out.tokens.push_back(token);
+    c.out.text.append(text, length);
+    return c.options.onText && !c.options.onText(token, std::string_view(text, length)) ? 1 : 0;
+  };
+  int64_t n = 0;
+  check(ssm_stream_generate(stream.get(), options.sampler ? options.sampler->get() : nullptr,
+                            options.tokenizer ? options.tokenizer->get() : nullptr, maxTokens,
+                            options.stopTokens.data(), options.stopTokens.size(), stops.data(),
+                            stops.size(), callback, &ctx, &n, &ctx.out.reason));
+  return std::move(ctx.out);
+}
 
 } // namespace ssm::runtime
 
