@@ -4,9 +4,10 @@ usage: serve.py BIN_DIR WORK_DIR SHARED_DIR LIT_INPUTS_DIR
 
 Imports (into WORK_DIR) the tiny Mamba-1 of ../shared (byte vocabulary) with
 a batched step of 4 streams, the tiny RWKV-4 (byte vocabulary, no batched
-step: each stream steps alone) and a synthetic Mamba-1 of vocabulary 64 with
+step: each stream steps alone), the tiny LFM2 hybrid (KV caches of 256
+positions, batched step of 3) and a synthetic Mamba-1 of vocabulary 64 with
 a character-level tokenizer whose tokenizer_config.json has a ChatML
-template; then, on each, checks
+template; then checks
   * /health, /v1/models, /metrics;
   * greedy completions equal ssm-run --generate on the same prompt (the ids);
   * streaming gives the same ids and text as the response without it;
@@ -16,6 +17,8 @@ template; then, on each, checks
     from the cache (usage.prompt_tokens_details.cached_tokens, /metrics) and
     gives the ids ssm-run gives without any cache; the same prompt again is
     a whole hit;
+  * sampling: a seed gives ssm-run's tokens with the same settings, alone
+    and among concurrent requests;
   * chat: ChatML prompt ids (as ssm-tokenize encodes the text), the output
     equal to ssm-run on those ids, a second question after the same long
     system message reusing its state; a model without a template: 400;
@@ -80,6 +83,10 @@ def prepare():
         "-o", WORK + "/mamba-b4", "--seq-len", "4", "--batch", "4", "--compile")
     run(imp, "rwkv", os.path.join(SHARED, "models/rwkv/tiny-rwkv-4v0-660K-FP32.bin"),
         "-o", WORK + "/rwkv4", "--seq-len", "4", "--compile")
+    # A hybrid: LFM2 (short convolutions and attention with KV caches of 256
+    # positions, which the prompt cache saves with the rest of the state).
+    run(imp, os.path.join(SHARED, "models/lfm2/tiny-lfm2-a"), "-o", WORK + "/lfm2",
+        "--seq-len", "4", "--batch", "3", "--context", "256", "--compile")
     # A synthetic Mamba of vocabulary 64 with a character-level tokenizer
     # (SentencePiece style) and a ChatML template.
     ckpt = WORK + "/chat-ckpt"
@@ -204,12 +211,12 @@ class Server:
         return self.proc.returncode
 
 
-def ssm_run_gen(model, prompt=None, ids=None, n=8):
+def ssm_run_gen(model, prompt=None, ids=None, n=8, flags=()):
     """What ssm-run --generate gives for a prompt (bytes) or token ids:
     (ids or None, text). ssm-run prints the text as it comes (invalid UTF-8 of
     a byte model as U+FFFD) and may name the ids on stderr; before that it
     printed the ids (with a tokenizer) or the raw bytes (byte models)."""
-    args = [os.path.join(BIN, "ssm-run"), model, "--engine", "cpu", "--generate", str(n)]
+    args = [os.path.join(BIN, "ssm-run"), model, "--engine", "cpu", "--generate", str(n)] + list(flags)
     if ids is not None:
         npy = os.path.join(WORK, "prompt.npy")
         write_npy_i32(npy, ids)
@@ -227,10 +234,10 @@ def ssm_run_gen(model, prompt=None, ids=None, n=8):
     return None, out
 
 
-def same_as_ssm_run(model, got_ids, got_text, prompt=None, ids=None, n=8, prefix=False):
+def same_as_ssm_run(model, got_ids, got_text, prompt=None, ids=None, n=8, prefix=False, flags=()):
     """The server's ids and text against ssm-run's (ids when ssm-run gives
     them; else its raw bytes as ids of a byte model, or its text)."""
-    want_ids, out = ssm_run_gen(model, prompt=prompt, ids=ids, n=n)
+    want_ids, out = ssm_run_gen(model, prompt=prompt, ids=ids, n=n, flags=flags)
     if want_ids is not None:
         return (want_ids[:len(got_ids)] if prefix else want_ids) == got_ids, want_ids
     text = got_text.encode()
@@ -358,6 +365,32 @@ def check_chat(model):
         got2 = r2["choices"][0]["token_ids"]
         ok, want2 = same_as_ssm_run(model, got2, r2["choices"][0]["message"]["content"], ids=ids2, n=8, prefix=True)
         check(ok, "chat: cached continuation %s, ssm-run %s" % (got2, want2))
+        # Sampling: a seed gives ssm-run's tokens with the same settings, alone
+        # or among other requests.
+        sampled = []
+        for seed in range(4):
+            body = dict(prompt="hello world, say more", max_tokens=16, temperature=0.9, top_k=20,
+                        top_p=0.95, min_p=0.02, seed=seed)
+            status, _, r = srv.post("/v1/completions", body)
+            got = r["choices"][0]["token_ids"]
+            sampled.append((body, got))
+            ok, want = same_as_ssm_run(model, got, r["choices"][0]["text"], prompt=body["prompt"], n=16, prefix=True,
+                                       flags=["--temperature", "0.9", "--top-k", "20", "--top-p", "0.95",
+                                              "--min-p", "0.02", "--seed", str(seed)])
+            check(status == 200 and ok and (len(got) == 16 or r["choices"][0]["finish_reason"] == "stop"),
+                  "sampled, seed %d: %s, ssm-run %s" % (seed, got, want))
+        check(len(set(tuple(g) for _, g in sampled)) > 1, "sampled: other seeds, other tokens")
+        together = [None] * len(sampled)
+
+        def one(i):
+            together[i] = srv.post("/v1/completions", sampled[i][0])[2]["choices"][0]["token_ids"]
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(sampled))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for i, (_, alone) in enumerate(sampled):
+            check(together[i] == alone, "sampled, seed %d: together %s, alone %s" % (i, together[i], alone))
     finally:
         check(srv.stop() == 0, "chat: clean exit on SIGTERM")
 
@@ -428,10 +461,20 @@ def check_bad_input(srv, name):
     check(m.get('ssm_requests_total{endpoint="/v1/completions",status="400"}', 0) >= 30, name + ": 400s counted")
 
 
-def check_disconnect(srv, name):
+def check_disconnect(model, name):
+    # Long enough that it cannot end by itself first (the tiny models make
+    # tens of thousands of tokens a second).
+    srv = Server(model, "--max-tokens", "1000000")
+    try:
+        check_disconnect_on(srv, name)
+    finally:
+        check(srv.stop() == 0, name + ": clean exit on SIGTERM")
+
+
+def check_disconnect_on(srv, name):
     before = srv.metrics().get('ssm_generations_total{reason="cancelled"}', 0)
     s = socket.create_connection(("127.0.0.1", srv.port))
-    body = json.dumps(dict(prompt="go on and on", max_tokens=4000, temperature=0, stream=True)).encode()
+    body = json.dumps(dict(prompt="go on and on", max_tokens=1000000, temperature=0, stream=True)).encode()
     s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
               b"Content-Length: %d\r\n\r\n" % len(body) + body)
     got = b""
@@ -480,7 +523,8 @@ def check_queue_and_shutdown(model):
 
 def main():
     prepare()
-    for name, flags in [("mamba-b4", ["--parallel", "4"]), ("rwkv4", ["--parallel", "3"])]:
+    for name, flags in [("mamba-b4", ["--parallel", "4"]), ("rwkv4", ["--parallel", "3"]),
+                        ("lfm2", ["--parallel", "3"])]:
         model = os.path.join(WORK, name)
         srv = Server(model, *flags, "--context", "256", "--max-body-kb", "64")
         try:
@@ -488,10 +532,12 @@ def main():
             check_against_ssm_run(srv, model, name)
             check_concurrent(srv, name)
             check_prompt_cache(srv, model, name)
-            check_bad_input(srv, name)
-            check_disconnect(srv, name)
+            if name != "lfm2":
+                check_bad_input(srv, name)
         finally:
             check(srv.stop() == 0, name + ": clean exit on SIGTERM")
+        if name != "lfm2":
+            check_disconnect(model, name)
     check_chat(os.path.join(WORK, "chat"))
     check_queue_and_shutdown(os.path.join(WORK, "mamba-b4"))
     if failures:
