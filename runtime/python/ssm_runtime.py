@@ -11,6 +11,12 @@
     ids = tok.encode("Hello World")                  # [9707, 4337]
     text = tok.decode(ids)                           # "Hello World"
 
+    sampler = ssm_runtime.Sampler(temperature=0.8, top_p=0.95, seed=42)  # default: greedy
+    stream.prefill(ids); sampler.accept(ids)         # the prompt in the penalty window
+    out = stream.generate(64, sampler=sampler, tokenizer=tok, stop=["\n\n"],
+                          on_text=lambda token, text: print(text, end="", flush=True))
+    out.tokens, out.text, out.reason                 # reason: "max_tokens", "token", "string", "callback"
+
     import torch.utils.dlpack                        # zero copy, through DLPack:
     t = torch.utils.dlpack.from_dlpack(stream.logits_dlpack())
     h = torch.utils.dlpack.from_dlpack(stream.state_dlpack("blocks.0.aa"))  # the state itself
@@ -37,7 +43,7 @@ import os
 import threading
 
 __all__ = ["Error", "Model", "Stream", "step_streams", "KernelModule", "TensorSpec", "FunctionSpec",
-           "Tokenizer"]
+           "Tokenizer", "Sampler", "Generation"]
 
 
 class Error(RuntimeError):
@@ -63,6 +69,19 @@ def _find_library():
 
 _lib = ctypes.CDLL(_find_library())
 _p = ctypes.c_void_p
+
+
+class _SamplingParams(ctypes.Structure):
+    # ssm_sampling_params_t
+    _fields_ = [("temperature", ctypes.c_float), ("top_k", ctypes.c_int32), ("top_p", ctypes.c_float),
+                ("min_p", ctypes.c_float), ("repetition_penalty", ctypes.c_float),
+                ("presence_penalty", ctypes.c_float), ("frequency_penalty", ctypes.c_float),
+                ("penalty_last_n", ctypes.c_int32), ("seed", ctypes.c_uint64)]
+
+
+# ssm_generate_callback_t: (user_data, token, text, length) -> nonzero to stop
+_GenerateCallback = ctypes.CFUNCTYPE(ctypes.c_int, _p, ctypes.c_int32, ctypes.POINTER(ctypes.c_char),
+                                     ctypes.c_size_t)
 _sig = {
     "ssm_runtime_version": (ctypes.c_char_p, []),
     "ssm_status_name": (ctypes.c_char_p, [ctypes.c_int]),
@@ -127,6 +146,17 @@ _sig = {
     "ssm_tokenizer_token_id": (ctypes.c_int32, [_p, ctypes.c_char_p]),
     "ssm_tokenizer_token_text": (ctypes.c_int, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
                                                 ctypes.POINTER(ctypes.c_int)]),
+    "ssm_sampling_params_default": (_SamplingParams, []),
+    "ssm_sampler_create": (ctypes.c_int, [ctypes.POINTER(_SamplingParams), ctypes.POINTER(_p)]),
+    "ssm_sampler_free": (None, [_p]),
+    "ssm_sampler_reset": (ctypes.c_int, [_p, ctypes.c_uint64]),
+    "ssm_sampler_accept": (ctypes.c_int, [_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_size_t]),
+    "ssm_sampler_sample": (ctypes.c_int, [_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t,
+                                          ctypes.POINTER(ctypes.c_int32)]),
+    "ssm_stream_generate": (ctypes.c_int, [_p, _p, _p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int32),
+                                           ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                           _GenerateCallback, _p, ctypes.POINTER(ctypes.c_int64),
+                                           ctypes.POINTER(ctypes.c_int)]),
 }
 for _name, (_res, _args) in _sig.items():
     _fn = getattr(_lib, _name)
@@ -393,9 +423,102 @@ class Stream:
         _check(_lib.ssm_stream_state_dlpack(self._h, name.encode(), ctypes.byref(out)))
         return _capsule(out.value, self)
 
+    def generate(self, max_tokens, sampler=None, tokenizer=None, stop_tokens=(), stop=(), on_text=None):
+        """Generates up to `max_tokens` tokens from the last logits (after prefill), as
+        ssm_stream_generate does: chosen by `sampler` (None: greedy), each stepped but the
+        last (step it before going on), ended by a stop token, the tokenizer's eos or a
+        stop string (str). The text is the tokenizer's (None: bytes for a byte-token
+        model, else ""). `on_text(token, text)`, called with each token and the text final
+        with it (token -1: the text held back, at the end), returns True to stop.
+        Returns a Generation (tokens, text, reason)."""
+        stops = [s.encode("utf-8") for s in stop]
+        stop_arr = (ctypes.c_char_p * len(stops))(*stops)
+        stop_ids = (ctypes.c_int32 * len(stop_tokens))(*[_token_id(t, 0) for t in stop_tokens])
+        out = Generation()
+        raised = []
+        pieces = []
+
+        def callback(_user, token, text, length):
+            try:
+                piece = ctypes.string_at(text, length).decode("utf-8")
+                if token >= 0:
+                    out.tokens.append(token)
+                pieces.append(piece)
+                return 1 if on_text is not None and on_text(token, piece) else 0
+            except BaseException as e:  # noqa: BLE001 - raised again after the C call
+                raised.append(e)
+                return 1
+
+        c_callback = _GenerateCallback(callback)
+        n = ctypes.c_int64()
+        reason = ctypes.c_int()
+        status = _lib.ssm_stream_generate(self._h, sampler._h if sampler is not None else None,
+                                          tokenizer._h if tokenizer is not None else None, int(max_tokens),
+                                          stop_ids, len(stop_tokens), stop_arr, len(stops), c_callback, None,
+                                          ctypes.byref(n), ctypes.byref(reason))
+        if raised:
+            raise raised[0]
+        _check(status)
+        out.text = "".join(pieces)
+        out.reason = Generation.REASONS[reason.value]
+        return out
+
     def __del__(self):
         if getattr(self, "_h", None):
             _lib.ssm_stream_free(self._h)
+            self._h = None
+
+
+class Generation:
+    """What Stream.generate gave: the tokens handed out, their text (up to a stop string),
+    and why it ended ("max_tokens", "token", "string" or "callback")."""
+
+    REASONS = ("max_tokens", "token", "string", "callback")
+
+    def __init__(self):
+        self.tokens = []
+        self.text = ""
+        self.reason = "max_tokens"
+
+    def __repr__(self):
+        return f"Generation(tokens={self.tokens!r}, text={self.text!r}, reason={self.reason!r})"
+
+
+class Sampler:
+    """Chooses tokens from logits (ssm_sampler_*): penalties, top-k, top-p, min-p, then
+    temperature and a seeded draw, in llama.cpp's order; temperature 0 (the default) is
+    greedy. One per stream: a seed then repeats the stream's tokens. A value outside its
+    range raises Error (SSM_ERROR_INVALID_ARGUMENT) naming the field."""
+
+    def __init__(self, temperature=0.0, top_k=0, top_p=1.0, min_p=0.0, repetition_penalty=1.0,
+                 presence_penalty=0.0, frequency_penalty=0.0, penalty_last_n=64, seed=0):
+        params = _lib.ssm_sampling_params_default()
+        params.temperature, params.top_k, params.top_p, params.min_p = temperature, top_k, top_p, min_p
+        params.repetition_penalty, params.presence_penalty = repetition_penalty, presence_penalty
+        params.frequency_penalty, params.penalty_last_n, params.seed = frequency_penalty, penalty_last_n, seed
+        self._h = _p()
+        _check(_lib.ssm_sampler_create(ctypes.byref(params), ctypes.byref(self._h)))
+
+    def sample(self, logits):
+        """A token id chosen from `logits` (a sequence of floats, e.g. Stream.step's
+        array('f')), added to the penalty window."""
+        arr = (ctypes.c_float * len(logits))(*logits)
+        token = ctypes.c_int32()
+        _check(_lib.ssm_sampler_sample(self._h, arr, len(logits), ctypes.byref(token)))
+        return token.value
+
+    def accept(self, tokens):
+        """Adds tokens (a prompt's: bytes or ints) to the penalty window."""
+        ids = _token_ids(tokens, 0)
+        _check(_lib.ssm_sampler_accept(self._h, ids, len(ids)))
+
+    def reset(self, seed):
+        """Back to a new sampler's state, seeded with `seed`."""
+        _check(_lib.ssm_sampler_reset(self._h, seed))
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.ssm_sampler_free(self._h)
             self._h = None
 
 
