@@ -391,8 +391,44 @@ def check_chat(model):
             t.join()
         for i, (_, alone) in enumerate(sampled):
             check(together[i] == alone, "sampled, seed %d: together %s, alone %s" % (i, together[i], alone))
+        check_openai_client(srv, model)
     finally:
         check(srv.stop() == 0, "chat: clean exit on SIGTERM")
+
+
+def check_openai_client(srv, model):
+    """The official OpenAI client (npm "openai", in the node_modules folder
+    SSM_OPENAI_JS names) gets what plain HTTP gets."""
+    js = os.environ.get("SSM_OPENAI_JS")
+    node = shutil.which("node")
+    if not js or not node or not os.path.isdir(os.path.join(js, "openai")):
+        print("serve: the OpenAI client check is skipped (set SSM_OPENAI_JS to a node_modules "
+              "folder holding the npm package openai)")
+        return
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serve_openai.cjs")
+    r = subprocess.run([node, script, "http://127.0.0.1:%d" % srv.port, "chat"], capture_output=True,
+                       env=dict(os.environ, NODE_PATH=js), timeout=120)
+    if not check(r.returncode == 0, "openai client: exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:])):
+        return
+    got = json.loads(r.stdout)
+    _, _, plain = srv.post("/v1/completions", dict(prompt="hello world, say more", max_tokens=12, temperature=0))
+    check(got["completion"]["text"] == plain["choices"][0]["text"] and got["completionStream"] == plain["choices"][0]["text"]
+          and got["completion"]["usage"]["completion_tokens"] == plain["usage"]["completion_tokens"],
+          "openai client: completion %r / streamed %r, plain HTTP %r" % (got["completion"]["text"], got["completionStream"],
+                                                                       plain["choices"][0]["text"]))
+    ok, want = same_as_ssm_run(model, plain["choices"][0]["token_ids"], got["completion"]["text"],
+                               prompt="hello world, say more", n=12, prefix=True)
+    check(ok, "openai client: completion %r, ssm-run %s" % (got["completion"]["text"], want))
+    msgs = [{"role": "system", "content": "you are brief."}, {"role": "user", "content": "hello there"}]
+    _, _, chat = srv.post("/v1/chat/completions", dict(messages=msgs, max_tokens=12, temperature=0))
+    content = chat["choices"][0]["message"]["content"]
+    check(got["chat"]["content"] == content and got["chatStream"] == content and got["chat"]["role"] == "assistant",
+          "openai client: chat %r / streamed %r, plain HTTP %r" % (got["chat"]["content"], got["chatStream"], content))
+    check(got.get("chatStreamUsage", {}).get("prompt_tokens") == chat["usage"]["prompt_tokens"], "openai client: streamed usage")
+    check(got["error"] and got["error"]["status"] == 400 and "max_tokens" in got["error"]["message"],
+          "openai client: a bad request is an APIError 400 (%s)" % got["error"])
+    check(got["models"] == ["chat"], "openai client: models.list")
+    print("serve: the OpenAI client (npm openai) completes and streams")
 
 
 BAD = [
