@@ -30,7 +30,9 @@ struct GatedDeltaRuleKernelInputs {
 
 /// outputs (`result`) = {out (batch, L, Hv, Dv), final_state (batch, Hv,
 /// Dk, Dv)}: the semantics of reference/kernels/GatedDeltaRule.h in f32
-/// (exp: accurateExp, of log decays and of their differences only). The
+/// (exp: accurateExp, of log decays and of their differences only; in the
+/// chunked form a factor below exp(-30) is 0, which keeps the chunk's
+/// products out of f32 denormals). The
 /// builder defines Funcs only; scheduleGatedDeltaRule
 /// (codegen/schedules/Schedules.h) schedules them. Two forms (`chunk`):
 ///
