@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 namespace ssm::rt {
@@ -18,9 +19,10 @@ std::string num(double v) {
 
 /// Largest logit first; equal logits by id, so that every order is the same
 /// on every run.
-bool before(const SampleCandidate &a, const SampleCandidate &b) {
+/// (A function object: the sorts and selections inline it.)
+constexpr auto before = [](const SampleCandidate &a, const SampleCandidate &b) {
   return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-}
+};
 
 } // namespace
 
@@ -94,16 +96,16 @@ void Sampler::applyPenalties(float *logits, size_t n) const {
   }
 }
 
-std::vector<SampleCandidate> Sampler::filter(const float *logits, size_t n) const {
-  std::vector<float> penalized;
+void Sampler::filter(const float *logits, size_t n, std::vector<SampleCandidate> &c) const {
+  c.clear();
   if (!penaltiesNeutral(params_)) {
-    penalized.assign(logits, logits + n);
-    applyPenalties(penalized.data(), n);
-    logits = penalized.data();
+    penalized_.assign(logits, logits + n);
+    applyPenalties(penalized_.data(), n);
+    logits = penalized_.data();
   }
-  auto greedy = [&]() -> std::vector<SampleCandidate> {
+  auto greedy = [&] {
     const int32_t id = argmaxToken(logits, n);
-    return {{id, logits[id], 1.0}};
+    c.push_back({id, logits[id], 1.0});
   };
   if (params_.temperature == 0.0f)
     return greedy();
@@ -111,70 +113,126 @@ std::vector<SampleCandidate> Sampler::filter(const float *logits, size_t n) cons
   // Candidates: the drawable tokens. When some logits are +inf, those alone
   // (as equals: their "logit" 0 below); NaN and -inf never.
   constexpr float inf = std::numeric_limits<float>::infinity();
-  std::vector<SampleCandidate> c;
-  const bool infinite = std::any_of(logits, logits + n, [](float l) { return l == inf; });
-  c.reserve(infinite ? 16 : n);
+  float largest = -inf;
+  for (size_t i = 0; i < n; ++i)
+    largest = std::max(largest, logits[i]); // a NaN never replaces it
+  const bool infinite = largest == inf;
+  const bool topP = params_.topP < 1.0f, minP = params_.minP > 0.0f;
+  // Without top-k, min-p's cut is known now (the largest logit is the
+  // survivors'): tokens under it are never candidates, and top-p's
+  // normalizer, over every token, is summed here instead.
+  const bool early = !infinite && params_.topK <= 0 && minP && largest > -inf;
+  const float floor = early ? static_cast<float>(static_cast<double>(largest) +
+                                                 std::log(static_cast<double>(params_.minP)))
+                            : -inf;
+  double z = 0.0;
+  if (early && topP)
+    for (size_t i = 0; i < n; ++i)
+      if (logits[i] > -inf)
+        z += std::exp(logits[i] - largest);
+  // With top-k, the k-th largest logit first (a selection over floats), so
+  // that only the k survivors become candidates: those above it, and the
+  // lowest ids among those equal to it.
+  size_t topK = params_.topK > 0 ? static_cast<size_t>(params_.topK) : 0;
+  float kth = -inf;
+  size_t tiesLeft = n;
+  if (topK > 0 && !infinite) {
+    finite_.resize(n);
+    float *finite = finite_.data();
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (logits[i] > -inf)
+        finite[m++] = logits[i];
+    if (topK < m) {
+      std::nth_element(finite, finite + (topK - 1), finite + m, std::greater<float>());
+      kth = finite[topK - 1];
+      size_t above = 0;
+      for (size_t i = 0; i < n; ++i)
+        above += logits[i] > kth;
+      tiesLeft = topK - above;
+    } else {
+      topK = 0;
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     const float l = logits[i];
-    if (infinite ? l == inf : (!std::isnan(l) && l != -inf))
+    bool keep = infinite ? l == inf : (l > -inf && l >= floor); // false for NaN
+    if (keep && topK > 0)
+      keep = l > kth || (l == kth && tiesLeft > 0 && tiesLeft-- > 0);
+    if (keep)
       c.push_back({static_cast<int32_t>(i), infinite ? 0.0f : l, 0.0});
   }
   if (c.empty())
     return greedy();
 
-  // 2. top-k.
-  bool sorted = false;
+  // 2. top-k: the k first in `before`'s order (a selection, then a sort of k).
   if (params_.topK > 0 && static_cast<size_t>(params_.topK) < c.size()) {
-    std::partial_sort(c.begin(), c.begin() + params_.topK, c.end(), before);
-    c.resize(static_cast<size_t>(params_.topK));
-    sorted = true;
+    const auto k = static_cast<ptrdiff_t>(params_.topK);
+    std::nth_element(c.begin(), c.begin() + k - 1, c.end(), before);
+    c.resize(static_cast<size_t>(k));
+    std::sort(c.begin(), c.end(), before);
   }
 
   float maxLogit = -inf;
   for (const SampleCandidate &x : c)
     maxLogit = std::max(maxLogit, x.logit);
 
-  // 3. and 4. Both keep a prefix of the candidates largest first, so what
-  // survives them is the shorter prefix: top-p's normalizer is taken over
-  // every candidate top-k left, then the tokens min-p removes are dropped
-  // before the sort (they are past its prefix whatever top-p keeps).
-  const bool topP = params_.topP < 1.0f, minP = params_.minP > 0.0f;
-  double z = 0.0;
+  // 3. and 4. Both keep a prefix of the candidates in `before`'s order, so
+  // what survives them is the shorter prefix: top-p's normalizer is taken
+  // over every candidate top-k left, then the tokens min-p removes are
+  // dropped (they are past its prefix whatever top-p keeps).
   if (topP)
-    for (const SampleCandidate &x : c)
-      z += std::exp(static_cast<double>(x.logit) - maxLogit);
-  if (minP) {
-    const double threshold = static_cast<double>(maxLogit) + std::log(static_cast<double>(params_.minP));
+    for (SampleCandidate &x : c) {
+      x.p = std::exp(x.logit - maxLogit); // unnormalized, at T = 1
+      if (!early)
+        z += x.p;
+    }
+  if (minP && !early) {
+    const double threshold =
+        static_cast<double>(maxLogit) + std::log(static_cast<double>(params_.minP));
     c.erase(std::remove_if(c.begin(), c.end(),
                            [&](const SampleCandidate &x) { return x.logit < threshold; }),
             c.end());
   }
-  if (topP) {
-    // Sorted a block at a time: a peaked distribution reaches p in a few tokens.
-    double cum = 0.0;
-    size_t done = 0, block = 64, keep = c.size();
-    while (done < c.size() && keep == c.size()) {
-      const size_t upto = std::min(c.size(), done + block);
-      if (!sorted)
-        std::partial_sort(c.begin() + done, c.begin() + upto, c.end(), before);
-      for (size_t i = done; i < upto; ++i) {
-        cum += std::exp(static_cast<double>(c[i].logit) - maxLogit) / z;
-        if (cum >= params_.topP) {
-          keep = i + 1;
-          break;
-        }
+  if (topP && c.size() > 1) {
+    // The first index whose running mass reaches p * z, without sorting
+    // everything: halve the range [lo, hi) that holds it with nth_element
+    // (everything before lo comes first in `before`'s order, with mass
+    // `massBefore`), then sort what is left and walk it. O(n) expected.
+    const double target = static_cast<double>(params_.topP) * z;
+    size_t lo = 0, hi = c.size();
+    double massBefore = 0.0;
+    while (hi - lo > 64) {
+      const size_t mid = lo + (hi - lo) / 2;
+      std::nth_element(c.begin() + lo, c.begin() + mid, c.begin() + hi, before);
+      double m = 0.0;
+      for (size_t i = lo; i < mid; ++i)
+        m += c[i].p;
+      if (massBefore + m >= target) {
+        hi = mid;
+      } else {
+        massBefore += m;
+        lo = mid;
       }
-      done = upto;
-      block *= 4;
+    }
+    std::sort(c.begin() + lo, c.begin() + hi, before);
+    size_t keep = hi;
+    double cum = massBefore;
+    for (size_t i = lo; i < hi; ++i) {
+      cum += c[i].p;
+      if (cum >= target) {
+        keep = i + 1;
+        break;
+      }
     }
     c.resize(std::max<size_t>(keep, 1));
   }
 
   // 5. temperature, and the probabilities.
-  const double t = params_.temperature;
+  const float invT = 1.0f / params_.temperature;
   double total = 0.0;
   for (SampleCandidate &x : c) {
-    x.p = std::exp((static_cast<double>(x.logit) - maxLogit) / t);
+    x.p = std::exp((x.logit - maxLogit) * invT);
     total += x.p;
   }
   for (SampleCandidate &x : c) {
@@ -182,13 +240,13 @@ std::vector<SampleCandidate> Sampler::filter(const float *logits, size_t n) cons
     if (infinite)
       x.logit = inf;
   }
-  return c;
 }
 
 std::vector<SampleCandidate> Sampler::candidates(const float *logits, size_t n) const {
   if (n == 0)
     return {};
-  std::vector<SampleCandidate> c = filter(logits, n);
+  std::vector<SampleCandidate> c;
+  filter(logits, n, c);
   std::sort(c.begin(), c.end(), before);
   return c;
 }
@@ -196,7 +254,8 @@ std::vector<SampleCandidate> Sampler::candidates(const float *logits, size_t n) 
 int32_t Sampler::sample(const float *logits, size_t n) {
   if (n == 0)
     return -1;
-  std::vector<SampleCandidate> c = filter(logits, n);
+  std::vector<SampleCandidate> &c = scratch_;
+  filter(logits, n, c);
   int32_t id = c.front().id;
   if (c.size() > 1) {
     // A uniform double in [0, 1) from the engine's 53 high bits: the same
@@ -204,14 +263,21 @@ int32_t Sampler::sample(const float *logits, size_t n) {
     // algorithm is not specified).
     const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
     double cum = 0.0;
-    id = c.back().id;
+    bool drawn = false;
     for (const SampleCandidate &x : c) {
       cum += x.p;
       if (u < cum) {
         id = x.id;
+        drawn = true;
         break;
       }
     }
+    // u past the sum's rounding: the last token that can be drawn.
+    for (size_t i = c.size(); !drawn && i-- > 0;)
+      if (c[i].p > 0.0) {
+        id = c[i].id;
+        drawn = true;
+      }
   }
   accept(id);
   return id;

@@ -197,6 +197,73 @@ TEST(Sampling, FiltersRunInLlamaCppsOrder) {
   EXPECT_EQ(ids(Sampler(p).candidates(l.data(), l.size())), (std::set<int32_t>{2, 0}));
 }
 
+/// The filters as their definitions read: everything sorted (largest logit,
+/// then lowest id, first), top-k, top-p over what top-k left, min-p,
+/// softmax at the temperature. No penalties.
+std::vector<SampleCandidate> naiveFilters(const std::vector<float> &l, const SamplingParams &p) {
+  std::vector<SampleCandidate> c;
+  for (size_t i = 0; i < l.size(); ++i)
+    if (l[i] > -std::numeric_limits<float>::infinity())
+      c.push_back({static_cast<int32_t>(i), l[i], 0.0});
+  std::sort(c.begin(), c.end(), [](const SampleCandidate &a, const SampleCandidate &b) {
+    return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+  });
+  if (p.topK > 0 && static_cast<size_t>(p.topK) < c.size())
+    c.resize(static_cast<size_t>(p.topK));
+  const double m = c.front().logit;
+  if (p.topP < 1.0f) {
+    double z = 0.0, cum = 0.0;
+    for (const SampleCandidate &x : c)
+      z += std::exp(x.logit - m);
+    size_t keep = c.size();
+    for (size_t i = 0; i < c.size(); ++i) {
+      cum += std::exp(c[i].logit - m);
+      if (cum >= p.topP * z) {
+        keep = i + 1;
+        break;
+      }
+    }
+    c.resize(std::max<size_t>(keep, 1));
+  }
+  if (p.minP > 0.0f)
+    c.erase(std::remove_if(c.begin(), c.end(),
+                           [&](const SampleCandidate &x) { return x.logit < m + std::log(p.minP); }),
+            c.end());
+  double total = 0.0;
+  for (SampleCandidate &x : c)
+    total += (x.p = std::exp((x.logit - m) / p.temperature));
+  for (SampleCandidate &x : c)
+    x.p /= total;
+  return c;
+}
+
+TEST(Sampling, FastPathsKeepWhatTheDefinitionsKeep) {
+  // Logits rounded to halves (many ties), a few NaN and -inf, a large
+  // vocabulary (top-p's selection halves its range many times); top-k's
+  // selection over floats, min-p's early cut and top-p's selection against
+  // the plain definitions.
+  std::mt19937 g(7);
+  for (int round = 0; round < 60; ++round) {
+    std::vector<float> l = randomLogits(round % 3 == 0 ? 20000 : 300, 1000 + round, 1.5f);
+    for (float &x : l)
+      x = std::round(x * 2.0f) / 2.0f;
+    l[g() % l.size()] = std::numeric_limits<float>::quiet_NaN();
+    l[g() % l.size()] = -std::numeric_limits<float>::infinity();
+    SamplingParams p = temperature(0.5f + 0.25f * (round % 5));
+    p.topK = round % 4 == 0 ? 0 : static_cast<int32_t>(1 + g() % 200);
+    p.topP = round % 3 == 1 ? 1.0f : 0.05f + 0.9f * static_cast<float>(g() % 1000) / 1000.0f;
+    p.minP = round % 5 == 2 ? 0.0f : 0.001f * static_cast<float>(g() % 300);
+    std::vector<SampleCandidate> got = Sampler(p).candidates(l.data(), l.size());
+    std::vector<SampleCandidate> want = naiveFilters(l, p);
+    ASSERT_EQ(got.size(), want.size()) << "round " << round << ": top-k " << p.topK << " top-p "
+                                       << p.topP << " min-p " << p.minP;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].id, want[i].id) << "round " << round << " candidate " << i;
+      ASSERT_NEAR(got[i].p, want[i].p, 1e-6) << "round " << round << " candidate " << i;
+    }
+  }
+}
+
 /// The largest |empirical frequency - expected probability| over `n` draws.
 double maxFrequencyError(Sampler &s, const std::vector<float> &l, const std::vector<double> &want,
                          int n) {
