@@ -14,7 +14,7 @@
 //   5. temperature the survivors' logits divided by T;
 //   6. the draw    from softmax over the survivors, with the sampler's own
 //                  std::mt19937_64 (a uniform double from its 53 high bits,
-//                  walked along the candidates largest first).
+//                  walked along the candidates in an order fixed by the logits).
 // Temperature 0 is greedy: the argmax of the penalized logits (argmaxToken's
 // tie and NaN rules; with neutral penalties exactly argmaxToken), no draw.
 // NaN and -inf logits are never drawn; +inf ones share the draw alone.
