@@ -13,7 +13,7 @@
 
     sampler = ssm_runtime.Sampler(temperature=0.8, top_p=0.95, seed=42)  # default: greedy
     stream.prefill(ids); sampler.accept(ids)         # the prompt in the penalty window
-    out = stream.generate(64, sampler=sampler, tokenizer=tok, stop=["\n\n"],
+    out = stream.generate(64, sampler=sampler, tokenizer=tok, stop=["\\n\\n"],
                           on_text=lambda token, text: print(text, end="", flush=True))
     out.tokens, out.text, out.reason                 # reason: "max_tokens", "token", "string", "callback"
 
