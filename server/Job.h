@@ -28,6 +28,9 @@ struct Job {
   /// Prompt lengths worth a prefix entry in the cache besides the prompt's
   /// own (a chat's history before its last message).
   std::vector<size_t> cachePoints;
+  /// Whether the HTTP side reads the text as it comes (each token wakes it)
+  /// or only at the end (woken once).
+  bool streaming = false;
   Clock::time_point submitted = Clock::now();
 
   /// Set by the HTTP side when its client went away: the scheduler drops the

@@ -221,7 +221,8 @@ bool Scheduler::emitToken(Slot &slot) {
     finish(slot, "length");
     return false;
   }
-  job.changed.notify_all();
+  if (job.streaming)
+    job.changed.notify_all();
   slot.next = token;
   return true;
 }

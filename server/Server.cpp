@@ -333,6 +333,7 @@ void Server::complete(const std::string &body, Endpoint endpoint, void *resp) {
                    : endpoint == Endpoint::Completions ? 16 // OpenAI's default
                                                        : limits_.maxTokens;
   job->stopStrings = req.stop;
+  job->streaming = req.stream;
   std::string why;
   SamplingSettings sampling = req.sampling;
   if (!sampling.hasSeed) {

@@ -284,11 +284,15 @@ def check_against_ssm_run(srv, model, name):
 
 
 def check_concurrent(srv, name):
-    prompts = [("prompt number %d " % i + "x" * (i * 7), 6 + 3 * i, i % 2 == 0) for i in range(8)]
+    # Long enough to overlap (the tiny models make tens of thousands of
+    # tokens a second), within --context 256.
+    prompts = [("prompt number %d " % i + "x" * (i * 7), 120 + 10 * i, i % 2 == 0) for i in range(8)]
     alone = [completion(srv, p, n)["choices"][0]["token_ids"] for p, n, _ in prompts]
     results = [None] * len(prompts)
+    start = threading.Barrier(len(prompts))
 
     def one(i):
+        start.wait()
         p, n, streaming = prompts[i]
         if streaming:
             results[i] = srv.stream("/v1/completions", dict(prompt=p, max_tokens=n, temperature=0))[0]
