@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <random>
+#include <sys/socket.h>
 #include <sstream>
 
 namespace ssm::server {
@@ -119,9 +120,15 @@ std::string Server::describe() const {
 }
 
 int Server::bind() {
-  if (options_.port == 0)
-    return http_->bind_to_any_port(options_.host);
-  return http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  const int port = options_.port == 0
+                       ? http_->bind_to_any_port(options_.host)
+                       : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  // cpp-httplib 0.11 listens with a backlog of 5: 32 clients connecting at
+  // once overflowed it (connections reset or retried a second later). A
+  // second listen() on the socket sets the system's maximum instead.
+  if (port >= 0 && listenSocket_ >= 0)
+    ::listen(listenSocket_, SOMAXCONN);
+  return port;
 }
 
 bool Server::listen() { return http_->listen_after_bind(); }
@@ -137,6 +144,14 @@ void Server::shutdown() {
 
 void Server::routes() {
   httplib::Server &h = *http_;
+  // SO_REUSEADDR (a restart binds at once) but not cpp-httplib's default
+  // SO_REUSEPORT, with which a second server on the same port would bind
+  // too and share the connections silently; and the socket, for bind().
+  h.set_socket_options([this](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listenSocket_ = sock;
+  });
   h.set_payload_max_length(options_.maxBodyBytes);
   h.set_read_timeout(options_.readTimeoutSec, 0);
   h.set_write_timeout(options_.readTimeoutSec, 0);

@@ -80,6 +80,7 @@ private:
   std::unique_ptr<httplib::Server> http_;
   std::atomic<bool> shuttingDown_{false};
   std::atomic<uint64_t> nextId_{1};
+  int listenSocket_ = -1;
   int64_t created_ = 0;
 };
 

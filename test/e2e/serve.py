@@ -11,8 +11,9 @@ template; then checks
   * /health, /v1/models, /metrics;
   * greedy completions equal ssm-run --generate on the same prompt (the ids);
   * streaming gives the same ids and text as the response without it;
-  * 8 concurrent requests (different prompts and lengths, some streaming)
-    each give what they give alone;
+  * 8 concurrent greedy requests (different prompts and lengths, some
+    streaming), and 32 sampled ones with a seed each (more than the slots:
+    they queue and join as others leave), each give what they give alone;
   * a prompt sharing a cached prefix (another prompt's first blocks) starts
     from the cache (usage.prompt_tokens_details.cached_tokens, /metrics) and
     gives the ids ssm-run gives without any cache; the same prompt again is
@@ -254,6 +255,14 @@ def completion(srv, prompt, n, **kw):
     return r
 
 
+def check_port_taken(srv, model):
+    """A second server on a port in use refuses to start (no SO_REUSEPORT)."""
+    r = subprocess.run([os.path.join(BIN, "ssm-serve"), model, "--port", str(srv.port)],
+                       capture_output=True, timeout=60)
+    check(r.returncode == 2 and b"cannot listen" in r.stderr,
+          "a second server on port %d: exit %d, %r" % (srv.port, r.returncode, r.stderr[-300:]))
+
+
 def check_basics(srv, name):
     status, _, payload = srv.request("GET", "/health")
     check(status == 200 and json.loads(payload)["status"] == "ok", name + ": /health")
@@ -307,6 +316,28 @@ def check_concurrent(srv, name):
         t.join()
     for i in range(len(prompts)):
         check(results[i] == alone[i], "%s: concurrent request %d gave %s, alone %s" % (name, i, results[i], alone[i]))
+    # 32 clients at once, sampled with a seed each: more than the slots, so
+    # they queue, join as others leave, and each gets what it gets alone.
+    many = [dict(prompt="client %d: " % i + "ab" * (i % 5), max_tokens=60 + (i * 13) % 90,
+                 temperature=0.7 + 0.01 * i, top_k=50, top_p=0.9, seed=1000 + i) for i in range(32)]
+    alone_many = [srv.post("/v1/completions", b)[2]["choices"][0]["token_ids"] for b in many]
+    got_many = [None] * len(many)
+    start32 = threading.Barrier(len(many))
+
+    def client(i):
+        start32.wait()
+        if i % 3 == 0:
+            got_many[i] = srv.stream("/v1/completions", many[i])[0]
+        else:
+            got_many[i] = srv.post("/v1/completions", many[i])[2]["choices"][0]["token_ids"]
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(len(many))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    mixed = [i for i in range(len(many)) if got_many[i] != alone_many[i]]
+    check(not mixed, "%s: of 32 concurrent sampled clients, %s differ from alone" % (name, mixed))
     after = srv.metrics()
     batched = after["ssm_decode_batch_size_count"] - after['ssm_decode_batch_size_bucket{le="1"}'] - (
         before["ssm_decode_batch_size_count"] - before['ssm_decode_batch_size_bucket{le="1"}'])
@@ -575,6 +606,8 @@ def main():
         srv = Server(model, *flags, "--context", "256", "--max-body-kb", "64")
         try:
             check_basics(srv, name)
+            if name == "mamba-b4":
+                check_port_taken(srv, model)
             check_against_ssm_run(srv, model, name)
             check_concurrent(srv, name)
             check_prompt_cache(srv, model, name)
