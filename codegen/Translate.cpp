@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -237,6 +238,15 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
   std::vector<std::tuple<Halide::ImageParam, std::vector<int64_t>, int>> imageParams;
   try {
     Block &entry = func.getBody().front();
+    // The caches an in-place result appends to: their position axis stays
+    // symbolic (min 0), the runtime passing only the rows the call reads,
+    // 0 .. p + L - 1 (the rest are never read; runtime/Module.cpp).
+    std::map<unsigned, int> appendAxisOf;
+    if (!out.chunking && manual && targetFamily(target) != TargetFamily::Gpu)
+      if (auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator()))
+        for (Value r : ret.getOperands())
+          if (std::optional<TensorSignature::Append> a = appendWindowOf(r, func))
+            appendAxisOf[static_cast<unsigned>(a->argument)] = a->axis;
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       BlockArgument arg = entry.getArgument(i);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -251,6 +261,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
           tensorSignature(type, func.getArgAttrDict(i), "arg" + std::to_string(i));
       Halide::ImageParam ip(*storage, type.getRank(), sig.name);
       int timeAxis = out.chunking ? out.chunking->argTimeAxis[i] : -1;
+      if (auto it = appendAxisOf.find(i); it != appendAxisOf.end())
+        timeAxis = it->second;
       constrain([&](int d) { return ip.dim(d); }, sig.shape, timeAxis);
       // 16-bit floats are stored as such and computed in f32: every reader
       // sees an inline f32 view that converts at each load.

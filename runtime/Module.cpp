@@ -175,6 +175,7 @@ struct BoundCall::Impl {
     int halideDim = 0;          // the append axis in Halide's dim order
     size_t positionBuffer = 0;  // c.from's kernel input holding p (int32)
     int64_t length = 0;
+    int32_t rows = 0;           // the argument's rows (its capacity)
   };
   std::vector<Carry> carries;
   const FunctionInfo *info = nullptr;
@@ -354,6 +355,7 @@ struct BoundCall::Impl {
     c.halideDim = dst->dimensions - 1 - r.append->axis;
     c.positionBuffer = static_cast<size_t>(r.append->position);
     c.length = r.append->length;
+    c.rows = dst->dim[c.halideDim].extent;
     carries.push_back(c);
     return true;
   }
@@ -394,16 +396,19 @@ struct BoundCall::Impl {
       if (!c.inPlace)
         continue;
       halide_buffer_t *out = raw(c.from, c.fromBuffer);
-      const halide_buffer_t *arg = raw(c.to[0].first, c.to[0].second);
+      halide_buffer_t *arg = raw(c.to[0].first, c.to[0].second);
       const halide_buffer_t *pos = raw(c.from, c.positionBuffer);
       const int32_t p = *reinterpret_cast<const int32_t *>(pos->host);
-      const halide_dimension_t &full = arg->dim[c.halideDim];
-      if (p < 0 || static_cast<int64_t>(p) + c.length > static_cast<int64_t>(full.extent)) {
+      halide_dimension_t &full = arg->dim[c.halideDim];
+      if (p < 0 || static_cast<int64_t>(p) + c.length > static_cast<int64_t>(c.rows)) {
         error = "kernel " + c.from->name + ": position " + std::to_string(p) + " + " +
-                std::to_string(c.length) + " rows is outside the " + std::to_string(full.extent) +
+                std::to_string(c.length) + " rows is outside the " + std::to_string(c.rows) +
                 " rows of the state it appends to";
         return false;
       }
+      // The kernel reads rows 0 .. p + length - 1 of the argument (its keys
+      // loop runs over the argument's extent) and writes p .. p + length - 1.
+      full.extent = p + static_cast<int32_t>(c.length);
       out->host = arg->host + static_cast<int64_t>(p) * full.stride * arg->type.bytes();
       out->dim[c.halideDim].min = p;
       out->dim[c.halideDim].extent = static_cast<int32_t>(c.length);

@@ -21,14 +21,19 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
     return static_cast<int>(*c);
   };
   AttentionKernel k;
-  k.capacity = need(in.kCache.shape[1], "the cache capacity C");
+  // The caches' rows: C, or, where the caches are an in-place function's
+  // arguments (Translate.cpp), the rows the runtime passes, 0 .. p + L - 1,
+  // so that the keys loop runs over what the queries can read, not the
+  // whole capacity.
+  const Expr C = in.kCache.shape[1];
+  k.capacity = constInt(C).value_or(0);
   k.heads = need(in.q.shape[2], "the query heads H");
   k.kvHeads = need(in.k.shape[2], "the KV heads Hkv");
   k.headDim = need(in.q.shape[3], "the head size D");
   k.valueDim = need(in.v.shape[3], "the value head size Dv");
   if (k.heads % k.kvHeads)
     throw CompileError(std::string(op) + ": H must be a multiple of Hkv");
-  const int C = k.capacity, group = k.heads / k.kvHeads;
+  const int group = k.heads / k.kvHeads;
   Expr len = in.q.shape[1];
 
   Var d("d"), g("g"), c("c"), b("b"), j("j"), h("h"), i("i");

@@ -42,7 +42,8 @@ struct AttentionKernel {
   Halide::Func out;             // (dv, h, i, b)
   Halide::RDom keys;            // the readable rows of each query
   Halide::RDom channels;        // the D channels of the dot products
-  int capacity = 0, heads = 0, kvHeads = 0, headDim = 0, valueDim = 0;
+  int capacity = 0; // C, or 0 where the runtime passes the readable rows (symbolic)
+  int heads = 0, kvHeads = 0, headDim = 0, valueDim = 0;
 };
 AttentionKernel buildAttention(const AttentionKernelInputs &in);
 

@@ -1,5 +1,6 @@
 // Lowerings of tensor ops: empty, reshapes, slices, concat, as index remappings.
 #include "codegen/Lowering.h"
+#include "codegen/kernels/Kernel.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -57,6 +58,19 @@ LogicalResult lowerReshape(Operation *op, LoweringState &state) {
         } else {
           srcIdx.resize(expanded.size());
           for (size_t gi = 0; gi < groups.size(); ++gi) {
+            // One dim of extent > 1 among unit dims: its index is the
+            // collapsed one as it is (no % and /, whose bounds Halide
+            // takes as the whole extent).
+            int nonUnit = 0;
+            for (int64_t d : groups[gi])
+              nonUnit += expanded[d] != 1;
+            if (nonUnit <= 1) {
+              for (int64_t d : groups[gi])
+                srcIdx[d] = expanded[d] != 1 ? idx[gi] : Expr(0);
+              if (nonUnit == 0)
+                srcIdx[groups[gi].back()] = idx[gi];
+              continue;
+            }
             Expr rest = idx[gi];
             for (int64_t k = static_cast<int64_t>(groups[gi].size()) - 1; k >= 0; --k) {
               int64_t d = groups[gi][k];
@@ -68,6 +82,22 @@ LogicalResult lowerReshape(Operation *op, LoweringState &state) {
         }
         return at(src, srcIdx);
       });
+  // A symbolic extent (an append argument's rows, Translate.cpp) passes
+  // through a group whose other dims are all 1: (C) <-> (1, C).
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    int64_t nonUnit = -1, count = 0;
+    for (int64_t d : groups[gi])
+      if (expanded[d] != 1) {
+        nonUnit = d;
+        ++count;
+      }
+    if (count != 1)
+      continue;
+    if (expanding && !constInt(src.shape[gi]))
+      out.shape[nonUnit] = src.shape[gi];
+    else if (!expanding && !constInt(src.shape[nonUnit]))
+      out.shape[gi] = src.shape[nonUnit];
+  }
   state.set(op->getResult(0), out);
   return success();
 }
