@@ -27,6 +27,16 @@ void Metrics::countBatch(size_t n) {
   batchSum_ += n;
 }
 
+void Metrics::observeFirstToken(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t b = 0;
+  while (b < kTtftBuckets.size() && seconds > kTtftBuckets[b])
+    ++b;
+  ++ttftBuckets_[b];
+  ++ttftCount_;
+  ttftSum_ += seconds;
+}
+
 void Metrics::countFinish(const std::string &reason) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++finishes_[reason];
@@ -68,6 +78,17 @@ std::string Metrics::text(const PromptCache::Stats &c) const {
   o << "ssm_decode_batch_size_bucket{le=\"+Inf\"} " << cum << "\n";
   o << "ssm_decode_batch_size_sum " << batchSum_ << "\nssm_decode_batch_size_count " << batchCount_
     << "\n";
+  head("ssm_time_to_first_token_seconds", "histogram",
+       "From a request's arrival to its first token (queue and prefill).");
+  cum = 0;
+  for (size_t b = 0; b < kTtftBuckets.size(); ++b) {
+    cum += ttftBuckets_[b];
+    o << "ssm_time_to_first_token_seconds_bucket{le=\"" << kTtftBuckets[b] << "\"} " << cum << "\n";
+  }
+  cum += ttftBuckets_[kTtftBuckets.size()];
+  o << "ssm_time_to_first_token_seconds_bucket{le=\"+Inf\"} " << cum << "\n";
+  o << "ssm_time_to_first_token_seconds_sum " << ttftSum_ << "\nssm_time_to_first_token_seconds_count "
+    << ttftCount_ << "\n";
   head("ssm_prompt_cache_hits_total", "counter", "Prompts that started from a cached state.");
   o << "ssm_prompt_cache_hits_total " << c.hits << "\n";
   head("ssm_prompt_cache_misses_total", "counter", "Prompts with no cached prefix.");

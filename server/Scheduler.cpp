@@ -205,8 +205,11 @@ bool Scheduler::emitToken(Slot &slot) {
     std::lock_guard<std::mutex> lock(job.mutex);
     job.tokens.push_back(token);
     job.text += piece;
-    if (!job.firstToken)
+    if (!job.firstToken) {
       job.firstToken = Job::Clock::now();
+      metrics_.observeFirstToken(
+          std::chrono::duration<double>(*job.firstToken - job.submitted).count());
+    }
   }
   // A stop string in the text ends it there (the text before it is out).
   if (slot.text && slot.text->stopped()) {

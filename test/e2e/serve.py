@@ -360,6 +360,9 @@ def check_prompt_cache(srv, model, name):
     check(after["ssm_prompt_cache_hits_total"] == before["ssm_prompt_cache_hits_total"] + 1,
           name + ": /metrics counts the hit")
     check(after["ssm_prompt_cache_bytes"] > 0, name + ": /metrics shows the cache's bytes")
+    check(after["ssm_time_to_first_token_seconds_count"] == before["ssm_time_to_first_token_seconds_count"] + 1 and
+          after['ssm_time_to_first_token_seconds_bucket{le="+Inf"}'] == after["ssm_time_to_first_token_seconds_count"],
+          name + ": /metrics has the request's time to first token")
     ok, want = same_as_ssm_run(model, second["choices"][0]["token_ids"], second["choices"][0]["text"],
                                prompt=second_prompt, n=10)
     check(ok, "%s: cached continuation %s, uncached ssm-run %s" % (name, second["choices"][0]["token_ids"], want))
