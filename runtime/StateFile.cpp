@@ -46,6 +46,8 @@ struct Reader {
   bool bytes(void *dst, uint64_t n) {
     if (!ok || static_cast<uint64_t>(end - p) < n)
       return ok = false;
+    if (n == 0) // dst may be an empty vector's null data()
+      return true;
     std::memcpy(dst, p, n);
     p += n;
     return true;
