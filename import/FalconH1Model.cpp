@@ -217,28 +217,9 @@ bool parseFalcon(const json &cfg, int64_t context, FalconConfig &c, std::string 
   return true;
 }
 
-std::vector<graph::TensorDecl> mambaParams(const FalconConfig &c) {
-  const Mamba2Config &m = c.mamba;
-  std::vector<graph::TensorDecl> p = {{"mamba.in_proj.weight", {m.inProjSize(), c.width}}};
-  if (m.useBias)
-    p.push_back({"mamba.in_proj.bias", {m.inProjSize()}});
-  p.push_back({"mamba.conv1d.weight", {m.convDim(), 1, m.convKernel}});
-  if (m.useConvBias)
-    p.push_back({"mamba.conv1d.bias", {m.convDim()}});
-  p.push_back({"mamba.dt_bias", {m.numHeads}});
-  p.push_back({"mamba.A_log", {m.numHeads}});
-  p.push_back({"mamba.D", {m.numHeads}});
-  if (m.gatedNorm)
-    p.push_back({"mamba.norm.weight", {m.intermediateSize}});
-  p.push_back({"mamba.out_proj.weight", {c.width, m.intermediateSize}});
-  if (m.useBias)
-    p.push_back({"mamba.out_proj.bias", {c.width}});
-  return p;
-}
-
 std::vector<graph::TensorDecl> layerParams(const FalconConfig &c) {
   std::vector<graph::TensorDecl> p = {{"input_layernorm.weight", {c.width}}};
-  for (const graph::TensorDecl &t : mambaParams(c))
+  for (const graph::TensorDecl &t : layers::mamba2MixerParams(c.mamba, "mamba."))
     p.push_back(t);
   for (const graph::TensorDecl &t : layers::attentionParams(c.attn, c.width))
     p.push_back(t);

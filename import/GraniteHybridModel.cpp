@@ -150,24 +150,6 @@ bool parseGranite(const json &cfg, int64_t context, GraniteConfig &c, std::strin
   return true;
 }
 
-std::vector<graph::TensorDecl> mambaParams(const GraniteConfig &c) {
-  const Mamba2Config &m = c.mamba;
-  std::vector<graph::TensorDecl> p = {{"mamba.in_proj.weight", {m.inProjSize(), c.width}}};
-  if (m.useBias)
-    p.push_back({"mamba.in_proj.bias", {m.inProjSize()}});
-  p.push_back({"mamba.conv1d.weight", {m.convDim(), 1, m.convKernel}});
-  if (m.useConvBias)
-    p.push_back({"mamba.conv1d.bias", {m.convDim()}});
-  p.push_back({"mamba.dt_bias", {m.numHeads}});
-  p.push_back({"mamba.A_log", {m.numHeads}});
-  p.push_back({"mamba.D", {m.numHeads}});
-  p.push_back({"mamba.norm.weight", {m.intermediateSize}});
-  p.push_back({"mamba.out_proj.weight", {c.width, m.intermediateSize}});
-  if (m.useBias)
-    p.push_back({"mamba.out_proj.bias", {c.width}});
-  return p;
-}
-
 /// h += r * mixer(input_layernorm(h)); h += r * shared_mlp(post_attention_layernorm(h)).
 void graniteLayer(graph::BlockScope &s, const GraniteConfig &c, bool attention) {
   MlirEmitter &e = s.e;
@@ -209,7 +191,7 @@ bool describeGraniteHybrid(const json &config, int64_t context, HybridDesc &out,
     const std::string p = "model.layers." + std::to_string(l) + ".", st = "layers." + std::to_string(l) + ".";
     std::vector<graph::TensorDecl> ps = {{"input_layernorm.weight", {c->width}}};
     for (const graph::TensorDecl &t : c->attention[l] ? layers::attentionParams(c->attn, c->width)
-                                                      : mambaParams(*c))
+                                                      : layers::mamba2MixerParams(c->mamba, "mamba."))
       ps.push_back(t);
     ps.insert(ps.end(), mlp.begin(), mlp.end());
     for (const graph::TensorDecl &t : ps)

@@ -16,6 +16,24 @@ TValue outProjectionOf(graph::BlockScope &s, const Mamba2Config &c, const std::s
                        const TValue &y, const TValue *addTo);
 } // namespace
 
+std::vector<graph::TensorDecl> mamba2MixerParams(const Mamba2Config &c, const std::string &m) {
+  std::vector<graph::TensorDecl> p = {{m + "in_proj.weight", {c.inProjSize(), c.hiddenSize}}};
+  if (c.useBias)
+    p.push_back({m + "in_proj.bias", {c.inProjSize()}});
+  p.push_back({m + "conv1d.weight", {c.convDim(), 1, c.convKernel}});
+  if (c.useConvBias)
+    p.push_back({m + "conv1d.bias", {c.convDim()}});
+  p.push_back({m + "dt_bias", {c.numHeads}});
+  p.push_back({m + "A_log", {c.numHeads}});
+  p.push_back({m + "D", {c.numHeads}});
+  if (c.gatedNorm)
+    p.push_back({m + "norm.weight", {c.intermediateSize}});
+  p.push_back({m + "out_proj.weight", {c.hiddenSize, c.intermediateSize}});
+  if (c.useBias)
+    p.push_back({m + "out_proj.bias", {c.hiddenSize}});
+  return p;
+}
+
 void mamba2Block(BlockScope &s, const Mamba2Config &c) {
   s.e.line("// RMSNorm, then in_proj split into z, xBC and dt.");
   TValue xn = layers::rmsNorm(s.e, s.h, s.param("norm.weight"), c.layerNormEpsilon, "normed");

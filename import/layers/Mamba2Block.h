@@ -21,6 +21,12 @@ namespace ssm::importer::layers {
 /// (H, P, N); sets s.h to h + out_proj(...) and appends the two new states.
 void mamba2Block(graph::BlockScope &s, const Mamba2Config &c);
 
+/// The mixer's weights after the layer's prefix + `m`, in argument order:
+/// in_proj (weight, bias if use_bias), conv1d (weight (conv_dim, 1, W), bias
+/// if use_conv_bias), dt_bias, A_log, D (H), the gated norm's weight
+/// (d_inner, unless gatedNorm is false), out_proj (weight, bias if use_bias).
+std::vector<graph::TensorDecl> mamba2MixerParams(const Mamba2Config &c, const std::string &m);
+
 /// The mixer alone on xn (rows, d_model), already normed: its weights after
 /// the layer's prefix + `m` ("mixer." in Mamba-2, "mamba." in Granite 4.0-H),
 /// the same states; returns out_proj(...) (rows, d_model), added to *addTo
