@@ -238,15 +238,19 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
   std::vector<std::tuple<Halide::ImageParam, std::vector<int64_t>, int>> imageParams;
   try {
     Block &entry = func.getBody().front();
-    // The caches an in-place result appends to: their position axis stays
-    // symbolic (min 0), the runtime passing only the rows the call reads,
-    // 0 .. p + L - 1 (the rest are never read; runtime/Module.cpp).
+    // The results written in place of an argument (CPU targets only: a GPU
+    // module keeps its own device copies), and the caches they append to,
+    // whose position axis stays symbolic (min 0): the runtime passes only
+    // the rows the call reads, 0 .. p + L - 1 (runtime/Module.cpp).
+    std::vector<std::optional<TensorSignature::Append>> appends;
     std::map<unsigned, int> appendAxisOf;
     if (!out.chunking && manual && targetFamily(target) != TargetFamily::Gpu)
       if (auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator()))
-        for (Value r : ret.getOperands())
-          if (std::optional<TensorSignature::Append> a = appendWindowOf(r, func))
-            appendAxisOf[static_cast<unsigned>(a->argument)] = a->axis;
+        for (Value r : ret.getOperands()) {
+          appends.push_back(appendWindowOf(r, func));
+          if (appends.back())
+            appendAxisOf[static_cast<unsigned>(appends.back()->argument)] = appends.back()->axis;
+        }
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       BlockArgument arg = entry.getArgument(i);
       auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -363,9 +367,8 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       }
       TensorSignature sig =
           tensorSignature(type, func.getResultAttrDict(i), "result" + std::to_string(i));
-      // CPU targets only: a GPU module keeps its own device copies.
-      if (!out.chunking && manual && targetFamily(target) != TargetFamily::Gpu)
-        sig.append = appendWindowOf(returned[i], func);
+      if (i < appends.size())
+        sig.append = appends[i];
       Halide::Func f = t.func;
       constrain([&](int d) { return f.output_buffer().dim(d); }, sig.shape,
                 out.chunking ? out.chunking->resultTimeAxis[i] : -1,

@@ -39,17 +39,12 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
   Var d("d"), g("g"), c("c"), b("b"), j("j"), h("h"), i("i");
   Expr p0 = clamp(in.position.func(b), 0, max(C - len, 0));
   auto written = [&](Expr row) { return row >= p0 && row < p0 + len; };
-  Expr src = clamp(c - p0, 0, len - 1);
-  k.kNew = Func("attn_k_cache");
-  k.kNew(d, g, c, b) = select(written(c), in.k.func(d, g, src, b), in.kCache.func(d, g, c, b));
-  k.vNew = Func("attn_v_cache");
-  k.vNew(d, g, c, b) = select(written(c), in.v.func(d, g, src, b), in.vCache.func(d, g, c, b));
-
   // The keys and values the queries read: this call's rows from k and v,
-  // the others from the caches as given. (Not from kNew and vNew, so that
-  // the results' only reader is the caller: a runtime that passes the
-  // caches' new rows alone as the result buffers, written in place, gets
-  // exactly those rows computed.)
+  // the others from the caches as given. The kernel's results, the caches
+  // with this call's rows written, are the same expressions, but nothing in
+  // the kernel reads them: a runtime that passes the caches' new rows alone
+  // as the result buffers, written in place, gets exactly those rows
+  // computed.
   auto key = [&](Expr ch, Expr kvHead, Expr row) {
     return select(written(row), in.k.func(ch, kvHead, clamp(row - p0, 0, len - 1), b),
                   in.kCache.func(ch, kvHead, row, b));
@@ -58,6 +53,10 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
     return select(written(row), in.v.func(ch, kvHead, clamp(row - p0, 0, len - 1), b),
                   in.vCache.func(ch, kvHead, row, b));
   };
+  k.kNew = Func("attn_k_cache");
+  k.kNew(d, g, c, b) = key(d, g, c);
+  k.vNew = Func("attn_v_cache");
+  k.vNew(d, g, c, b) = value(d, g, c);
   k.channels = RDom(0, k.headDim, "dch");
   k.score = Func("attn_score");
   k.score(j, h, i, b) = 0.0f;

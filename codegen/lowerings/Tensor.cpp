@@ -42,6 +42,15 @@ LogicalResult lowerReshape(Operation *op, LoweringState &state) {
     expanded = c.getSrcType().getShape();
     expanding = false;
   }
+  // Per group, its one dim of extent > 1 (-1: none, -2: several).
+  std::vector<int64_t> soleDim;
+  for (const ReassociationIndices &g : groups) {
+    int64_t sole = -1;
+    for (int64_t d : g)
+      if (expanded[d] != 1)
+        sole = sole == -1 ? d : -2;
+    soleDim.push_back(sole);
+  }
   const TensorFunc &src = state.get(op->getOperand(0));
   TensorFunc out = state.define(
       expanding ? "expand" : "collapse", shapeExprs(op->getResult(0).getType()),
@@ -58,17 +67,13 @@ LogicalResult lowerReshape(Operation *op, LoweringState &state) {
         } else {
           srcIdx.resize(expanded.size());
           for (size_t gi = 0; gi < groups.size(); ++gi) {
-            // One dim of extent > 1 among unit dims: its index is the
-            // collapsed one as it is (no % and /, whose bounds Halide
+            // At most one dim of extent > 1 among unit dims: its index is
+            // the collapsed one as it is (no % and /, whose bounds Halide
             // takes as the whole extent).
-            int nonUnit = 0;
-            for (int64_t d : groups[gi])
-              nonUnit += expanded[d] != 1;
-            if (nonUnit <= 1) {
+            if (soleDim[gi] != -2) {
               for (int64_t d : groups[gi])
-                srcIdx[d] = expanded[d] != 1 ? idx[gi] : Expr(0);
-              if (nonUnit == 0)
-                srcIdx[groups[gi].back()] = idx[gi];
+                srcIdx[d] = Expr(0);
+              srcIdx[soleDim[gi] >= 0 ? soleDim[gi] : groups[gi].back()] = idx[gi];
               continue;
             }
             Expr rest = idx[gi];
@@ -85,18 +90,13 @@ LogicalResult lowerReshape(Operation *op, LoweringState &state) {
   // A symbolic extent (an append argument's rows, Translate.cpp) passes
   // through a group whose other dims are all 1: (C) <-> (1, C).
   for (size_t gi = 0; gi < groups.size(); ++gi) {
-    int64_t nonUnit = -1, count = 0;
-    for (int64_t d : groups[gi])
-      if (expanded[d] != 1) {
-        nonUnit = d;
-        ++count;
-      }
-    if (count != 1)
+    const int64_t d = soleDim[gi];
+    if (d < 0)
       continue;
     if (expanding && !constInt(src.shape[gi]))
-      out.shape[nonUnit] = src.shape[gi];
-    else if (!expanding && !constInt(src.shape[nonUnit]))
-      out.shape[gi] = src.shape[nonUnit];
+      out.shape[d] = src.shape[gi];
+    else if (!expanding && !constInt(src.shape[d]))
+      out.shape[gi] = src.shape[d];
   }
   state.set(op->getResult(0), out);
   return success();
