@@ -330,9 +330,9 @@ struct BoundCall::Impl {
     return c.from && !c.to.empty();
   }
 
-  /// Carry::inPlace for `c` where the result is marked "append" to the
-  /// very argument it is carried to, in the same kernel, and nothing else
-  /// of the call shares either memory.
+  /// Carry::inPlace for `c` (not carried yet: carryOnHost checks) where the
+  /// result is marked "append" to the very argument it is carried to, in
+  /// the same kernel, and nothing else of the call shares either memory.
   bool carryInPlace(Carry &c) {
     Impl *k = c.from;
     if (c.to[0].first != k || k->chunking || !k->info || k->device)
@@ -344,9 +344,6 @@ struct BoundCall::Impl {
     if (!r.append || static_cast<size_t>(r.append->argument) != c.to[0].second ||
         static_cast<size_t>(r.append->position) >= firstResult)
       return false;
-    for (const Carry &other : carries)
-      if ((other.from == c.from && other.fromBuffer == c.fromBuffer) || other.to[0] == c.to[0])
-        return false;
     halide_buffer_t *src = raw(k, c.fromBuffer), *dst = raw(k, c.to[0].second);
     if (!src->host || !dst->host || src->host == dst->host || buffersOn(dst->host) != 1 ||
         src->dimensions != dst->dimensions || r.append->axis >= dst->dimensions)
@@ -369,11 +366,11 @@ struct BoundCall::Impl {
   bool carryOnHost(Carry c, bool readByAStep) {
     if (readByAStep || c.to.size() != 1)
       return false;
-    if (carryInPlace(c))
-      return true;
     for (const Carry &other : carries)
       if ((other.from == c.from && other.fromBuffer == c.fromBuffer) || other.to[0] == c.to[0])
         return false; // already carried
+    if (carryInPlace(c))
+      return true;
     Impl *to = c.to[0].first;
     if (c.from->chunking || to->chunking)
       return false;

@@ -28,23 +28,12 @@ std::string attendFunction(const std::string &name, int len) {
 }
 
 std::unique_ptr<CompiledModule> compileAttend() {
-  std::string dir = ::testing::TempDir() + "ssm-kv-append-" + std::to_string(getpid());
-  std::string mlir = dir + ".mlir";
-  std::ofstream(mlir) << attendFunction("step", 1) + attendFunction("prefill", 3);
-  std::string cmd = std::string(SSM_COMPILE_PATH) + " " + mlir + " -o " + dir + " --force";
-  if (std::system(cmd.c_str()) != 0) {
-    ADD_FAILURE() << "failed: " << cmd;
-    return nullptr;
-  }
-  std::string error;
-  auto m = CompiledModule::load(dir, error);
-  EXPECT_TRUE(m) << error;
-  return m;
+  return compileText(attendFunction("step", 1) + attendFunction("prefill", 3), "ssm-kv-append",
+                     "host");
 }
 
 void expectEqual(const HostTensor &got, const HostTensor &want, const std::string &what) {
   ASSERT_EQ(got.f32().size(), want.f32().size()) << what;
-  for (size_t i = 0; i < got.f32().size(); ++i)
   ASSERT_EQ(0, std::memcmp(got.f32().data(), want.f32().data(), got.f32().size() * 4)) << what;
 }
 

@@ -72,11 +72,14 @@ inline HostTensor random(std::vector<int64_t> shape, std::mt19937 &rng, float lo
   return h;
 }
 
-inline std::unique_ptr<CompiledModule> compile(const std::string &target) {
-  std::string dir = ::testing::TempDir() + "ssm-device-state-" + target + "-" +
-                    std::to_string(getpid());
+/// Compiles `text` with ssm-compile for `target` into a temporary folder
+/// named after `name` and loads it (null, with a test failure, otherwise).
+inline std::unique_ptr<CompiledModule> compileText(const std::string &text,
+                                                   const std::string &name,
+                                                   const std::string &target) {
+  std::string dir = ::testing::TempDir() + name + "-" + target + "-" + std::to_string(getpid());
   std::string mlir = dir + ".mlir";
-  std::ofstream(mlir) << moduleText();
+  std::ofstream(mlir) << text;
   std::string cmd = std::string(SSM_COMPILE_PATH) + " " + mlir + " --target " + target + " -o " +
                     dir + " --force";
   if (std::system(cmd.c_str()) != 0) {
@@ -87,6 +90,10 @@ inline std::unique_ptr<CompiledModule> compile(const std::string &target) {
   auto m = CompiledModule::load(dir, error);
   EXPECT_TRUE(m) << error;
   return m;
+}
+
+inline std::unique_ptr<CompiledModule> compile(const std::string &target) {
+  return compileText(moduleText(), "ssm-device-state", target);
 }
 
 inline void expectNear(const HostTensor &got, const HostTensor &want, const std::string &what) {
