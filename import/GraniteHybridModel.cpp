@@ -117,6 +117,15 @@ bool parseGranite(const json &cfg, int64_t context, GraniteConfig &c, std::strin
   m.layerNormEpsilon = c.normEps;
   m.normBeforeGate = false;
   m.normGroups = 1; // GraniteMoeHybridRMSNormGated: one RMS over all of d_inner
+  // Written by the GGUF import (import/GgufImport.cpp): llama.cpp's
+  // granite-hybrid graph takes the gated norm's RMS per group of
+  // d_inner / mamba_n_groups channels (build_mamba2_layer), as Mamba-2 does;
+  // equal to transformers' when mamba_n_groups is 1.
+  bool perGroup = false;
+  if (!config_fields::readBool(cfg, "ssm_opt_gated_norm_per_group", perGroup, error))
+    return false;
+  if (perGroup)
+    m.normGroups = m.nGroups;
   m.timeStepMin = 0.0;
   m.timeStepMax = std::numeric_limits<double>::infinity();
 

@@ -98,6 +98,30 @@ bool importHybrid(const std::string &safetensorsPath, const std::string &configP
     error = configPath + ": not a JSON object";
     return false;
   }
+  StFile in;
+  // The config is checked before the weights are read (a bad config fails fast).
+  std::string modelType = config.value("model_type", std::string());
+  const HybridArch *arch = findHybridByModelType(modelType);
+  if (!arch) {
+    error = configPath + ": model_type '" + modelType + "' is not a hybrid this importer knows";
+    return false;
+  }
+  HybridDesc check;
+  if (!arch->describe(config, context, check, error)) {
+    error = configPath + ": " + error;
+    return false;
+  }
+  if (!readSafetensors(safetensorsPath, in, error))
+    return false;
+  return importHybridFrom(config, in, safetensorsPath, configPath, outDir, seqLen, context, error,
+                          rows, weightsMode, stored, batch, summary);
+}
+
+bool importHybridFrom(const json &config, const StFile &in, const std::string &safetensorsPath,
+                      const std::string &configPath, const std::string &outDir, int64_t seqLen,
+                      int64_t context, std::string &error, LogitsRows rows,
+                      WeightsMode weightsMode, StFile *stored, int64_t batch,
+                      std::string *summary) {
   std::string modelType = config.value("model_type", std::string());
   const HybridArch *arch = findHybridByModelType(modelType);
   if (!arch) {
@@ -117,9 +141,6 @@ bool importHybrid(const std::string &safetensorsPath, const std::string &configP
     }
   std::string mlir;
   if (!desc.write(seqLen, rows, batch, mlir, error))
-    return false;
-  StFile in;
-  if (!readSafetensors(safetensorsPath, in, error))
     return false;
   for (const StTensor &t : in.tensors) {
     int64_t l = layerIndex(t.name);
@@ -141,8 +162,11 @@ bool importHybrid(const std::string &safetensorsPath, const std::string &configP
       return false;
     }
     if (t->shape != p.shape) {
-      error = safetensorsPath + ": tensor '" + p.name + "' has shape " +
-              rt::shapeString(t->shape) + " but the config implies " + rt::shapeString(p.shape);
+      auto g = in.metadata.find("gguf:" + p.name);
+      error = safetensorsPath + ": tensor '" + p.name + "'" +
+              (g != in.metadata.end() ? " (GGUF '" + g->second + "')" : std::string()) +
+              " has shape " + rt::shapeString(t->shape) + " but the config implies " +
+              rt::shapeString(p.shape);
       return false;
     }
     std::vector<float> values;

@@ -104,6 +104,17 @@ bool importHybrid(const std::string &safetensorsPath, const std::string &configP
                   LogitsRows rows, WeightsMode weightsMode, StFile *stored, int64_t batch,
                   std::string *summary = nullptr);
 
+/// importHybrid from a config and tensors already in memory (the GGUF
+/// import builds both from a .gguf file): `source` names the input in
+/// model.json and in messages, `configName` the config in messages. A
+/// tensor's metadata entry "gguf:<name>" (the GGUF tensor it came from) is
+/// named beside it in shape errors.
+bool importHybridFrom(const nlohmann::json &config, const StFile &in, const std::string &source,
+                      const std::string &configName, const std::string &outDir, int64_t seqLen,
+                      int64_t context, std::string &error, LogitsRows rows,
+                      WeightsMode weightsMode, StFile *stored, int64_t batch,
+                      std::string *summary = nullptr);
+
 } // namespace ssm::importer
 
 #endif // SSM_IMPORT_HYBRIDMODEL_H

@@ -12,6 +12,8 @@
 // missing, truncated or malformed input, unsupported model, output exists).
 #include "import/FileIO.h"
 #include "import/ConfigFields.h"
+#include "import/Gguf.h"
+#include "import/GgufImport.h"
 #include "import/HybridModel.h"
 #include "import/ModelBuilder.h"
 #include "import/RwkvFile.h"
@@ -267,12 +269,20 @@ int importMambaModel(const std::string &input, const std::string &configPath,
 
 int importHybridModel(const std::string &safetensors, const std::string &configFile,
                       const std::string &outDir, int64_t seqLen, int64_t context, LogitsRows rows,
-                      int64_t batch) {
+                      int64_t batch, const GgufCheckpoint *gguf = nullptr) {
   std::string error, summary;
   StFile stored;
-  if (!importHybrid(safetensors, configFile, outDir, seqLen, context, error, rows, gWeights,
-                    &stored, batch, &summary))
+  bool ok = gguf ? importHybridFrom(gguf->config, gguf->tensors, safetensors,
+                                    safetensors + " (its metadata)", outDir, seqLen, context,
+                                    error, rows, gWeights, &stored, batch, &summary)
+                 : importHybrid(safetensors, configFile, outDir, seqLen, context, error, rows,
+                                gWeights, &stored, batch, &summary);
+  if (!ok)
     return cannotRun(error);
+  if (gguf) {
+    // Quantised tensors were dequantised to f32 (the summary's source types).
+    summary += " (GGUF " + gguf->ggufArchitecture + ": " + gguf->sourceTypes + ")";
+  }
   std::string written = (fs::path(outDir) / "model.mlir").string();
   std::vector<char> text;
   if (!readWholeFile(written, "an MLIR file", text, error))
@@ -492,7 +502,12 @@ int main(int argc, char **argv) {
       format = positional[0];
     }
   }
-  if (format != "rwkv" && format != "mamba" && format != "hybrid")
+  // A GGUF file (llama.cpp's format): the architecture from general.architecture.
+  if (positional.size() == 1 && looksLikeGguf(format)) {
+    positional = {"gguf", format};
+    format = "gguf";
+  }
+  if (format != "rwkv" && format != "mamba" && format != "hybrid" && format != "gguf")
     return cannotRun("unknown format '" + format +
                      "' (known: rwkv, mamba, or a checkpoint folder with config.json)");
   if (positional.size() < 2)
@@ -517,6 +532,15 @@ int main(int argc, char **argv) {
     return cannotRun(input + ": no such file");
   if (format == "rwkv" && !configPath.empty())
     return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
+  if (format == "gguf" && !configPath.empty())
+    return cannotRun("--config is for mamba; a GGUF file holds its own configuration");
+  GgufCheckpoint gguf;
+  if (format == "gguf") {
+    std::string err;
+    GgufFile file;
+    if (!readGguf(input, file, err) || !ggufToCheckpoint(file, gguf, err))
+      return cannotRun(err);
+  }
   // Written into a temporary sibling and published only when whole and
   // verified: a failed import leaves nothing behind, and never touches
   // what `outDir` held.
@@ -526,15 +550,17 @@ int main(int argc, char **argv) {
   std::string staged = stagingDir(outDir);
   fs::remove_all(staged, ec);
   gOutputName = outDir;
-  if (context > 0 && format != "hybrid")
+  if (context > 0 && format != "hybrid" && format != "gguf")
     return cannotRun("--context is for models with attention layers (KV caches)");
   int rc = format == "rwkv"     ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
+           : format == "gguf"   ? importHybridModel(input, "", staged, seqLen, context, rows,
+                                                    batch, &gguf)
            : format == "hybrid" ? importHybridModel(input, hybridConfig, staged, seqLen, context,
                                                     rows, batch)
                                 : importMambaModel(input, configPath, staged, /*force=*/true,
                                                    seqLen, rows, batch);
   // Checkpoints of Hugging Face's layout keep their tokenizer beside the weights.
-  if (rc == 0 && format != "rwkv" && !copyTokenizer(fs::path(input).parent_path(), staged, error))
+  if (rc == 0 && format != "rwkv" && format != "gguf" && !copyTokenizer(fs::path(input).parent_path(), staged, error))
     rc = cannotRun(error);
   if (rc == 0 && compile)
     rc = compileStaged(compiler, staged, outDir, target);

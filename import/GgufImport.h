@@ -1,0 +1,58 @@
+// GGUF models -> the Hugging Face checkpoint the hybrid importers read.
+//
+// llama.cpp's converter (convert_hf_to_gguf.py, conversion/*.py) renames a
+// checkpoint's tensors (gguf-py's tensor_mapping.py), reshapes and
+// transforms some of them, and turns config.json into `<arch>.*` metadata.
+// ggufToCheckpoint undoes that: it writes the config.json the model
+// builders read (import/HybridModel.h) and every tensor under its Hugging
+// Face name, as f32 (quantised tensors dequantised, import/Gguf.h), so a
+// GGUF file becomes the same model folder as the safetensors checkpoint it
+// was made from. Per `general.architecture`:
+//
+//   lfm2           -> lfm2 (Lfm2ForCausalLM): the short-conv kernel (C, K) back
+//                     to (C, 1, K); layer kinds from attention.head_count_kv
+//                     (0 = conv layer); token_embd_norm is the final norm.
+//   granitehybrid  -> granitemoehybrid (dense shared MLP): ssm_a = -exp(A_log)
+//                     back to A_log = log(-ssm_a), ssm_d / ssm_norm / conv1d
+//                     reshaped back, ffn_gate and ffn_up concatenated into
+//                     shared_mlp.input_linear, attn_q / attn_k rows un-permuted
+//                     (the converter's LlamaModel.permute, for ggml's
+//                     interleaved RoPE); rope.scaling.finetuned false (or,
+//                     as llama.cpp reads it, true when absent) = NoPE; the gated
+//                     norm per group of d_inner / n_groups channels, as
+//                     llama.cpp computes it (transformers takes one RMS over
+//                     all of d_inner; the same when n_groups is 1).
+//
+// Metadata and tensors are checked: a missing key or tensor, a value out of
+// range, a tensor left over that the architecture does not use, a type not
+// converted: an error naming it. An architecture not listed: "GGUF
+// architecture 'X' is not one ssm-import reads (known: ...)".
+#ifndef SSM_IMPORT_GGUFIMPORT_H
+#define SSM_IMPORT_GGUFIMPORT_H
+
+#include "import/Gguf.h"
+#include "import/Safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace ssm::importer {
+
+struct GgufCheckpoint {
+  std::string ggufArchitecture; // general.architecture
+  nlohmann::json config;        // config.json as transformers writes it
+  StFile tensors;               // Hugging Face names; metadata "gguf:<hf name>" = GGUF name
+  std::string sourceTypes;      // "F32", "Q8_0 x30 + F32 x20", ...
+};
+
+/// The general.architecture values ggufToCheckpoint reads, comma-separated.
+std::string ggufKnownArchitectures();
+
+/// Converts `f` (read by readGguf); false with `error` "<file>: ..." naming
+/// the key or tensor.
+bool ggufToCheckpoint(const GgufFile &f, GgufCheckpoint &out, std::string &error);
+
+} // namespace ssm::importer
+
+#endif // SSM_IMPORT_GGUFIMPORT_H
