@@ -16,12 +16,78 @@
 
 
 #include <fstream>
+#include <optional>
 #include <set>
 
 using namespace mlir;
 
 namespace ssm::codegen {
 namespace {
+
+// ErrorHandler.ll assembled by LLVM 14's llvm-as once per data layout
+// (codegen/CMakeLists.txt).
+const unsigned char kErrorHandlerX86_64Elf[] = {
+#include "ErrorHandler-x86_64_elf.bc.inc"
+};
+const unsigned char kErrorHandlerX86_64MachO[] = {
+#include "ErrorHandler-x86_64_macho.bc.inc"
+};
+const unsigned char kErrorHandlerX86_64Coff[] = {
+#include "ErrorHandler-x86_64_coff.bc.inc"
+};
+const unsigned char kErrorHandlerX86_32Elf[] = {
+#include "ErrorHandler-x86_32_elf.bc.inc"
+};
+const unsigned char kErrorHandlerArm64Elf[] = {
+#include "ErrorHandler-arm64_elf.bc.inc"
+};
+const unsigned char kErrorHandlerArm64MachO[] = {
+#include "ErrorHandler-arm64_macho.bc.inc"
+};
+const unsigned char kErrorHandlerArm32Elf[] = {
+#include "ErrorHandler-arm32_elf.bc.inc"
+};
+const unsigned char kErrorHandlerRiscv64Elf[] = {
+#include "ErrorHandler-riscv64_elf.bc.inc"
+};
+
+/// The constructor that installs a returning error handler (ErrorHandler.ll),
+/// linked into every kernel object, in the data layout of `target`'s CPU code.
+/// None for other targets (WebAssembly, 32-bit Mach-O or Windows, ...), whose
+/// libraries keep Halide's default handler (docs/embedding.md).
+std::optional<Halide::ExternalCode> errorHandlerExternalCode(const Halide::Target &target) {
+  using T = Halide::Target;
+  const bool macho = target.os == T::OSX || target.os == T::IOS;
+  const bool coff = target.os == T::Windows;
+  const bool elf = target.os == T::Linux || target.os == T::Android || target.os == T::Fuchsia ||
+                   target.os == T::QuRT || target.os == T::NoOS;
+  const unsigned char *code = nullptr;
+  size_t size = 0;
+  auto pick = [&](const unsigned char *bytes, size_t n) { code = bytes, size = n; };
+  if (target.arch == T::X86 && target.bits == 64) {
+    if (elf)
+      pick(kErrorHandlerX86_64Elf, sizeof(kErrorHandlerX86_64Elf));
+    else if (macho)
+      pick(kErrorHandlerX86_64MachO, sizeof(kErrorHandlerX86_64MachO));
+    else if (coff)
+      pick(kErrorHandlerX86_64Coff, sizeof(kErrorHandlerX86_64Coff));
+  } else if (target.arch == T::X86 && target.bits == 32 && elf) {
+    pick(kErrorHandlerX86_32Elf, sizeof(kErrorHandlerX86_32Elf));
+  } else if (target.arch == T::ARM && target.bits == 64) {
+    if (elf)
+      pick(kErrorHandlerArm64Elf, sizeof(kErrorHandlerArm64Elf));
+    else if (macho)
+      pick(kErrorHandlerArm64MachO, sizeof(kErrorHandlerArm64MachO));
+  } else if (target.arch == T::ARM && target.bits == 32 && elf) {
+    pick(kErrorHandlerArm32Elf, sizeof(kErrorHandlerArm32Elf));
+  } else if (target.arch == T::RISCV && target.bits == 64 && elf) {
+    pick(kErrorHandlerRiscv64Elf, sizeof(kErrorHandlerRiscv64Elf));
+  }
+  if (!code)
+    return std::nullopt;
+  return Halide::ExternalCode::bitcode_wrapper(target, std::vector<uint8_t>(code, code + size),
+                                               "ssm_error_handler");
+}
 
 std::string join(const std::string &dir, const std::string &file) {
   llvm::SmallString<256> p(dir);
@@ -189,6 +255,8 @@ LogicalResult compileModule(ModuleOp module, const CompileOptions &options, std:
       Halide::Module m = tf->pipeline.compile_to_module(tf->arguments, tf->symbol, kernelTarget);
       if (std::optional<Halide::ExternalCode> widen = widenExternalCode(kernelTarget))
         m.append(*widen);
+      if (std::optional<Halide::ExternalCode> handler = errorHandlerExternalCode(kernelTarget))
+        m.append(*handler);
       m.compile({{Halide::OutputFileType::object, obj}, {Halide::OutputFileType::c_header, hdr}});
       if (options.emitStmt)
         tf->pipeline.compile_to_lowered_stmt(join(options.outDir, tf->symbol + ".stmt"),

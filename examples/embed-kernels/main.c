@@ -1,9 +1,10 @@
 /* Two kernel modules in one C program: the selective scan compiled twice with different
  * `ssm-compile --name`s (short_scan_scan over 16 steps in one call, long_scan_scan over 600
  * steps in time chunks with the carried state), called through Halide's buffer ABI and
- * checked against a plain double-precision loop. Exit 0 when both agree within
- * 1e-4 + 1e-4 |ref|. Usage: embed-kernels <chunk>, the long scan's "time_chunking"
- * "chunk" from its manifest.json.
+ * checked against a plain double-precision loop; then a call with a wrongly shaped buffer,
+ * which returns an error code. Exit 0 when both agree within 1e-4 + 1e-4 |ref| and the
+ * wrong call returned an error without writing. Usage: embed-kernels <chunk>, the long
+ * scan's "time_chunking" "chunk" from its manifest.json.
  *
  * The calling convention (docs/embedding.md): one halide_buffer_t per MLIR argument in
  * order, then the hidden arguments the manifest lists under "kernel_extra_arguments",
@@ -135,6 +136,45 @@ static int run(const char *what, int L, int chunked) {
   return ok;
 }
 
+/* A call with a buffer of the wrong shape returns a Halide error code and writes nothing:
+ * the library installs an error handler that prints Halide's message to stderr and
+ * returns (Halide's default one aborts the process). A handler the program installs
+ * with halide_set_error_handler gets the message instead. */
+static int handledErrors;
+static void countError(void *userContext, const char *msg) {
+  (void)userContext;
+  ++handledErrors;
+  fprintf(stderr, "the program's handler: %s\n", msg);
+}
+
+static int wrongShape(void) {
+  enum { L = 16 };
+  float *u = alloc(L * D), *delta = alloc(L * D), *B = alloc(L * N), *C = alloc(L * N);
+  float *A = alloc(D * N), *Dv = alloc(D), *y = alloc(L * D), *h = alloc(D * N);
+  for (int i = 0; i < L * D; ++i)
+    y[i] = 12345.0f;
+  halide_dimension_t dims[8][3];
+  int shortShape[3] = {1, L - 1, D}; /* u one step short of the 16 the kernel reads */
+  int seqShape[3] = {1, L, D}, bcShape[3] = {1, L, N}, aShape[2] = {D, N}, dShape[1] = {D};
+  int hShape[3] = {1, D, N};
+  halide_buffer_t bu = tensor(u, 3, shortShape, dims[0]), bdt = tensor(delta, 3, seqShape, dims[1]),
+                  bA = tensor(A, 2, aShape, dims[2]), bB = tensor(B, 3, bcShape, dims[3]),
+                  bC = tensor(C, 3, bcShape, dims[4]), bD = tensor(Dv, 1, dShape, dims[5]),
+                  by = tensor(y, 3, seqShape, dims[6]), bh = tensor(h, 3, hShape, dims[7]);
+  int rc = short_scan_scan(&bu, &bdt, &bA, &bB, &bC, &bD, &by, &bh);
+  int untouched = 1;
+  for (int i = 0; i < L * D; ++i)
+    untouched &= y[i] == 12345.0f;
+  halide_set_error_handler(countError);
+  int rc2 = short_scan_scan(&bu, &bdt, &bA, &bB, &bC, &bD, &by, &bh);
+  int ok = rc < 0 && untouched && rc2 == rc && handledErrors == 1;
+  printf("wrong shape: Halide error %d, output %s; with the program's handler: error %d, "
+         "%d message(s) %s\n",
+         rc, untouched ? "untouched" : "WRITTEN", rc2, handledErrors, ok ? "PASS" : "FAIL");
+  free(u), free(delta), free(B), free(C), free(A), free(Dv), free(y), free(h);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   CHUNK = argc > 1 ? atoi(argv[1]) : 0;
   if (CHUNK <= 0) {
@@ -143,5 +183,7 @@ int main(int argc, char **argv) {
   }
   int ok = run("short_scan_scan", 16, 0);
   ok &= run("long_scan_scan", 600, 1);
+  ok &= wrongShape();
+  printf("embed-kernels: %s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
