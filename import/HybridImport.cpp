@@ -18,6 +18,12 @@ const std::vector<HybridArch> &hybridArchs() {
       {"lfm2", "lfm2", describeLfm2},
       {"granitemoehybrid", "granitehybrid", describeGraniteHybrid},
       {"falcon_h1", "falcon_h1", describeFalconH1},
+      {"qwen3_5_text", "qwen35", describeQwen35},
+      {"qwen3_5", "qwen35", describeQwen35},
+      {"qwen3_next", "qwen3_next", describeQwen35},
+      // Refused by describeQwen35 with a named message (experts).
+      {"qwen3_5_moe_text", "qwen35_moe", describeQwen35},
+      {"qwen3_5_moe", "qwen35_moe", describeQwen35},
   };
   return archs;
 }

@@ -1,4 +1,4 @@
-// Hybrid models (recurrent layers beside attention layers) from Hugging Face checkpoints: LFM2 / LFM2.5, Granite 4.0-H, Falcon-H1.
+// Hybrid models (recurrent layers beside attention layers) from Hugging Face checkpoints: LFM2 / LFM2.5, Granite 4.0-H, Falcon-H1, Qwen3.5 / Qwen3-Next.
 //
 // Each architecture is a HybridArch: the config.json `model_type` it reads,
 // the architecture name model.json records, and `describe`, which reads the
@@ -31,6 +31,15 @@
 //                     in_proj's z, x, B, C, dt columns, mlp gate/down); the Mamba gate
 //                     is y silu(z) or, with mamba_rms_norm, the gated RMSNorm over
 //                     mamba_n_groups groups (import/FalconH1Model.cpp).
+//   qwen3_5_text      Qwen3_5ForCausalLM (transformers models/qwen3_5/; llama.cpp
+//   qwen3_5           src/models/qwen35.cpp), and the text model of
+//   qwen3_next        Qwen3_5ForConditionalGeneration (a text_config, weights under
+//                     model.language_model.), and dense Qwen3-Next (fused
+//                     in_proj_qkvz / in_proj_ba): per `layer_types` (or
+//                     full_attention_interval) Gated DeltaNet (ssm.gated_delta_rule)
+//                     or gated GQA attention, zero-centred RMSNorms, a SwiGLU
+//                     (import/Qwen35Model.cpp). Experts (qwen3_5_moe, num_experts)
+//                     are refused naming the field.
 #ifndef SSM_IMPORT_HYBRIDMODEL_H
 #define SSM_IMPORT_HYBRIDMODEL_H
 
@@ -89,6 +98,8 @@ bool describeGraniteHybrid(const nlohmann::json &config, int64_t context, Hybrid
                            std::string &error);
 bool describeFalconH1(const nlohmann::json &config, int64_t context, HybridDesc &out,
                       std::string &error);
+bool describeQwen35(const nlohmann::json &config, int64_t context, HybridDesc &out,
+                    std::string &error);
 
 /// model.json's config of a hybrid: what describe needs again.
 nlohmann::json hybridModelJson(const HybridArch &arch, const nlohmann::json &config,

@@ -20,15 +20,16 @@ std::string f64(double v) {
   return s + " : f64";
 }
 
-/// RMSNorm over the last dim of x (rows, heads, D) with weight w (D).
-TValue headNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
+/// RMSNorm over the last dim of x (rows, heads, D) with weight offset + w (D).
+TValue headNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps, double offset,
                 const std::string &hint) {
   const int64_t d = x.shape[2];
   TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
                            [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
   return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}, {w, {"d2"}}}, x.shape, [&](Body &b) {
     std::string mean = b.div(b.arg(1), b.cst(double(d)));
-    return b.mul(b.mul(b.arg(0), rsqrt(b, b.add(mean, b.cst(eps)))), b.arg(2));
+    std::string wv = offset != 0.0 ? b.add(b.arg(2), b.cst(offset)) : b.arg(2);
+    return b.mul(b.mul(b.arg(0), rsqrt(b, b.add(mean, b.cst(eps)))), wv);
   });
 }
 
@@ -45,7 +46,8 @@ TValue project(BlockScope &s, const TValue &x, const std::string &w, bool bias,
 } // namespace
 
 std::vector<graph::TensorDecl> attentionParams(const AttentionConfig &c, int64_t width) {
-  std::vector<graph::TensorDecl> p = {{c.q, {c.heads * c.headDim, width}},
+  const int64_t qRows = c.heads * c.headDim * (c.outputGate ? 2 : 1);
+  std::vector<graph::TensorDecl> p = {{c.q, {qRows, width}},
                                       {c.k, {c.kvHeads * c.headDim, width}},
                                       {c.v, {c.kvHeads * c.valueDim, width}},
                                       {c.o, {width, c.heads * c.valueDim}}};
@@ -53,7 +55,7 @@ std::vector<graph::TensorDecl> attentionParams(const AttentionConfig &c, int64_t
     auto biasOf = [](const std::string &w) {
       return w.substr(0, w.size() - std::string("weight").size()) + "bias";
     };
-    p.push_back({biasOf(c.q), {c.heads * c.headDim}});
+    p.push_back({biasOf(c.q), {qRows}});
     p.push_back({biasOf(c.k), {c.kvHeads * c.headDim}});
     p.push_back({biasOf(c.v), {c.kvHeads * c.valueDim}});
     p.push_back({biasOf(c.o), {width}});
@@ -77,13 +79,23 @@ TValue attention(BlockScope &s, const AttentionConfig &c, const TValue &x) {
   const int64_t nb = s.form.batched() ? rows : 1, len = s.form.batched() ? 1 : rows;
   e.line("// Attention: q, k, v projections (" + std::to_string(H) + " query heads, " +
          std::to_string(G) + " KV heads of " + std::to_string(D) + ").");
-  TValue q = e.expand(project(s, x, c.q, c.bias, "q"), {{0}, {1, 2}}, {rows, H, D}, "q_heads");
+  TValue q, gate;
+  if (c.outputGate) {
+    e.line("// The query projection holds a query and an output gate per head: [q (D) | gate (D)].");
+    TValue qg = e.expand(project(s, x, c.q, c.bias, "q_gate"), {{0}, {1, 2}}, {rows, H, 2 * D},
+                         "q_gate_heads");
+    q = e.slice(qg, {0, 0, 0}, {rows, H, D}, {rows, H, D}, "q_heads");
+    gate = e.collapse(e.slice(qg, {0, 0, D}, {rows, H, D}, {rows, H, D}, "gate_heads"),
+                      {{0}, {1, 2}}, {rows, H * D}, "gate");
+  } else {
+    q = e.expand(project(s, x, c.q, c.bias, "q"), {{0}, {1, 2}}, {rows, H, D}, "q_heads");
+  }
   TValue k = e.expand(project(s, x, c.k, c.bias, "k"), {{0}, {1, 2}}, {rows, G, D}, "k_heads");
   TValue v = e.expand(project(s, x, c.v, c.bias, "v"), {{0}, {1, 2}}, {rows, G, Dv}, "v_heads");
   if (c.qkNorm) {
     e.line("// Per-head RMSNorm of q and k.");
-    q = headNorm(e, q, s.param(c.qNorm), c.normEpsilon, "q_normed");
-    k = headNorm(e, k, s.param(c.kNorm), c.normEpsilon, "k_normed");
+    q = headNorm(e, q, s.param(c.qNorm), c.normEpsilon, c.normWeightOffset, "q_normed");
+    k = headNorm(e, k, s.param(c.kNorm), c.normEpsilon, c.normWeightOffset, "k_normed");
   }
   TValue q4 = e.expand(q, {{0, 1}, {2}, {3}}, {nb, len, H, D}, "q4");
   TValue k4 = e.expand(k, {{0, 1}, {2}, {3}}, {nb, len, G, D}, "k4");
@@ -124,6 +136,11 @@ TValue attention(BlockScope &s, const AttentionConfig &c, const TValue &x) {
     s.newStates.push_back(e.collapse(vn, {{0, 1}, {2}, {3}}, vc.shape, "v_cache_out"));
   }
   TValue flat = e.collapse(o, {{0, 1}, {2, 3}}, {rows, H * Dv}, "attn_flat");
+  if (c.outputGate) {
+    e.line("// The attention output times sigmoid(gate).");
+    flat = e.map("attn_gated", {{flat, {}}, {gate, {}}}, flat.shape,
+                 [](Body &b) { return b.mul(b.arg(0), b.sigmoid(b.arg(1))); });
+  }
   return project(s, flat, c.o, c.bias, "attn_out");
 }
 

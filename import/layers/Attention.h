@@ -3,10 +3,14 @@
 // transformers' LlamaAttention family (Lfm2Attention, GraniteMoeHybridAttention,
 // FalconH1Attention) and llama.cpp's build_attn, in f32:
 //   q, k, v = x Wq^T, x Wk^T, x Wv^T            heads H, Hkv; head size D
-//   q, k = RMSNorm_D(q), RMSNorm_D(k)           per head, when the model has q/k norms (LFM2, Qwen3)
+//   q, gate = the two halves of each head's 2D rows of x Wq^T, when the model
+//       gates its output (Qwen3-Next, Qwen3.5: q_proj is (H * 2D, width))
+//   q, k = RMSNorm_D(q), RMSNorm_D(k)           per head, when the model has q/k norms (LFM2, Qwen3;
+//       weights w + normWeightOffset: 1 for Qwen3.5's zero-centred norms)
 //   q, k = RoPE(q), RoPE(k) at the stream's positions, when the model has RoPE
 //   o = attention(q, k, v, caches) (ssm.attention: the call's keys and values
 //       written to the caches at the stream's position, causal, GQA)
+//   o = o * sigmoid(gate), when the model gates its output
 //   returns o Wo^T
 // The layer's kind must set takesPosition and declare attentionStates(c).
 #ifndef SSM_IMPORT_LAYERS_ATTENTION_H
@@ -31,6 +35,8 @@ struct AttentionConfig {
   bool ropeNeox = true;   // neox (rotate_half, Hugging Face layout) or normal pairing
   bool qkNorm = false;    // per-head RMSNorm of q and k (weights (D))
   double normEpsilon = 1e-5;
+  double normWeightOffset = 0.0; // q/k norms multiply by (offset + w): 1 for zero-centred weights
+  bool outputGate = false; // q_proj gives [query D | gate D] per head; o * sigmoid(gate) (needs Dv = D)
   bool bias = false;      // q/k/v/o projection biases ("<proj>.bias")
   // The weights, after the layer's prefix.
   std::string q = "self_attn.q_proj.weight", k = "self_attn.k_proj.weight",

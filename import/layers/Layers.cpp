@@ -21,14 +21,15 @@ TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
 }
 
 TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
-               const std::string &hint) {
+               const std::string &hint, double weightOffset) {
   const int64_t cols = x.shape[1];
   TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
                            [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
   return e.map(hint, {{x, {}}, {ss, {"d0"}}, {w, {"d1"}}}, x.shape, [&](Body &b) {
     std::string mean = b.div(b.arg(1), b.cst(double(cols)));
     std::string r = rsqrt(b, b.add(mean, b.cst(eps)));
-    return b.mul(b.mul(b.arg(0), r), b.arg(2));
+    std::string wv = weightOffset != 0.0 ? b.add(b.arg(2), b.cst(weightOffset)) : b.arg(2);
+    return b.mul(b.mul(b.arg(0), r), wv);
   });
 }
 

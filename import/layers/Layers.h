@@ -25,9 +25,11 @@ TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
                  const std::string &hint);
 
 /// RMSNorm over the last dim of x (rows, cols) with weight w (cols):
-/// x * rsqrt(mean(x^2) + eps) * w (Mamba, Mamba-2, most 2026 models).
+/// x * rsqrt(mean(x^2) + eps) * w (Mamba, Mamba-2, most 2026 models), or
+/// * (weightOffset + w) for checkpoints that store zero-centred norm weights
+/// (weightOffset 1: Qwen3-Next / Qwen3.5's RMSNorm, Gemma's).
 TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
-               const std::string &hint);
+               const std::string &hint, double weightOffset = 0.0);
 
 /// LayerNorm over the last dim of x (rows, cols) with weight w and bias b
 /// (cols; read flat whatever their stored shape): (x - mean) /
