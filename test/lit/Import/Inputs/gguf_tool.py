@@ -1,0 +1,469 @@
+#!/usr/bin/env python3
+"""gguf_tool.py: GGUF test inputs for the GGUF import tests (test data only).
+
+  gguf_tool.py info IN                           tensor names, types, dims
+  gguf_tool.py setkv IN OUT KEY TYPE VALUE       set metadata KEY (TYPE u32, i32, f32, bool, str)
+  gguf_tool.py dropkv IN OUT KEY                 remove metadata KEY
+  gguf_tool.py retype IN OUT TENSOR TYPEID       relabel a tensor's ggml type number (data kept)
+  gguf_tool.py drop IN OUT TENSOR                remove a tensor
+  gguf_tool.py rename IN OUT TENSOR NEWNAME      rename a tensor
+  gguf_tool.py copy IN OUT TENSOR NEWNAME        add a copy of a tensor under another name
+  gguf_tool.py quantize IN OUT DEQ TYPE          (NumPy) every F32 matrix whose rows fit TYPE's
+                                                 block -> TYPE in OUT; DEQ: the same file with
+                                                 those tensors replaced by their dequantised f32
+                                                 values (computed here, NumPy)
+  gguf_tool.py synth-lfm2 OUT WIDTH SEED         (NumPy) a random 2-layer LFM2 GGUF (conv +
+                                                 attention) of hidden width WIDTH, vocab 256
+
+The GGUF layout (ggml docs/gguf.md) and the block formats (ggml-common.h:
+Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K) are written here from the format
+description, independently of import/Gguf.cpp, so a test comparing the two
+dequantisations can fail. The quantisers are simple (min/max scales), not
+llama.cpp's: any valid block encodes a weight, and the tests only need
+valid blocks of realistic values.
+"""
+import struct
+import sys
+
+ALIGN = 32
+SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q",
+          11: "<q", 12: "<d"}
+BLOCK = {0: (1, 4), 1: (1, 2), 30: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24),
+         8: (32, 34), 10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176),
+         14: (256, 210), 15: (256, 292)}
+TYPES = {"F32": 0, "F16": 1, "BF16": 30, "Q4_0": 2, "Q5_0": 6, "Q8_0": 8, "Q4_K": 12, "Q5_K": 13,
+         "Q6_K": 14}
+
+
+class Reader:
+    def __init__(self, b):
+        self.b, self.p = b, 0
+
+    def take(self, n):
+        r = self.b[self.p:self.p + n]
+        self.p += n
+        return r
+
+    def u(self, fmt):
+        v = struct.unpack_from(fmt, self.b, self.p)[0]
+        self.p += struct.calcsize(fmt)
+        return v
+
+    def string(self):
+        return self.take(self.u("<Q")).decode("utf-8", "surrogateescape")
+
+
+def skip_value(r, t):
+    if t == 8:
+        r.string()
+    elif t == 9:
+        et, n = r.u("<I"), r.u("<Q")
+        for _ in range(n):
+            skip_value(r, et)
+    else:
+        r.take(struct.calcsize(SCALAR[t]))
+
+
+def read(path):
+    b = open(path, "rb").read()
+    r = Reader(b)
+    assert r.take(4) == b"GGUF", path
+    version, nt, nkv = r.u("<I"), r.u("<Q"), r.u("<Q")
+    kvs = []  # (key, raw bytes of type + value)
+    for _ in range(nkv):
+        key = r.string()
+        start = r.p
+        t = r.u("<I")
+        skip_value(r, t)
+        kvs.append((key, b[start:r.p]))
+    infos = []
+    for _ in range(nt):
+        name = r.string()
+        nd = r.u("<I")
+        ne = [r.u("<Q") for _ in range(nd)]
+        t, off = r.u("<I"), r.u("<Q")
+        infos.append((name, ne, t, off))
+    data = r.p + (-r.p) % ALIGN
+    tensors = []
+    for name, ne, t, off in infos:
+        be, bb = BLOCK[t]
+        n = 1
+        for d in ne:
+            n *= d
+        tensors.append([name, ne, t, b[data + off:data + off + n // be * bb]])
+    return version, kvs, tensors
+
+
+def pack_string(s):
+    e = s.encode("utf-8", "surrogateescape")
+    return struct.pack("<Q", len(e)) + e
+
+
+def write(path, version, kvs, tensors):
+    out = bytearray(b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs)))
+    for key, raw in kvs:
+        out += pack_string(key) + raw
+    off = 0
+    offsets = []
+    for name, ne, t, data in tensors:
+        offsets.append(off)
+        off += len(data) + (-len(data)) % ALIGN
+    for (name, ne, t, data), o in zip(tensors, offsets):
+        out += pack_string(name) + struct.pack("<I", len(ne))
+        out += b"".join(struct.pack("<Q", d) for d in ne) + struct.pack("<IQ", t, o)
+    out += b"\0" * ((-len(out)) % ALIGN)
+    for name, ne, t, data in tensors:
+        out += data + b"\0" * ((-len(data)) % ALIGN)
+    open(path, "wb").write(out)
+
+
+def kv_raw(typ, value):
+    if typ == "str":
+        return struct.pack("<I", 8) + pack_string(value)
+    code = {"u32": 4, "i32": 5, "f32": 6, "bool": 7}[typ]
+    v = {"u32": int, "i32": int, "f32": float, "bool": lambda s: s in ("1", "true")}[typ](value)
+    return struct.pack("<I", code) + struct.pack(SCALAR[code], v)
+
+
+def int_array_raw(values):
+    return struct.pack("<IIQ", 9, 5, len(values)) + struct.pack("<%di" % len(values), *values)
+
+
+# ---------------------------------------------------------------------------
+# Quantisation (NumPy), rows of n elements -> bytes; and back.
+
+def np():
+    import numpy
+    return numpy
+
+
+def f16(x):
+    N = np()
+    return N.asarray(x, dtype=N.float16)
+
+
+def q8_0(x):
+    N = np()
+    b = x.reshape(-1, 32)
+    d = f16(N.abs(b).max(1) / 127)
+    df = d.astype(N.float32)
+    q = N.where(df[:, None] > 0, N.round(b / N.where(df > 0, df, 1)[:, None]), 0)
+    q = N.clip(q, -127, 127).astype(N.int8)
+    return b"".join(d[i].tobytes() + q[i].tobytes() for i in range(len(b)))
+
+
+def deq_q8_0(raw, n):
+    N = np()
+    a = N.frombuffer(raw, dtype=N.uint8).reshape(-1, 34)
+    d = a[:, :2].copy().view(N.float16).astype(N.float32)
+    q = a[:, 2:].copy().view(N.int8).astype(N.float32)
+    return (q * d).reshape(-1)
+
+
+def q4_0(x):
+    N = np()
+    b = x.reshape(-1, 32)
+    # ggml's convention: d = max / -8 with the signed extreme, q = x / d + 8.5
+    idx = N.abs(b).argmax(1)
+    mx = b[N.arange(len(b)), idx]
+    d = f16(mx / -8)
+    df = d.astype(N.float32)
+    inv = N.where(df != 0, 1 / N.where(df != 0, df, 1), 0)
+    q = N.clip(N.floor(b * inv[:, None] + 8.5), 0, 15).astype(N.uint8)
+    qs = q[:, :16] | (q[:, 16:] << 4)
+    return b"".join(d[i].tobytes() + qs[i].tobytes() for i in range(len(b)))
+
+
+def deq_q4_0(raw, n):
+    N = np()
+    a = N.frombuffer(raw, dtype=N.uint8).reshape(-1, 18)
+    d = a[:, :2].copy().view(N.float16).astype(N.float32)
+    qs = a[:, 2:]
+    q = N.concatenate([(qs & 15), (qs >> 4)], 1).astype(N.float32) - 8
+    return (q * d).reshape(-1)
+
+
+def q5_0(x):
+    N = np()
+    b = x.reshape(-1, 32)
+    idx = N.abs(b).argmax(1)
+    mx = b[N.arange(len(b)), idx]
+    d = f16(mx / -16)
+    df = d.astype(N.float32)
+    inv = N.where(df != 0, 1 / N.where(df != 0, df, 1), 0)
+    q = N.clip(N.floor(b * inv[:, None] + 16.5), 0, 31).astype(N.uint32)
+    qs = ((q[:, :16] & 15) | ((q[:, 16:] & 15) << 4)).astype(N.uint8)
+    hb = (q >> 4) & 1
+    qh = (hb << N.arange(32, dtype=N.uint32)).sum(1).astype(N.uint32)
+    return b"".join(d[i].tobytes() + qh[i].tobytes() + qs[i].tobytes() for i in range(len(b)))
+
+
+def deq_q5_0(raw, n):
+    N = np()
+    a = N.frombuffer(raw, dtype=N.uint8).reshape(-1, 22)
+    d = a[:, :2].copy().view(N.float16).astype(N.float32)
+    qh = a[:, 2:6].copy().view(N.uint32)[:, 0]
+    qs = a[:, 6:]
+    lo = N.concatenate([(qs & 15), (qs >> 4)], 1).astype(N.uint32)
+    hb = (qh[:, None] >> N.arange(32, dtype=N.uint32)) & 1
+    q = (lo | (hb << 4)).astype(N.float32) - 16
+    return (q * d).reshape(-1)
+
+
+def pack_scales_k4(sc, mn):
+    """8 six-bit scales and mins -> 12 bytes (ggml's Q4_K / Q5_K packing)."""
+    N = np()
+    out = N.zeros((len(sc), 12), dtype=N.uint8)
+    for j in range(4):
+        out[:, j] = (sc[:, j] & 63) | ((sc[:, j + 4] >> 4) << 6)
+        out[:, j + 4] = (mn[:, j] & 63) | ((mn[:, j + 4] >> 4) << 6)
+        out[:, j + 8] = (sc[:, j + 4] & 15) | ((mn[:, j + 4] & 15) << 4)
+    return out
+
+
+def unpack_scales_k4(s):
+    N = np()
+    sc = N.zeros((len(s), 8), dtype=N.int64)
+    mn = N.zeros((len(s), 8), dtype=N.int64)
+    s = s.astype(N.int64)
+    for j in range(4):
+        sc[:, j] = s[:, j] & 63
+        mn[:, j] = s[:, j + 4] & 63
+        sc[:, j + 4] = (s[:, j + 8] & 15) | ((s[:, j] >> 6) << 4)
+        mn[:, j + 4] = (s[:, j + 8] >> 4) | ((s[:, j + 4] >> 6) << 4)
+    return sc, mn
+
+
+def qk_affine(x, bits):
+    """Q4_K (bits 4) / Q5_K (bits 5) blocks of 256 as 8 sub-blocks of 32, x ~ d*sc*q - dmin*m."""
+    N = np()
+    top = (1 << bits) - 1
+    b = x.reshape(-1, 8, 32)
+    lo = N.minimum(b.min(2), 0)
+    hi = b.max(2)
+    scale = (hi - lo) / top
+    dmin_f = -lo
+    d = f16(scale.max(1) / 63)
+    dm = f16(dmin_f.max(1) / 63)
+    df, dmf = d.astype(N.float32), dm.astype(N.float32)
+    sc = N.clip(N.round(scale / N.where(df > 0, df, 1)[:, None]), 0, 63).astype(N.int64)
+    mn = N.clip(N.round(dmin_f / N.where(dmf > 0, dmf, 1)[:, None]), 0, 63).astype(N.int64)
+    eff_d = df[:, None] * sc
+    eff_m = dmf[:, None] * mn
+    q = N.where(eff_d[:, :, None] > 0,
+                N.round((b + eff_m[:, :, None]) / N.where(eff_d > 0, eff_d, 1)[:, :, None]), 0)
+    q = N.clip(q, 0, top).astype(N.uint8)
+    packed = pack_scales_k4(sc, mn)
+    out = []
+    for i in range(len(b)):
+        blk = d[i].tobytes() + dm[i].tobytes() + packed[i].tobytes()
+        qi = q[i].reshape(4, 2, 32)  # 64-element chunks: sub-blocks 2c (low nibbles), 2c+1 (high)
+        if bits == 5:
+            qh = N.zeros(32, dtype=N.uint8)
+            for c in range(4):
+                qh |= ((qi[c, 0] >> 4) & 1) << (2 * c)
+                qh |= ((qi[c, 1] >> 4) & 1) << (2 * c + 1)
+            blk += qh.tobytes()
+        qs = ((qi[:, 0] & 15) | ((qi[:, 1] & 15) << 4)).astype(N.uint8)
+        out.append(blk + qs.tobytes())
+    return b"".join(out)
+
+
+def deq_qk_affine(raw, n, bits):
+    N = np()
+    bb = 144 if bits == 4 else 176
+    a = N.frombuffer(raw, dtype=N.uint8).reshape(-1, bb)
+    d = a[:, 0:2].copy().view(N.float16).astype(N.float32)[:, 0]
+    dm = a[:, 2:4].copy().view(N.float16).astype(N.float32)[:, 0]
+    sc, mn = unpack_scales_k4(a[:, 4:16])
+    qs = a[:, 16:144] if bits == 4 else a[:, 48:176]
+    qh = a[:, 16:48] if bits == 5 else None
+    y = N.zeros((len(a), 8, 32), dtype=N.float32)
+    for c in range(4):
+        q = qs[:, 32 * c:32 * c + 32]
+        lo = (q & 15).astype(N.int64)
+        hi = (q >> 4).astype(N.int64)
+        if bits == 5:
+            lo = lo + ((qh >> (2 * c)) & 1) * 16
+            hi = hi + ((qh >> (2 * c + 1)) & 1) * 16
+        for s, v in ((2 * c, lo), (2 * c + 1, hi)):
+            d1 = (d * sc[:, s].astype(N.float32)).astype(N.float32)
+            m1 = (dm * mn[:, s].astype(N.float32)).astype(N.float32)
+            y[:, s] = d1[:, None] * v.astype(N.float32) - m1[:, None]
+    return y.reshape(-1)
+
+
+def q6_k(x):
+    N = np()
+    b = x.reshape(-1, 16, 16)
+    amax = N.abs(b).max(2)
+    scale = amax / 31
+    d = f16(scale.max(1) / 127)
+    df = d.astype(N.float32)
+    sc = N.clip(N.round(scale / N.where(df > 0, df, 1)[:, None]), -128, 127).astype(N.int8)
+    eff = df[:, None] * sc.astype(N.float32)
+    q = N.where(eff[:, :, None] != 0, N.round(b / N.where(eff != 0, eff, 1)[:, :, None]), 0)
+    q = (N.clip(q, -32, 31) + 32).astype(N.uint8).reshape(-1, 256)
+    out = []
+    for i in range(len(q)):
+        ql = N.zeros(128, dtype=N.uint8)
+        qh = N.zeros(64, dtype=N.uint8)
+        for h in range(2):  # halves of 128 elements
+            v = q[i, 128 * h:128 * h + 128]
+            for l in range(32):
+                q1, q2, q3, q4 = v[l], v[l + 32], v[l + 64], v[l + 96]
+                ql[64 * h + l] = (q1 & 15) | ((q3 & 15) << 4)
+                ql[64 * h + l + 32] = (q2 & 15) | ((q4 & 15) << 4)
+                qh[32 * h + l] = (q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6)
+        out.append(ql.tobytes() + qh.tobytes() + sc[i].tobytes() + d[i].tobytes())
+    return b"".join(out)
+
+
+def deq_q6_k(raw, n):
+    N = np()
+    a = N.frombuffer(raw, dtype=N.uint8).reshape(-1, 210)
+    y = N.zeros((len(a), 256), dtype=N.float32)
+    d = a[:, 208:210].copy().view(N.float16).astype(N.float32)[:, 0]
+    sc = a[:, 192:208].copy().view(N.int8).astype(N.float32)
+    for h in range(2):
+        ql = a[:, 64 * h:64 * h + 64].astype(N.int64)
+        qh = a[:, 128 + 32 * h:128 + 32 * h + 32].astype(N.int64)
+        for l in range(32):
+            q = [((ql[:, l] & 15) | (((qh[:, l] >> 0) & 3) << 4)) - 32,
+                 ((ql[:, l + 32] & 15) | (((qh[:, l] >> 2) & 3) << 4)) - 32,
+                 ((ql[:, l] >> 4) | (((qh[:, l] >> 4) & 3) << 4)) - 32,
+                 ((ql[:, l + 32] >> 4) | (((qh[:, l] >> 6) & 3) << 4)) - 32]
+            for k in range(4):
+                s = 8 * h + l // 16 + 2 * k
+                y[:, 128 * h + 32 * k + l] = (d * sc[:, s]).astype(N.float32) * q[k].astype(N.float32)
+    return y.reshape(-1)
+
+
+def bf16(x):
+    N = np()
+    u = x.astype(N.float32).view(N.uint32).astype(N.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16  # round to nearest even (finite inputs)
+    return u.astype(N.uint16).tobytes()
+
+
+def deq_bf16(raw, n):
+    N = np()
+    return (N.frombuffer(raw, dtype=N.uint16).astype(N.uint32) << 16).view(N.float32)
+
+
+QUANT = {"F16": (lambda x: f16(x).tobytes(),
+                 lambda r, n: np().frombuffer(r, dtype=np().float16).astype(np().float32)),
+         "BF16": (bf16, deq_bf16),
+         "Q8_0": (q8_0, deq_q8_0), "Q4_0": (q4_0, deq_q4_0), "Q5_0": (q5_0, deq_q5_0),
+         "Q4_K": (lambda x: qk_affine(x, 4), lambda r, n: deq_qk_affine(r, n, 4)),
+         "Q5_K": (lambda x: qk_affine(x, 5), lambda r, n: deq_qk_affine(r, n, 5)),
+         "Q6_K": (q6_k, deq_q6_k)}
+
+
+def quantize(src, out, deq_out, typ):
+    N = np()
+    version, kvs, tensors = read(src)
+    qt, dq = QUANT[typ]
+    code = TYPES[typ]
+    be = BLOCK[code][0]
+    quant, deq = [], []
+    count = 0
+    for name, ne, t, data in tensors:
+        if t == 0 and len(ne) == 2 and ne[0] % be == 0:
+            x = N.frombuffer(data, dtype=N.float32)
+            raw = qt(x)
+            quant.append([name, ne, code, raw])
+            deq.append([name, ne, 0, dq(raw, len(x)).astype(N.float32).tobytes()])
+            count += 1
+        else:
+            quant.append([name, ne, t, data])
+            deq.append([name, ne, t, data])
+    write(out, version, kvs, quant)
+    write(deq_out, version, kvs, deq)
+    print("quantized %d tensors to %s" % (count, typ))
+
+
+def synth_lfm2(out, width, seed):
+    N = np()
+    rng = N.random.default_rng(seed)
+    V, W, F, H, KV, L = 256, width, 2 * width, 4, 2, 3
+    hd = W // H
+    kvs = [("general.architecture", kv_raw("str", "lfm2")),
+           ("lfm2.block_count", kv_raw("u32", L)),
+           ("lfm2.context_length", kv_raw("u32", 4096)),
+           ("lfm2.embedding_length", kv_raw("u32", W)),
+           ("lfm2.feed_forward_length", kv_raw("u32", F)),
+           ("lfm2.attention.head_count", kv_raw("u32", H)),
+           ("lfm2.attention.head_count_kv", int_array_raw([0, KV, 0])),
+           ("lfm2.rope.freq_base", kv_raw("f32", 10000.0)),
+           ("lfm2.attention.layer_norm_rms_epsilon", kv_raw("f32", 1e-5)),
+           ("lfm2.vocab_size", kv_raw("u32", V)),
+           ("lfm2.shortconv.l_cache", kv_raw("u32", 3))]
+    tensors = []
+
+    def t(name, shape, scale, offset=0.0):
+        x = (rng.standard_normal(shape) * scale + offset).astype(N.float32)
+        tensors.append([name, list(reversed(shape)), 0, x.tobytes()])
+
+    t("token_embd.weight", (V, W), 0.5)
+    t("token_embd_norm.weight", (W,), 0.1, 1.0)
+    for l in range(L):
+        p = "blk.%d." % l
+        t(p + "attn_norm.weight", (W,), 0.1, 1.0)
+        t(p + "ffn_norm.weight", (W,), 0.1, 1.0)
+        t(p + "ffn_gate.weight", (F, W), 1 / W ** 0.5)
+        t(p + "ffn_up.weight", (F, W), 1 / W ** 0.5)
+        t(p + "ffn_down.weight", (W, F), 1 / F ** 0.5)
+        if l == 1:
+            t(p + "attn_q.weight", (W, W), 1 / W ** 0.5)
+            t(p + "attn_k.weight", (KV * hd, W), 1 / W ** 0.5)
+            t(p + "attn_v.weight", (KV * hd, W), 1 / W ** 0.5)
+            t(p + "attn_output.weight", (W, W), 1 / W ** 0.5)
+            t(p + "attn_q_norm.weight", (hd,), 0.1, 1.0)
+            t(p + "attn_k_norm.weight", (hd,), 0.1, 1.0)
+        else:
+            t(p + "shortconv.in_proj.weight", (3 * W, W), 1 / W ** 0.5)
+            t(p + "shortconv.conv.weight", (W, 3), 0.5)
+            t(p + "shortconv.out_proj.weight", (W, W), 1 / W ** 0.5)
+    write(out, 3, kvs, tensors)
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "info":
+        version, kvs, tensors = read(argv[2])
+        for name, ne, t, data in tensors:
+            print(name, t, ne)
+        return
+    if cmd == "quantize":
+        return quantize(argv[2], argv[3], argv[4], argv[5])
+    if cmd == "synth-lfm2":
+        return synth_lfm2(argv[2], int(argv[3]), int(argv[4]))
+    version, kvs, tensors = read(argv[2])
+    if cmd == "setkv":
+        key, typ, value = argv[4:7]
+        raw = kv_raw(typ, value)
+        kvs = [(k, raw if k == key else v) for k, v in kvs]
+        if key not in [k for k, _ in kvs]:
+            kvs.append((key, raw))
+    elif cmd == "dropkv":
+        kvs = [(k, v) for k, v in kvs if k != argv[4]]
+    elif cmd == "retype":
+        for t in tensors:
+            if t[0] == argv[4]:
+                t[2] = int(argv[5])
+    elif cmd == "drop":
+        tensors = [t for t in tensors if t[0] != argv[4]]
+    elif cmd == "rename":
+        for t in tensors:
+            if t[0] == argv[4]:
+                t[0] = argv[5]
+    elif cmd == "copy":
+        tensors += [[argv[5]] + t[1:] for t in tensors if t[0] == argv[4]]
+    else:
+        sys.exit("unknown command " + cmd)
+    write(argv[3], version, kvs, tensors)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

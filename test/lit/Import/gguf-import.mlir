@@ -1,0 +1,57 @@
+// ssm-import <file.gguf>: the tiny LFM2 and Granite 4.0-H GGUFs in ../shared
+// (written by gguf-py from the same weights as the safetensors beside them;
+// llama.cpp computed llama_logits.npy from them, F32 KV cache, see their
+// READMEs) give llama.cpp's logits within 2e-4 and the safetensors import's
+// expected logits within 1e-4, in the sequence and step forms, on the
+// reference interpreter and on compiled CPU kernels, 40 tokens and 300.
+// Granite's gated norm follows llama.cpp (per group); with one group, as
+// here, transformers' is the same.
+// REQUIRES: shared-data, ssm-run
+
+// RUN: rm -rf %t && mkdir -p %t
+// DEFINE: %{l} = %shared/models/lfm2/tiny-lfm2-a
+// DEFINE: %{g} = %shared/models/granite-hybrid/tiny-granite-h-a
+// DEFINE: %{cmp} = python3 %S/Inputs/compare_npy.py
+
+// RUN: ssm-import %{l}/model-f32.gguf -o %t/lfm2 --context 320 | FileCheck %s --check-prefix=LIMPORT
+// LIMPORT: lfm2, 6 layers (4 gated short conv, 2 attention), context 320, F32 (GGUF lfm2: F32) -> F32
+// RUN: FileCheck %s --check-prefix=LJSON < %t/lfm2/model.json
+// LJSON: "architecture": "lfm2"
+// LJSON: "layer_types": [
+// LJSON-NEXT: "conv",
+// LJSON-NEXT: "conv",
+// LJSON-NEXT: "full_attention",
+// RUN: ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode sequence --engine reference --all-logits-out %t/l-ref-seq.npy
+// RUN: %{cmp} %t/l-ref-seq.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: %{cmp} %t/l-ref-seq.npy %{l}/expected_logits.npy 1e-4 | FileCheck %s
+// RUN: ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode step --engine reference --all-logits-out %t/l-ref-step.npy
+// RUN: %{cmp} %t/l-ref-step.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-seq.npy
+// RUN: %{cmp} %t/l-cpu-seq.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: %{cmp} %t/l-cpu-seq.npy %{l}/expected_logits.npy 1e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode step --engine cpu --all-logits-out %t/l-cpu-step.npy
+// RUN: %{cmp} %t/l-cpu-step.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-300.npy
+// RUN: %{cmp} %t/l-cpu-300.npy %{l}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
+// RUN: %{cmp} %t/l-cpu-300.npy %{l}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
+
+// RUN: ssm-import %{g}/model-f32.gguf -o %t/granite --context 320 | FileCheck %s --check-prefix=GIMPORT
+// GIMPORT: granitehybrid, 4 layers (3 Mamba-2, 1 attention), context 320, F32 (GGUF granitehybrid: F32) -> F32
+// RUN: FileCheck %s --check-prefix=GJSON < %t/granite/model.json
+// GJSON: "position_embedding_type": "nope"
+// GJSON: "ssm_opt_gated_norm_per_group": true
+// RUN: ssm-run %t/granite --tokens %{g}/tokens.npy --mode sequence --engine reference --all-logits-out %t/g-ref-seq.npy
+// RUN: %{cmp} %t/g-ref-seq.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: %{cmp} %t/g-ref-seq.npy %{g}/expected_logits.npy 1e-4 | FileCheck %s
+// RUN: ssm-run %t/granite --tokens %{g}/tokens.npy --mode step --engine reference --all-logits-out %t/g-ref-step.npy
+// RUN: %{cmp} %t/g-ref-step.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-seq.npy
+// RUN: %{cmp} %t/g-cpu-seq.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: %{cmp} %t/g-cpu-seq.npy %{g}/expected_logits.npy 1e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode step --engine cpu --all-logits-out %t/g-cpu-step.npy
+// RUN: %{cmp} %t/g-cpu-step.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-300.npy
+// RUN: %{cmp} %t/g-cpu-300.npy %{g}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
+// RUN: %{cmp} %t/g-cpu-300.npy %{g}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
+// CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
+// L300: shape=(300, 256) max_abs_diff={{.*}} PASS
