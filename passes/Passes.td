@@ -166,4 +166,47 @@ def SsmAssignSchedules : Pass<"ssm-assign-schedules", "mlir::func::FuncOp"> {
   let dependentDialects = ["ssm::SSMDialect"];
 }
 
+def SsmDistributePrefill : Pass<"ssm-distribute-prefill", "mlir::ModuleOp"> {
+  let summary = "Split a model graph into per-layer functions whose recurrent scans also return their slice summary (distributed prefill)";
+  let description = [{
+    Prepares a model module (import/ModelBuilder.h: `@forward_sequence` and
+    `@forward_step`, each a chain of one `func.call` per layer) for prefill
+    across processes (runtime/distributed/, docs/distributed.md). A recurrent
+    layer's step is an affine map of its state, h_t = Abar_t (.) h_{t-1} +
+    b_t, and affine maps compose: a slice of the sequence run from a zero
+    state reaches s0 = (its final state) and has the composed transition
+    T = prod_t Abar_t, so from a true initial state h the slice ends at
+    T (.) h + s0 (DESIGN.md section 1). The pass writes these public
+    functions and removes the forward functions:
+
+    * `@dist_embed(tokens) -> h`: the ops before the first layer;
+    * `@dist_layer<i>(h, <layer i's states>, <its weights>) -> (h, <states>,
+      <summaries>)` for each layer i, calling a copy of the layer's block
+      function in which each recurrent scan (`ssm.selective_scan`: Mamba-1;
+      `ssm.ssd_scan` without bonus: Mamba-2) whose final state is returned
+      is cloned with a zero input and the all-ones initial state: that
+      clone's final state is T exactly as the kernels compute it (same
+      discretisation, same exp), broadcast to the state's shape (Mamba-1:
+      exp(A sum_t delta_t) per (channel, state); Mamba-2: exp(sum_t dt_t A)
+      per head). The summaries are named `summary.<state name>` and follow
+      the states; the function carries `ssm.halo_rows`, the rows of the
+      previous slice its window states (the short causal conv's) need
+      (width - 1 of its widest `ssm.causal_conv1d`);
+    * `@dist_step<i>(h, <states>, <weights>) -> (h, <states>)`: layer i's
+      step form, used on the halo rows to rebuild the window states;
+    * `@dist_head(h) -> logits`: the ops after the last layer.
+
+    Refused with an error naming the op: attention (its KV cache is not a
+    fixed-size summary: a ring exchange of keys and values is not built),
+    `ssm.wkv4`, `ssm.wkv7`, `ssm.gated_delta_rule` and `ssm.ssd_scan` with a
+    bonus (RWKV: the channel mix's token shift reads the attention output,
+    which depends on the recurrent state, so its window cannot be rebuilt
+    from the layer's input; that needs the block split in two exchanges),
+    a scan with no initial state operand, values passed from layer to layer
+    besides the residual stream (carries), and ops between the layers.
+  }];
+  let dependentDialects = ["ssm::SSMDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
+}
+
 #endif // SSM_PASSES_TD

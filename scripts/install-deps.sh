@@ -20,6 +20,7 @@ packages=(
   libcpp-httplib-dev                                       # ssm-serve's HTTP server (MIT; Debian's build, libcpp-httplib.so): server/Server.cpp
   clang-19 libclang-rt-19-dev                              # libFuzzer + sanitizers for fuzz/ (Apache-2.0 WITH LLVM-exception)
   python3-torch python3-numpy                              # PyTorch 1.13 for the torch-op tests (runtime/python/ssm_torch.py; BSD-3-Clause), not linked
+  libopenmpi-dev openmpi-bin                               # distributed prefill over MPI (Open MPI, BSD-3-Clause): runtime/distributed/, -DSSM_MPI
   pocl-opencl-icd ocl-icd-opencl-dev                       # OpenCL on the CPU for the opencl engine's tests (MIT, BSD-2-Clause); loaded at run time by the kernels, not linked
 )
 

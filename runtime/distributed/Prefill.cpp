@@ -1,0 +1,344 @@
+// Distributed prefill over MPI: the layer loop, the halo and summary exchanges (Prefill.h says what and why).
+#include "runtime/distributed/Prefill.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace ssm::dist {
+namespace {
+
+using rt::Code;
+using rt::HostTensor;
+using rt::Status;
+using rt::TensorInfo;
+
+/// The manifest's spelling of a state name in a result name (codegen
+/// replaces what is not a letter, digit or '_').
+std::string sanitized(const std::string &s) {
+  std::string out = s;
+  for (char &c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '_';
+  return out;
+}
+
+std::string mpiError(int code) {
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, buf, &len);
+  return std::string(buf, len);
+}
+
+class Runner {
+public:
+  Runner(rt::CompiledModule &m, rt::WeightFile &w) : module(m), weights(w) {}
+
+  const rt::FunctionInfo *find(const std::string &name) const { return module.find(name); }
+
+  /// Calls `fn` with `h` as its "h" or "tokens" argument and `states` (by
+  /// name) for its state arguments; results into `out` (manifest order).
+  Status call(const rt::FunctionInfo &fn, const HostTensor &h,
+              const std::map<std::string, HostTensor> &states, std::vector<HostTensor> &out) {
+    std::vector<const HostTensor *> inputs;
+    for (const TensorInfo &a : fn.arguments) {
+      if (!a.param.empty()) {
+        const HostTensor *t = nullptr;
+        if (Status st = weight(fn, a, t); !st.isOk())
+          return st;
+        inputs.push_back(t);
+      } else if (!a.state.empty()) {
+        auto it = states.find(a.state);
+        if (it == states.end())
+          return {Code::Mismatch, "@" + fn.name + " takes state '" + a.state + "' that no layer gives"};
+        inputs.push_back(&it->second);
+      } else if (a.name == "h" || a.name == "tokens") {
+        inputs.push_back(&h);
+      } else {
+        return {Code::Mismatch, "@" + fn.name + " takes '" + a.name +
+                                    "', which is not h, tokens, a state or a weight"};
+      }
+    }
+    std::string error;
+    auto bound = module.bind(fn, inputs, out, error);
+    if (!bound)
+      return {Code::Mismatch, "@" + fn.name + ": " + error};
+    if (!bound->invoke(error))
+      return {Code::KernelFailed, "@" + fn.name + ": " + error};
+    return Status::ok();
+  }
+
+private:
+  Status weight(const rt::FunctionInfo &fn, const TensorInfo &a, const HostTensor *&out) {
+    auto it = views.find(a.param);
+    if (it == views.end()) {
+      if (a.dtype != "float32")
+        return {Code::Unsupported, "@" + fn.name + " reads weight '" + a.param + "' as " + a.dtype +
+                                       ": distributed prefill binds float32 weights only"};
+      Status st;
+      const rt::WeightFile::Tensor *t = weights.get(a.param, st);
+      if (!t)
+        return {Code::Mismatch, st.message()};
+      HostTensor h;
+      h.shape = t->shape;
+      h.view = t->data;
+      it = views.emplace(a.param, std::move(h)).first;
+    }
+    if (it->second.shape != a.shape)
+      return {Code::Mismatch, weights.path() + ": weight '" + a.param +
+                                  "' has another shape than @" + fn.name + " expects"};
+    out = &it->second;
+    return Status::ok();
+  }
+
+  rt::CompiledModule &module;
+  rt::WeightFile &weights;
+  std::map<std::string, HostTensor> views;
+};
+
+HostTensor zeros(const TensorInfo &info) {
+  HostTensor t;
+  t.shape = info.shape;
+  int64_t n = 1;
+  for (int64_t d : info.shape)
+    n *= d;
+  t.allocate<float>(static_cast<size_t>(n), 0.0f);
+  return t;
+}
+
+/// One layer's functions and which of its states are recurrent (have a summary).
+struct Layer {
+  const rt::FunctionInfo *seq = nullptr, *step = nullptr;
+  std::vector<int> stateResults;                    // result index of each state
+  std::vector<std::pair<int, int>> recurrent;       // (state result, summary result)
+};
+
+} // namespace
+
+Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
+               const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out) {
+  int rank = 0, size = 1;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  auto mpiFailed = [&](int code, const char *what) {
+    return Status(Code::Internal, std::string("MPI ") + what + " failed on rank " +
+                                      std::to_string(rank) + ": " + mpiError(code));
+  };
+  // Every rank agrees on the outcome of its local work before the next
+  // collective: a rank that failed sends 0 and the others stop too.
+  auto agree = [&](Status local) -> Status {
+    int mine = local.isOk() ? 1 : 0;
+    std::vector<int> all(size);
+    if (int rc = MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm); rc != MPI_SUCCESS)
+      return mpiFailed(rc, "Allgather (status)");
+    if (!local.isOk())
+      return local;
+    for (int r = 0; r < size; ++r)
+      if (!all[r])
+        return {Code::Internal, "rank " + std::to_string(r) + " failed (its message is above)"};
+    return Status::ok();
+  };
+
+  Runner run(module, weights);
+  const rt::FunctionInfo *embed = run.find("dist_embed"), *head = run.find("dist_head");
+  std::vector<Layer> layers;
+  Status local;
+  if (n < 1)
+    local = {Code::InvalidArgument, "rank " + std::to_string(rank) + " has no tokens: every rank "
+                                    "needs a slice of at least one token"};
+  else if (!embed || !head)
+    local = {Code::Mismatch, "the module has no @dist_embed / @dist_head: compile the graph after "
+                             "the ssm-distribute-prefill pass"};
+  for (int i = 0; local.isOk(); ++i) {
+    Layer l;
+    l.seq = run.find("dist_layer" + std::to_string(i));
+    l.step = run.find("dist_step" + std::to_string(i));
+    if (!l.seq)
+      break;
+    if (!l.step) {
+      local = {Code::Mismatch, "the module has @dist_layer" + std::to_string(i) +
+                                   " but no @dist_step" + std::to_string(i)};
+      break;
+    }
+    for (size_t r = 0; r < l.seq->results.size(); ++r)
+      if (!l.seq->results[r].state.empty())
+        l.stateResults.push_back(static_cast<int>(r));
+    for (size_t r = 0; r < l.seq->results.size(); ++r) {
+      const std::string &name = l.seq->results[r].name;
+      if (name.rfind("summary_", 0) != 0)
+        continue;
+      int found = -1;
+      for (int s : l.stateResults)
+        if ("summary_" + sanitized(l.seq->results[s].state) == name)
+          found = s;
+      if (found < 0) {
+        local = {Code::Mismatch, "@" + l.seq->name + "'s result '" + name + "' names no state"};
+        break;
+      }
+      l.recurrent.push_back({found, static_cast<int>(r)});
+    }
+    layers.push_back(std::move(l));
+  }
+  if (local.isOk() && layers.empty())
+    local = {Code::Mismatch, "the module has no @dist_layer0"};
+  if (Status st = agree(local); !st.isOk())
+    return st;
+
+  // Slice lengths, in rank order.
+  std::vector<int64_t> lengths(size);
+  if (int rc = MPI_Allgather(&n, 1, MPI_INT64_T, lengths.data(), 1, MPI_INT64_T, comm); rc != MPI_SUCCESS)
+    return mpiFailed(rc, "Allgather (lengths)");
+  out.totalTokens = 0;
+  for (int64_t l : lengths)
+    out.totalTokens += l;
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<HostTensor> res;
+  HostTensor tok;
+  tok.shape = {n};
+  tok.dtype = "int32";
+  tok.allocate<int32_t>(static_cast<size_t>(n));
+  std::memcpy(tok.i32().data(), tokens, sizeof(int32_t) * n);
+  if (Status st = agree(run.call(*embed, tok, {}, res)); !st.isOk())
+    return st;
+  HostTensor h = std::move(res[0]);
+  if (h.shape.size() != 2 || h.shape[0] != n)
+    return {Code::Mismatch, "@dist_embed returns no (tokens, width) rows"};
+  const int64_t width = h.shape[1];
+  const int64_t halo = std::max<int64_t>(0, haloRows);
+  out.states.clear();
+  out.bytesExchangedPerLayer = 0;
+
+  for (size_t li = 0; li < layers.size(); ++li) {
+    const Layer &L = layers[li];
+    // 1. The halo: each rank's last min(n, halo) input rows, gathered.
+    std::map<std::string, HostTensor> states;
+    for (const TensorInfo &a : L.seq->arguments)
+      if (!a.state.empty())
+        states[a.state] = zeros(a);
+    if (halo > 0) {
+      std::vector<float> mine(static_cast<size_t>(halo * width), 0.0f), all(mine.size() * size);
+      int64_t rows = std::min(n, halo);
+      std::memcpy(mine.data() + (halo - rows) * width, h.f32().data() + (n - rows) * width,
+                  sizeof(float) * rows * width);
+      if (int rc = MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(),
+                                 static_cast<int>(mine.size()), MPI_FLOAT, comm);
+          rc != MPI_SUCCESS)
+        return mpiFailed(rc, "Allgather (halo)");
+      out.bytesExchangedPerLayer += static_cast<int64_t>(all.size() - mine.size()) * 4;
+      // The rows just before this slice, oldest first: walk back over the ranks before.
+      std::vector<const float *> before;
+      for (int r = rank - 1; r >= 0 && static_cast<int64_t>(before.size()) < halo; --r) {
+        int64_t have = std::min(lengths[r], halo);
+        for (int64_t k = 0; k < have && static_cast<int64_t>(before.size()) < halo; ++k)
+          before.push_back(all.data() + (static_cast<size_t>(r) * halo + halo - 1 - k) * width);
+      }
+      std::reverse(before.begin(), before.end());
+      Status st;
+      HostTensor row;
+      row.shape = {1, width};
+      row.allocate<float>(static_cast<size_t>(width));
+      for (const float *src : before) {
+        std::memcpy(row.f32().data(), src, sizeof(float) * width);
+        std::vector<HostTensor> sres;
+        st = run.call(*L.step, row, states, sres);
+        if (!st.isOk())
+          break;
+        for (size_t r = 0; r < L.step->results.size(); ++r)
+          if (!L.step->results[r].state.empty())
+            states[L.step->results[r].state] = std::move(sres[r]);
+      }
+      // Only the window states are kept: the recurrent ones start from zero.
+      for (auto [s, sum] : L.recurrent)
+        for (float &v : states[L.seq->results[s].state].f32())
+          v = 0.0f;
+      if (Status a = agree(st); !a.isOk())
+        return a;
+    }
+
+    // 2. The slice from zero recurrent states: summaries (not needed from the last rank).
+    std::vector<HostTensor> first;
+    Status st;
+    if (rank < size - 1 || size == 1)
+      st = run.call(*L.seq, h, states, first);
+    int64_t summaryFloats = 0;
+    for (auto [s, sum] : L.recurrent) {
+      (void)sum;
+      int64_t numel = 1;
+      for (int64_t d : L.seq->results[s].shape)
+        numel *= d;
+      summaryFloats += 2 * numel;
+    }
+    // 3. Exchange (status, T, s) and compose.
+    std::vector<float> mine(static_cast<size_t>(1 + summaryFloats), 0.0f),
+        all(mine.size() * size);
+    mine[0] = st.isOk() ? 1.0f : 0.0f;
+    if (st.isOk() && !first.empty()) {
+      float *p = mine.data() + 1;
+      for (auto [s, sum] : L.recurrent) {
+        for (float v : first[sum].f32())
+          *p++ = v;
+        for (float v : first[s].f32())
+          *p++ = v;
+      }
+    }
+    if (size > 1) {
+      if (int rc = MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(),
+                                 static_cast<int>(mine.size()), MPI_FLOAT, comm);
+          rc != MPI_SUCCESS)
+        return mpiFailed(rc, "Allgather (summaries)");
+      out.bytesExchangedPerLayer += static_cast<int64_t>(all.size() - mine.size()) * 4;
+      if (!st.isOk())
+        return st;
+      for (int r = 0; r < size; ++r)
+        if (all[static_cast<size_t>(r) * mine.size()] != 1.0f)
+          return {Code::Internal, "rank " + std::to_string(r) + " failed (its message is above)"};
+    } else if (!st.isOk()) {
+      return st;
+    }
+    std::vector<HostTensor> *final = &first;
+    std::vector<HostTensor> second;
+    if (rank > 0) {
+      size_t offset = 0;
+      for (auto [s, sum] : L.recurrent) {
+        (void)sum;
+        HostTensor &h0 = states[L.seq->results[s].state];
+        float *x = h0.f32().data();
+        size_t numel = h0.f32().size();
+        for (int r = 0; r < rank; ++r) {
+          const float *T = all.data() + static_cast<size_t>(r) * mine.size() + 1 + offset;
+          const float *s0 = T + numel;
+          for (size_t k = 0; k < numel; ++k)
+            x[k] = T[k] * x[k] + s0[k];
+        }
+        offset += 2 * numel;
+      }
+      // 4. The slice again from its true initial states.
+      st = run.call(*L.seq, h, states, second);
+      final = &second;
+    }
+    if (Status a = agree(st); !a.isOk())
+      return a;
+    h = std::move((*final)[0]);
+    if (rank == size - 1)
+      for (int s : L.stateResults) {
+        const HostTensor &t = (*final)[s];
+        out.states.push_back({L.seq->results[s].state,
+                              std::vector<float>(t.f32().begin(), t.f32().end())});
+      }
+  }
+
+  if (rank == size - 1) {
+    std::vector<HostTensor> logits;
+    if (Status st = run.call(*head, h, {}, logits); !st.isOk())
+      return st;
+    out.logits.assign(logits[0].f32().begin(), logits[0].f32().end());
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::ok();
+}
+
+} // namespace ssm::dist

@@ -1,0 +1,71 @@
+// Prefill of one long sequence across MPI ranks: each rank runs a contiguous slice, the slices' state summaries composed by the scan's associativity.
+//
+// The module is ssm-compile's output of a model graph after the
+// `ssm-distribute-prefill` pass (passes/Passes.td): public functions
+// dist_embed, dist_layer<i> (which also return each recurrent state's
+// slice summary, the composed transition T), dist_step<i> and dist_head,
+// compiled for this rank's slice length (ranks may have different lengths).
+// Per layer i, on every rank r of the communicator (ranks in sequence order):
+//
+//   1. halo: the last `haloRows` rows of the layer's input before the slice
+//      (gathered from the ranks before: several when their slices are
+//      short) run through dist_step<i> from zero states; the window states
+//      that gives (the short causal conv's last inputs) are exact, as they
+//      depend only on the layer's input rows;
+//   2. ranks 0..R-2 run dist_layer<i> on their slice from those windows and
+//      zero recurrent states: final states s_r and transitions T_r;
+//   3. one MPI_Allgather of (T_r, s_r) for every recurrent state (plus a
+//      status flag, so a failing rank stops the others instead of hanging
+//      them); rank r composes h0_r = T_{r-1} (.) h0_{r-1} + s_{r-1}, from
+//      h0_0 = 0 (elementwise: the transitions of Mamba-1 and Mamba-2 are
+//      diagonal);
+//   4. ranks 1..R-1 run dist_layer<i> again from (windows, h0_r): their
+//      slice's outputs and final states are now those of a single pass
+//      (DESIGN.md section 1). Rank 0's first run is already exact.
+//
+// So each rank but the first computes its slice twice per layer (the
+// "rerun" correction): time per layer is about max_r L_r + max_{r>0} L_r,
+// against L for one process (docs/distributed.md has the cost model).
+// The last rank ends with every layer's final state and, through dist_head,
+// the logits after the last token. States start at zero (the Mamba models'
+// init); weights must be float32.
+//
+// Errors: a module without the dist_ functions or whose arguments are not
+// h, tokens, states and weights (Mismatch), a weight missing (Mismatch), a
+// slice of no tokens (InvalidArgument), a kernel failure (KernelFailed), an
+// MPI failure or another rank's failure (Internal, naming the rank). Every
+// rank returns the same outcome for the collective parts.
+#ifndef SSM_RUNTIME_DISTRIBUTED_PREFILL_H
+#define SSM_RUNTIME_DISTRIBUTED_PREFILL_H
+
+#include "runtime/Module.h"
+#include "runtime/Status.h"
+#include "runtime/Weights.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssm::dist {
+
+struct PrefillResult {
+  /// On the last rank: the logits after the last token (vocab values) and
+  /// each layer state's final value by name ("layers.0.ssm_state" ...).
+  std::vector<float> logits;
+  std::vector<std::pair<std::string, std::vector<float>>> states;
+  int64_t totalTokens = 0;         // every rank's slice together
+  int64_t bytesExchangedPerLayer = 0; // received by this rank per layer (halo + summaries)
+  double seconds = 0;              // this rank's wall time of the layer loop and head
+};
+
+/// Runs on every rank of `comm` (collective); `tokens` are this rank's
+/// slice (n >= 1), in rank order along the sequence. `haloRows` is the
+/// dist_layer functions' ssm.halo_rows.
+rt::Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
+                   const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out);
+
+} // namespace ssm::dist
+
+#endif
