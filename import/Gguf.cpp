@@ -381,7 +381,7 @@ bool GgufFile::getIntArray(const std::string &key, bool required, size_t perLaye
 }
 
 bool parseGguf(std::vector<uint8_t> bytes, GgufFile &out, std::string &error,
-               const std::string &name) {
+               const std::string &name, bool metadataOnly) {
   out = GgufFile();
   out.path = name;
   out.bytes = std::move(bytes);
@@ -499,6 +499,8 @@ bool parseGguf(std::vector<uint8_t> bytes, GgufFile &out, std::string &error,
   }
   uint64_t pad = (out.alignment - c.pos % out.alignment) % out.alignment;
   out.dataOffset = c.pos + pad;
+  if (metadataOnly)
+    return true;
   if (nTensors > 0 && out.dataOffset > c.size) {
     error = name + ": the data section (at byte " + std::to_string(out.dataOffset) +
             ") starts past the end of the file (" + std::to_string(c.size) + " bytes)";
@@ -542,6 +544,34 @@ bool readGguf(const std::string &path, GgufFile &out, std::string &error) {
     return false;
   }
   return parseGguf(std::move(bytes), out, error, path);
+}
+
+bool readGgufMetadata(const std::string &path, GgufFile &out, std::string &error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = path + ": is a directory, not a GGUF file";
+    return false;
+  }
+  errno = 0;
+  std::ifstream is(path, std::ios::binary | std::ios::ate);
+  if (!is) {
+    error = path + ": cannot open the file: " + (errno ? std::strerror(errno) : "unknown error");
+    return false;
+  }
+  const std::streamoff size = is.tellg();
+  for (std::streamoff want = std::streamoff(1) << 20;; want *= 4) {
+    std::streamoff n = std::min(want, size);
+    std::vector<uint8_t> bytes(static_cast<size_t>(n));
+    is.seekg(0);
+    if (n > 0 && !is.read(reinterpret_cast<char *>(bytes.data()), n)) {
+      error = path + ": read failed";
+      return false;
+    }
+    if (parseGguf(std::move(bytes), out, error, path, /*metadataOnly=*/true))
+      return true;
+    if (n == size)
+      return false;
+  }
 }
 
 bool looksLikeGguf(const std::string &path) {

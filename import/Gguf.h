@@ -112,8 +112,14 @@ struct GgufFile {
 
 /// Parses a GGUF file held in `bytes` (moved into out.bytes); `name` stands
 /// for the path in messages. Errors are "<name>: <problem>".
+/// `metadataOnly`: the bytes may end after the tensor infos (the tensors'
+/// data is not checked, and their `data` stays null).
 bool parseGguf(std::vector<uint8_t> bytes, GgufFile &out, std::string &error,
-               const std::string &name = "<buffer>");
+               const std::string &name = "<buffer>", bool metadataOnly = false);
+/// The metadata and tensor infos of `path` without its data: reads a growing
+/// prefix of the file (from 1 MiB) until they parse (for ssm-tokenize, which
+/// needs only the vocabulary of a multi-gigabyte file).
+bool readGgufMetadata(const std::string &path, GgufFile &out, std::string &error);
 /// Reads and parses `path`.
 bool readGguf(const std::string &path, GgufFile &out, std::string &error);
 /// Whether `path` starts with the GGUF magic (false when unreadable).

@@ -14,6 +14,7 @@
 #include "import/ConfigFields.h"
 #include "import/Gguf.h"
 #include "import/GgufImport.h"
+#include "import/GgufTokenizer.h"
 #include "import/HybridModel.h"
 #include "import/ModelBuilder.h"
 #include "import/RwkvFile.h"
@@ -61,6 +62,7 @@ const char *kUsage =
     "                   [--all-logits] [--weights source|f32|f16|bf16|q8] [--batch B]\n"
     "                   [--compile [--target T]]\n"
     "  ssm-import <checkpoint-folder> -o <dir> [--context N] [the options above]\n"
+    "  ssm-import <file.gguf> -o <dir> [--context N] [the options above]\n"
     "\n"
     "Formats:\n"
     "  rwkv   an rwkv.cpp file (FP32 or FP16; RWKV-4, 5.1, 5.2, 6, 7)\n"
@@ -70,6 +72,12 @@ const char *kUsage =
     "         MambaConfig fields) or mamba_ssm's (MambaLMHeadModel:\n"
     "         backbone.embedding.weight, d_model / n_layer / ssm_cfg), told apart by\n"
     "         what the files hold\n"
+    "\n"
+    "  <file.gguf>  a GGUF file (llama.cpp's format, v2 / v3): general.architecture\n"
+    "         lfm2 or granitehybrid; F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,\n"
+    "         Q2_K .. Q6_K tensors, dequantised to f32 at import (--weights then\n"
+    "         stores them); its vocabulary becomes the folder's tokenizer.json\n"
+    "         (docs/gguf.md)\n"
     "\n"
     "  <checkpoint-folder>  a Hugging Face folder (config.json + model.safetensors):\n"
     "         the architecture from config.json's model_type: mamba, mamba2, lfm2\n"
@@ -336,6 +344,32 @@ bool copyTokenizer(const fs::path &checkpoint, const std::string &staged, std::s
   return true;
 }
 
+/// The GGUF's vocabulary as tokenizer.json + tokenizer_config.json
+/// (import/GgufTokenizer.h), checked by opening it; one that is not
+/// converted is left out with a warning (the model still runs from token ids).
+int writeGgufTokenizer(const GgufFile &file, const std::string &staged) {
+  std::string tj, cj, summary, error;
+  if (!ggufTokenizerJson(file, tj, cj, summary, error)) {
+    std::cerr << "ssm-import: warning: no tokenizer is written (the model runs from token ids): "
+              << error << "\n";
+    return 0;
+  }
+  ssm::rt::Status st;
+  auto tok = ssm::rt::tok::Tokenizer::fromJson(tj, cj, file.path + " (its vocabulary)", st);
+  if (!tok) {
+    std::cerr << "ssm-import: warning: no tokenizer is written (the model runs from token ids): "
+              << st.message() << "\n";
+    return 0;
+  }
+  if (!writeTextFile(fs::path(staged) / "tokenizer.json", tj, error) ||
+      !writeTextFile(fs::path(staged) / "tokenizer_config.json", cj, error))
+    return cannotRun(error);
+  std::cout << "ssm-import: tokenizer: tokenizer.json, tokenizer_config.json from the GGUF's "
+               "vocabulary ("
+            << summary << ")\n";
+  return 0;
+}
+
 /// --compile: `ssm-compile <staged>` (the model folder mode) before the
 /// folder is published, so a failed compile publishes nothing. Its stderr
 /// (progress on a terminal, errors) passes through; ssm-import prints the
@@ -536,11 +570,15 @@ int main(int argc, char **argv) {
   if (format == "gguf" && !configPath.empty())
     return cannotRun("--config is for mamba; a GGUF file holds its own configuration");
   GgufCheckpoint gguf;
+  GgufFile ggufFile;
   if (format == "gguf") {
     std::string err;
-    GgufFile file;
-    if (!readGguf(input, file, err) || !ggufToCheckpoint(file, gguf, err))
+    if (!readGguf(input, ggufFile, err) || !ggufToCheckpoint(ggufFile, gguf, err))
       return cannotRun(err);
+    // The tensors are converted; the metadata (the vocabulary) is kept.
+    for (GgufTensor &t : ggufFile.tensors)
+      t.data = nullptr;
+    std::vector<uint8_t>().swap(ggufFile.bytes);
   }
   // Written into a temporary sibling and published only when whole and
   // verified: a failed import leaves nothing behind, and never touches
@@ -563,6 +601,8 @@ int main(int argc, char **argv) {
   // Checkpoints of Hugging Face's layout keep their tokenizer beside the weights.
   if (rc == 0 && format != "rwkv" && format != "gguf" && !copyTokenizer(fs::path(input).parent_path(), staged, error))
     rc = cannotRun(error);
+  if (rc == 0 && format == "gguf")
+    rc = writeGgufTokenizer(ggufFile, staged);
   if (rc == 0 && compile)
     rc = compileStaged(compiler, staged, outDir, target);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))

@@ -6,6 +6,8 @@
 // 0 every line done; 2 could not run (bad arguments, a missing or malformed
 // tokenizer, an unsupported component, a line that is not the JSON expected,
 // text that is not UTF-8, a negative id). Lines before a bad one are written.
+#include "import/Gguf.h"
+#include "import/GgufTokenizer.h"
 #include "runtime/tokenizer/Tokenizer.h"
 #include "tools/Version.h"
 
@@ -28,8 +30,8 @@ const char *kUsage =
     "ssm-tokenize: text to token ids and back with a model's tokenizer\n"
     "\n"
     "usage:\n"
-    "  ssm-tokenize <tokenizer.json | model-dir> [--add-special]\n"
-    "  ssm-tokenize <tokenizer.json | model-dir> --decode [--skip-special]\n"
+    "  ssm-tokenize <tokenizer.json | model-dir | model.gguf> [--add-special]\n"
+    "  ssm-tokenize <tokenizer.json | model-dir | model.gguf> --decode [--skip-special]\n"
     "\n"
     "Reads standard input line by line. Each line is one JSON string (the text,\n"
     "with \\n and other escapes as JSON writes them); each output line is the JSON\n"
@@ -38,7 +40,9 @@ const char *kUsage =
     "\n"
     "The tokenizer is a Hugging Face tokenizer.json (byte-level BPE as GPT-2, Qwen,\n"
     "Llama 3; SentencePiece-style BPE with byte fallback as Llama 2, Mistral), or\n"
-    "the one in a model folder (ssm-import copies it from the checkpoint).\n"
+    "the one in a model folder (ssm-import copies it from the checkpoint), or the\n"
+    "vocabulary inside a GGUF file (tokenizer.ggml.*: gpt2 and llama models,\n"
+    "converted as ssm-import converts it; docs/gguf.md).\n"
     "tokenizer_config.json beside it names the special tokens. Special tokens\n"
     "written in the text (<|im_start|>, <s>) are always matched.\n"
     "\n"
@@ -102,14 +106,24 @@ int main(int argc, char **argv) {
     return cannotRun("--skip-special is for --decode");
 
   std::error_code ec;
-  if (fs::path(path).extension() == ".gguf")
-    return cannotRun(path + ": GGUF vocabularies are not read yet (use the checkpoint's tokenizer.json)");
+  Status st;
+  std::unique_ptr<Tokenizer> tok;
+  if (fs::path(path).extension() == ".gguf") {
+    ssm::importer::GgufFile file;
+    std::string tj, cj, summary, error;
+    if (!ssm::importer::readGgufMetadata(path, file, error) ||
+        !ssm::importer::ggufTokenizerJson(file, tj, cj, summary, error))
+      return cannotRun(error);
+    tok = Tokenizer::fromJson(tj, cj, path + " (its vocabulary)", st);
+    if (!tok)
+      return cannotRun(st.message());
+  }
   if (fs::is_directory(path, ec) && !fs::exists(fs::path(path) / "tokenizer.json", ec) &&
       fs::exists(fs::path(path) / "model.json", ec))
     return cannotRun(path + ": this model folder has no tokenizer (no tokenizer.json; ssm-import copies "
                             "it from a checkpoint folder that has one)");
-  Status st;
-  std::unique_ptr<Tokenizer> tok = Tokenizer::open(path, st);
+  if (!tok)
+    tok = Tokenizer::open(path, st);
   if (!tok)
     return cannotRun(st.message());
 
