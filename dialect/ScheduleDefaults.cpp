@@ -114,8 +114,8 @@ int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {
   return (tile / vw) * vw;
 }
 
-int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate) {
-  if (len >= 0 && len < 8)
+int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu) {
+  if (!gpu || (len >= 0 && len < 8))
     return 0;
   return perChannelGate ? kDeltaRuleChunkPerChannel : kDeltaRuleChunk;
 }

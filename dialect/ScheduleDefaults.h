@@ -100,14 +100,20 @@ constexpr int64_t kChannelTileTasks = 32;
 int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth,
                            int64_t tasks = kChannelTileTasks);
 /// The chunk (#ssm.schedule `chunk`) of ssm.gated_delta_rule over `len`
-/// tokens (dynamic: negative): 0, token by token, when 0 <= len < 8 (decode
-/// steps and short calls, where a chunk's matrix work would be mostly
-/// padding); else kDeltaRuleChunk, or kDeltaRuleChunkPerChannel with a gate
-/// per key channel (its decay ratios are exps inside the key sums, C^2 Dk
-/// per chunk, so shorter chunks, as llama.cpp's KDA uses 16).
+/// tokens (dynamic: negative) on a CPU (`gpu` false) or GPU target.
+/// CPU: 0, token by token, at every length: the chunked kernel does ~1.6x
+/// the serial form's flops and ran 2.4x (scalar gate, chunk 64) and 3.5x
+/// (gate per key channel, chunk 16) slower at the Qwen3.5-0.8B layer shape
+/// (16 heads, Dk = Dv = 128), L 4096, and 2.4x at L 512, 2 threads
+/// (bench/delta_rule_bench.py); the tuner's space keeps the chunked forms.
+/// GPU: 0 when 0 <= len < 8 (decode steps and short calls, where a chunk's
+/// matrix work would be mostly padding); else kDeltaRuleChunk, or
+/// kDeltaRuleChunkPerChannel with a gate per key channel (its decay ratios
+/// are exps inside the key sums, C^2 Dk per chunk, so shorter chunks, as
+/// llama.cpp's KDA uses 16).
 constexpr int64_t kDeltaRuleChunk = 64;
 constexpr int64_t kDeltaRuleChunkPerChannel = 16;
-int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate);
+int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu = false);
 /// Tasks of one decode step (ssm.selective_update): its whole work is a few
 /// microseconds, so each task must be worth more than handing it out (at 1536
 /// channels x 16 states, 8 tasks ran in 7-8 us against 12-14 us with 32 on 2 threads).

@@ -500,7 +500,9 @@ def SSM_GatedDeltaRuleOp : SSM_Op<"gated_delta_rule", [Pure]> {
     beta k k^T.
 
     Two kernels, picked by the schedule's `chunk` (`#ssm.schedule`; by
-    default 0 when L < 8, else 64, or 16 with a gate per key channel):
+    default 0 on CPU targets, where the chunked kernel measured slower, see
+    dialect/ScheduleDefaults.h; on GPU targets 0 when L < 8, else 64, or 16
+    with a gate per key channel):
 
     * `chunk = 0`, token by token (the decode form): each value column j
       of a head's state is kept apart (the columns never mix) and the

@@ -174,7 +174,8 @@ LogicalResult lower(GatedDeltaRuleOp op, LoweringState &state) {
   if (in.chunk < 0)
     in.chunk = static_cast<int>(defaultDeltaRuleChunk(
         cast<RankedTensorType>(op.getQ().getType()).getDimSize(1),
-        cast<RankedTensorType>(op.getG().getType()).getRank() == 4));
+        cast<RankedTensorType>(op.getG().getType()).getRank() == 4,
+        targetFamily(state.target) == TargetFamily::Gpu));
   return finishKernel(o, state, buildGatedDeltaRule(in), scheduleGatedDeltaRule);
 }
 

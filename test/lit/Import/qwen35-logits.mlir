@@ -4,7 +4,7 @@
 // SwiGLU, tied head) reproduces its expected logits (a float64 NumPy
 // implementation of transformers' semantics, token by token, agreeing with
 // llama.cpp within 7e-5; see its README) at every position within 1e-4: in the
-// sequence form (the chunked gated delta rule on the cpu engine) and the step
+// sequence form and the step
 // form, on the reference interpreter and on compiled CPU kernels, for 40
 // tokens and for 300 (also the second half decoded from position 150 after a
 // 150-token prefill).

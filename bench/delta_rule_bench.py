@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""ssm.gated_delta_rule on the cpu engine: the chunked WY form (#ssm.schedule chunk = C)
+against the token-by-token form (chunk = 0) of the same op, in one run, same shape and
+thread count (issue 33: the chunked prefill should be >= 4x faster than the serial form
+at L = 4096, 2 threads).
+
+Shape: one Qwen3.5-0.8B Gated DeltaNet layer by default (16 key heads, 16 value heads,
+Dk = Dv = 128, a scalar gate per value head), batch 1, L tokens (--lengths, default 4096),
+q and k scaled to norm ~1 (beta ||k||^2 < 2, as the models' L2-normed keys), beta in
+(0, 1), g = -exp(x - 3) (decays ~0.95 per token, as trained models mostly have); with
+--per-channel the gate has one value per key channel (KDA). Also prints the default
+chunk that ssm-assign-schedules picks for the shape (what the models run).
+
+Each form alternates --rounds times; each run reports the median over --repeat calls;
+the table shows medians of the per-round medians and serial/chunked (> 1: the chunked
+form is faster). Needs build/bin/ssm-run and ssm-opt. --compile-only fills the compile
+cache and prints nothing else (run it first, then time under chrt if you like).
+
+Usage: bench/delta_rule_bench.py [--threads 2] [--rounds 3] [--repeat 3] [--lengths 4096]
+    [--chunks 0,16,32,64,128] [--heads 16] [--kv-heads 16] [--dk 128] [--dv 128]
+    [--per-channel] [--compile-only]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SSM_RUN = os.path.join(ROOT, "build", "bin", "ssm-run")
+SSM_OPT = os.path.join(ROOT, "build", "bin", "ssm-opt")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from run import median_ms  # noqa: E402
+
+
+def t(*shape):
+    return "tensor<" + "x".join(str(s) for s in shape) + "xf32>"
+
+
+def graph(L, hk, hv, dk, dv, per_channel, chunk):
+    q, v = t(1, L, hk, dk), t(1, L, hv, dv)
+    g = t(1, L, hv, dk) if per_channel else t(1, L, hv)
+    b, s = t(1, L, hv), t(1, hv, dk, dv)
+    sched = "" if chunk is None else f", ssm.schedule = #ssm.schedule<vector_width = 8, parallel = true, chunk = {chunk}>"
+    knorm = (12.0 / dk) ** 0.5  # U(-0.5, 0.5) entries: E ||k||^2 = dk / 12
+    return f"""func.func @main(%q0: {q}, %k0: {q}, %v: {v}, %x: {g}, %b0: {b}) -> ({v}, {s}) {{
+  %c = arith.constant dense<{knorm}> : {q}
+  %q = arith.mulf %q0, %c : {q}
+  %k = arith.mulf %k0, %c : {q}
+  %m3 = arith.constant dense<-3.0> : {g}
+  %x3 = arith.addf %x, %m3 : {g}
+  %e = math.exp %x3 : {g}
+  %gate = arith.negf %e : {g}
+  %half = arith.constant dense<0.5> : {b}
+  %beta = arith.addf %b0, %half : {b}
+  %o, %s1 = ssm.gated_delta_rule %q, %k, %v, %gate, %beta {{scale = {dk ** -0.5}: f64{sched}}}
+      : ({q}, {q}, {v}, {g}, {b}) -> ({v}, {s})
+  return %o, %s1 : {v}, {s}
+}}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--lengths", default="4096")
+    ap.add_argument("--chunks", default="0,16,32,64,128")
+    ap.add_argument("--heads", type=int, default=16, help="value heads")
+    ap.add_argument("--kv-heads", type=int, default=16, help="key heads")
+    ap.add_argument("--dk", type=int, default=128)
+    ap.add_argument("--dv", type=int, default=128)
+    ap.add_argument("--per-channel", action="store_true")
+    ap.add_argument("--compile-only", action="store_true")
+    a = ap.parse_args()
+    env = dict(os.environ)
+    env.setdefault("SSM_CACHE_DIR", os.path.join(ROOT, "build", "compile-cache"))
+    tmp = tempfile.mkdtemp(prefix="ssm-gdr-bench-")
+    chunks = [int(c) for c in a.chunks.split(",")]
+    for L in [int(x) for x in a.lengths.split(",")]:
+        files = {}
+        for c in chunks:
+            path = os.path.join(tmp, f"gdr_{L}_{c}.mlir")
+            with open(path, "w") as f:
+                f.write(graph(L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel, c))
+            files[c] = path
+        # The default the pipeline assigns (no schedule written).
+        dpath = os.path.join(tmp, f"gdr_{L}_default.mlir")
+        with open(dpath, "w") as f:
+            f.write(graph(L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel, None))
+        out = subprocess.run([SSM_OPT, dpath, "--ssm-assign-schedules"], capture_output=True,
+                             text=True)
+        default = "?"
+        for line in out.stdout.splitlines():
+            if "ssm.gated_delta_rule" in line and "chunk = " in line:
+                default = line.split("chunk = ")[1].split(">")[0].split(",")[0]
+        cmd = lambda p, rep: [SSM_RUN, p, "--engine", "cpu", "--seed", "1", "--threads",
+                              str(a.threads), "--repeat", str(rep)]
+        if a.compile_only:
+            for c in chunks:
+                median_ms(cmd(files[c], 1), env)
+            continue
+        times = {c: [] for c in chunks}
+        for _ in range(a.rounds):
+            for c in chunks:
+                times[c].append(median_ms(cmd(files[c], a.repeat), env))
+        gate = "per-channel" if a.per_channel else "scalar"
+        print(f"L={L} Hk={a.kv_heads} Hv={a.heads} Dk={a.dk} Dv={a.dv} gate={gate} "
+              f"threads={a.threads} rounds={a.rounds} repeat={a.repeat} "
+              f"(medians of per-round medians, ms); default chunk here: {default}")
+        serial = statistics.median(times[0]) if 0 in times else None
+        print(f"{'chunk':>6} {'ms':>10} {'serial/this':>12}   per-round")
+        for c in chunks:
+            m = statistics.median(times[c])
+            ratio = f"{serial / m:12.2f}" if serial else f"{'':>12}"
+            print(f"{c:6d} {m:10.1f} {ratio}   " + " ".join(f"{x:.1f}" for x in times[c]))
+
+
+if __name__ == "__main__":
+    main()
