@@ -2,10 +2,10 @@
 """Check synth_checkpoint.py's GGUF writers against a GGUF that llama.cpp reads.
 
 Converts a Hugging Face checkpoint folder (config.json + model.safetensors, F32,
-model_type lfm2 or granitemoehybrid) with bench/synth_checkpoint.py's lfm2_gguf /
-granite_h_gguf and write_gguf (F32), then compares the result with a reference GGUF
-of the same weights, such as the shared tiny-lfm2-a/model-f32.gguf or
-tiny-granite-h-a/model-f32.gguf (written by llama.cpp's own gguf-py from its
+model_type lfm2, granitemoehybrid or qwen3_5_text) with bench/synth_checkpoint.py's
+lfm2_gguf / granite_h_gguf / qwen35_gguf and write_gguf (F32), then compares the result
+with a reference GGUF of the same weights, such as the shared tiny-lfm2-a/model-f32.gguf,
+tiny-granite-h-a/model-f32.gguf or tiny-qwen35-a/model-f32.gguf (written by llama.cpp's own gguf-py from its
 converter's recipe):
 
   metadata   every key in the same order with the same type and value, except
@@ -101,7 +101,11 @@ def compare(ours_path, ref_path):
     okv, ot, od = read_gguf(ours_path)
     rkv, rt, rd = read_gguf(ref_path)
     ok = True
-    skipped = lambda k: k == "general.name" or k.startswith("tokenizer.")
+    ref_keys = {k for k, _, _ in rkv}
+    # Ours stands in a vocabulary of type "none", which needs <arch>.vocab_size; a
+    # reference with a real vocabulary (qwen35's) has no such key.
+    skipped = lambda k: (k == "general.name" or k.startswith("tokenizer.")
+                         or (k.endswith(".vocab_size") and k not in ref_keys))
     ok_keys = [(k, t, v) for k, t, v in okv if not skipped(k)]
     r_keys = [(k, t, v) for k, t, v in rkv if not skipped(k)]
     if ok_keys == r_keys:
@@ -150,9 +154,11 @@ def main():
     a = ap.parse_args()
     with open(os.path.join(a.hf_dir, "config.json")) as f:
         cfg = json.load(f)
-    convert = {"lfm2": sc.lfm2_gguf, "granitemoehybrid": sc.granite_h_gguf}.get(cfg["model_type"])
+    convert = {"lfm2": sc.lfm2_gguf, "granitemoehybrid": sc.granite_h_gguf,
+               "qwen3_5_text": sc.qwen35_gguf}.get(cfg["model_type"])
     if convert is None:
-        raise SystemExit(f"check_gguf_layout: model_type {cfg['model_type']!r} (expected lfm2 or granitemoehybrid)")
+        raise SystemExit(f"check_gguf_layout: model_type {cfg['model_type']!r} "
+                         "(expected lfm2, granitemoehybrid or qwen3_5_text)")
     kv, tensors = convert(read_safetensors(os.path.join(a.hf_dir, "model.safetensors")), cfg, "f32")
     out = a.keep or tempfile.mktemp(suffix=".gguf")
     try:

@@ -14,7 +14,11 @@ Models (synthetic weights written by bench/synth_checkpoint.py, nothing download
               attention at layers 4, 12, 20, 28 with 12 heads / 4 KV heads, no RoPE, the
               rest Mamba-2 with 48 heads of 32, d_state 128, one group; dense shared
               SwiGLU MLP 2048, vocab 100352, tied head).
-              Both hybrids: Hugging Face layout, imported with `ssm-import <folder>
+  qwen35-0.8b Qwen3.5 dense text model at Qwen3.5-0.8B-like shapes (hidden 1024, 24
+              layers: gated attention at every 4th layer with 8 heads / 2 KV heads of 256,
+              a quarter of each rotated, the rest Gated DeltaNet with 16 key and 16 value
+              heads of 128, conv 4; SwiGLU 3584, vocab 248320, tied head).
+              All hybrids: Hugging Face layout, imported with `ssm-import <folder>
               --context N` (N: --context, default 4608); llama.cpp reads the same
               weights as GGUF, as for mamba130m. No torch peer (bench/torch_models.py
               has none).
@@ -51,12 +55,12 @@ always reads the FP32 file.
 
 llama-bench runs with its defaults (F16 KV cache, flash attention "auto").
 
-Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m,lfm2-350m,granite-h-350m]
+Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m,lfm2-350m,granite-h-350m,qwen35-0.8b]
           [--forms prefill,decode,deep-decode] [--threads 2] [--rounds 3]
           [--weights f32|f16|bf16|q8] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
           [--depth 4096] [--context 4608] [--no-torch]
-The checkpoints (about 0.5-0.7 GB each, 1.4 GB for the hybrids in F32, plus the GGUF
-and our imported folder) are kept in --work (default ~/.cache/ssm-opt-bench) and reused.
+The checkpoints (about 0.5-0.7 GB each, 1.4 GB for lfm2 / granite-h and 3 GB for qwen35
+in F32, plus the GGUF and our imported folder) are kept in --work (default ~/.cache/ssm-opt-bench) and reused.
 """
 import argparse
 import json
@@ -79,7 +83,8 @@ GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "bf16", "q8": "q8_0"}
 # vocabulary, whether ssm-import reads the folder as a hybrid (with --context)).
 HF_MODELS = {"mamba130m": ("mamba", "mamba-130m", 50280, False),
              "lfm2-350m": ("lfm2", "lfm2-350m", 65536, True),
-             "granite-h-350m": ("granite-h", "granite-h-350m", 100352, True)}
+             "granite-h-350m": ("granite-h", "granite-h-350m", 100352, True),
+             "qwen35-0.8b": ("qwen35", "qwen35-0.8b", 248320, True)}
 
 
 def run(cmd, timeout=3600, env=None):

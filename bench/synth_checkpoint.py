@@ -534,6 +534,171 @@ def granite_h_gguf(weights, cfg, wtype, name="ssm-opt synthetic granite-h"):
     return kv, out
 
 
+def qwen35_config(hidden, layers, interval, heads, kv_heads, head_dim, lin_k_heads, lin_v_heads,
+                  lin_k_dim, lin_v_dim, conv, ffn, vocab, rotary_factor, theta, mrope_section):
+    """config.json of a dense Qwen3.5 text checkpoint (Qwen3_5ForCausalLM, model_type
+    qwen3_5_text) with transformers' field names, as the shared tiny-qwen35-a writes
+    them: Gated DeltaNet layers, a gated attention layer every `interval` layers."""
+    return {"architectures": ["Qwen3_5ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+            "bos_token_id": None, "dtype": "float32", "eos_token_id": 0,
+            "full_attention_interval": interval, "head_dim": head_dim, "hidden_act": "silu",
+            "hidden_size": hidden, "initializer_range": 0.02, "intermediate_size": ffn,
+            "layer_types": ["full_attention" if (i + 1) % interval == 0 else "linear_attention"
+                            for i in range(layers)],
+            "linear_conv_kernel_dim": conv, "linear_key_head_dim": lin_k_dim,
+            "linear_num_key_heads": lin_k_heads, "linear_num_value_heads": lin_v_heads,
+            "linear_value_head_dim": lin_v_dim, "max_position_embeddings": 262144,
+            "model_type": "qwen3_5_text", "num_attention_heads": heads, "num_hidden_layers": layers,
+            "num_key_value_heads": kv_heads, "pad_token_id": None, "rms_norm_eps": 1e-6,
+            "rope_parameters": {"mrope_interleaved": True, "mrope_section": mrope_section,
+                                "partial_rotary_factor": rotary_factor, "rope_theta": theta,
+                                "rope_type": "default"},
+            "tie_word_embeddings": True, "transformers_version": "5.2.0", "use_cache": True,
+            "vocab_size": vocab}
+
+
+def qwen35_weights(rng, cfg):
+    """Qwen3.5 weights in the transformers layout (tied head), each layer's tensors in
+    name order as save_pretrained writes them. RMSNorm weights are zero-centred (the
+    model multiplies by 1 + w), except the Gated DeltaNet's linear_attn.norm; A_log =
+    log U(1, 16) and dt_bias = 1 as transformers initialises them; in_proj_qkv yields
+    q | k | v, q_proj query | gate per head."""
+    h, n = cfg["hidden_size"], cfg["num_hidden_layers"]
+    hd, nh, nkv = cfg["head_dim"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    nk, nv = cfg["linear_num_key_heads"], cfg["linear_num_value_heads"]
+    dk, dv, k = cfg["linear_key_head_dim"], cfg["linear_value_head_dim"], cfg["linear_conv_kernel_dim"]
+    cc, ff = 2 * nk * dk + nv * dv, cfg["intermediate_size"]
+    out_gain = 1.0 / np.sqrt(2 * n)
+    zc = lambda m: (0.1 * rng.standard_normal(m)).astype(np.float32)
+    t = [("model.embed_tokens.weight", rng.standard_normal((cfg["vocab_size"], h), dtype=np.float32))]
+    for i, kind in enumerate(cfg["layer_types"]):
+        p = f"model.layers.{i}."
+        if kind == "linear_attention":
+            la = p + "linear_attn."
+            mix = [(la + "A_log", np.log(rng.uniform(1, 16, nv)).astype(np.float32)),
+                   (la + "conv1d.weight", _matrix(rng, cc, k).reshape(cc, 1, k)),
+                   (la + "dt_bias", np.ones(nv, dtype=np.float32)),
+                   (la + "in_proj_a.weight", _matrix(rng, nv, h)),
+                   (la + "in_proj_b.weight", _matrix(rng, nv, h)),
+                   (la + "in_proj_qkv.weight", _matrix(rng, cc, h)),
+                   (la + "in_proj_z.weight", _matrix(rng, nv * dv, h)),
+                   (la + "norm.weight", _norm_weight(rng, dv)),
+                   (la + "out_proj.weight", _matrix(rng, h, nv * dv, gain=out_gain))]
+        else:
+            sa = p + "self_attn."
+            mix = [(sa + "k_norm.weight", zc(hd)),
+                   (sa + "k_proj.weight", _matrix(rng, nkv * hd, h)),
+                   (sa + "o_proj.weight", _matrix(rng, h, nh * hd, gain=out_gain)),
+                   (sa + "q_norm.weight", zc(hd)),
+                   (sa + "q_proj.weight", _matrix(rng, 2 * nh * hd, h)),
+                   (sa + "v_proj.weight", _matrix(rng, nkv * hd, h))]
+        rest = [(p + "input_layernorm.weight", zc(h)),
+                (p + "mlp.down_proj.weight", _matrix(rng, h, ff, gain=out_gain)),
+                (p + "mlp.gate_proj.weight", _matrix(rng, ff, h)),
+                (p + "mlp.up_proj.weight", _matrix(rng, ff, h)),
+                (p + "post_attention_layernorm.weight", zc(h))]
+        t += sorted(mix + rest, key=lambda x: x[0])
+    t.append(("model.norm.weight", zc(h)))
+    return t
+
+
+def qwen35_gguf(weights, cfg, wtype, name="ssm-opt synthetic qwen35"):
+    """The GGUF metadata and tensors llama.cpp's "qwen35" architecture reads, in the
+    layout of the shared tiny-qwen35-a/model-f32.gguf (llama.cpp's Qwen3_5TextModel
+    converter, key by key): ssm.state_size = linear_key_head_dim, ssm.group_count =
+    key heads, ssm.time_step_rank = value heads, ssm.inner_size = value heads x
+    value dim, rope.dimension_count = the rotary dims, rope.dimension_sections =
+    mrope_section padded to 4; tensors: RMSNorm weights + 1 (the zero-centred ones),
+    ssm_a = -exp(A_log), dt_bias -> ssm_dt.bias, ssm_conv1d squeezed to (C, K),
+    in_proj_qkv -> attn_qkv, in_proj_z -> attn_gate, in_proj_a / _b -> ssm_alpha /
+    ssm_beta, and with more value than key heads every value-head axis reordered from
+    transformers' grouped order (key head i serves value heads i r .. i r + r - 1) to
+    llama.cpp's tiled one (head i r + j at position j nk + i). A vocabulary of type "none" with vocab_size dummy tokens
+    stands in for the tokenizer."""
+    arch = "qwen35"
+    nk, nv = cfg["linear_num_key_heads"], cfg["linear_num_value_heads"]
+    dk, dv, r = cfg["linear_key_head_dim"], cfg["linear_value_head_dim"], nv // nk
+    rp = cfg["rope_parameters"]
+    rot = int(cfg["head_dim"] * rp["partial_rotary_factor"])
+    sections = list(rp.get("mrope_section", [])) + [0] * (4 - len(rp.get("mrope_section", [])))
+    interval = cfg.get("full_attention_interval", 4)
+    kv = [
+        ("general.architecture", GGUF_STRING, arch),
+        ("general.name", GGUF_STRING, name),
+        (f"{arch}.block_count", GGUF_UINT32, cfg["num_hidden_layers"]),
+        (f"{arch}.context_length", GGUF_UINT32, cfg["max_position_embeddings"]),
+        (f"{arch}.embedding_length", GGUF_UINT32, cfg["hidden_size"]),
+        (f"{arch}.feed_forward_length", GGUF_UINT32, cfg["intermediate_size"]),
+        (f"{arch}.attention.head_count", GGUF_UINT32, cfg["num_attention_heads"]),
+        (f"{arch}.attention.head_count_kv", GGUF_UINT32, cfg["num_key_value_heads"]),
+        (f"{arch}.rope.dimension_sections", (GGUF_ARRAY, GGUF_INT32), sections),
+        (f"{arch}.rope.freq_base", GGUF_FLOAT32, rp["rope_theta"]),
+        (f"{arch}.attention.layer_norm_rms_epsilon", GGUF_FLOAT32, cfg["rms_norm_eps"]),
+        (f"{arch}.attention.key_length", GGUF_UINT32, cfg["head_dim"]),
+        (f"{arch}.attention.value_length", GGUF_UINT32, cfg["head_dim"]),
+        ("general.file_type", GGUF_UINT32, GGML_FILE_TYPE[wtype]),
+        (f"{arch}.ssm.conv_kernel", GGUF_UINT32, cfg["linear_conv_kernel_dim"]),
+        (f"{arch}.ssm.state_size", GGUF_UINT32, dk),
+        (f"{arch}.ssm.group_count", GGUF_UINT32, nk),
+        (f"{arch}.ssm.time_step_rank", GGUF_UINT32, nv),
+        (f"{arch}.ssm.inner_size", GGUF_UINT32, nv * dv),
+        (f"{arch}.full_attention_interval", GGUF_UINT32, interval),
+        (f"{arch}.rope.dimension_count", GGUF_UINT32, rot),
+        (f"{arch}.vocab_size", GGUF_UINT32, cfg["vocab_size"]),
+        ("tokenizer.ggml.model", GGUF_STRING, "none"),
+    ]
+
+    def tiled(arr, axis, per_head):
+        """The value-head axis `axis` (nv heads of per_head) from grouped to tiled order."""
+        if r == 1:
+            return arr
+        a = np.moveaxis(arr, axis, 0)
+        shape = a.shape
+        a = a.reshape(nk, r, per_head, *shape[1:]).swapaxes(0, 1).reshape(shape)
+        return np.ascontiguousarray(np.moveaxis(a, 0, axis))
+
+    names = {"input_layernorm.weight": "attn_norm.weight",
+             "post_attention_layernorm.weight": "post_attention_norm.weight",
+             "mlp.down_proj.weight": "ffn_down.weight", "mlp.gate_proj.weight": "ffn_gate.weight",
+             "mlp.up_proj.weight": "ffn_up.weight", "linear_attn.A_log": "ssm_a",
+             "linear_attn.conv1d.weight": "ssm_conv1d.weight", "linear_attn.dt_bias": "ssm_dt.bias",
+             "linear_attn.in_proj_a.weight": "ssm_alpha.weight",
+             "linear_attn.in_proj_b.weight": "ssm_beta.weight",
+             "linear_attn.in_proj_qkv.weight": "attn_qkv.weight",
+             "linear_attn.in_proj_z.weight": "attn_gate.weight", "linear_attn.norm.weight": "ssm_norm.weight",
+             "linear_attn.out_proj.weight": "ssm_out.weight", "self_attn.k_norm.weight": "attn_k_norm.weight",
+             "self_attn.k_proj.weight": "attn_k.weight", "self_attn.o_proj.weight": "attn_output.weight",
+             "self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.q_proj.weight": "attn_q.weight",
+             "self_attn.v_proj.weight": "attn_v.weight"}
+    plus_one = ("input_layernorm.weight", "post_attention_layernorm.weight", "self_attn.k_norm.weight",
+                "self_attn.q_norm.weight")
+    out = []
+    for hf, arr in weights:
+        if hf == "model.embed_tokens.weight":
+            out.append(("token_embd.weight", arr))
+            continue
+        if hf == "model.norm.weight":
+            out.append(("output_norm.weight", (arr + np.float32(1)).astype(np.float32)))
+            continue
+        _, _, layer, rest = hf.split(".", 3)
+        if rest in plus_one:
+            arr = (arr + np.float32(1)).astype(np.float32)
+        elif rest == "linear_attn.A_log":
+            arr = tiled((-np.exp(arr.astype(np.float64))).astype(np.float32), 0, 1)
+        elif rest in ("linear_attn.dt_bias", "linear_attn.in_proj_a.weight", "linear_attn.in_proj_b.weight"):
+            arr = tiled(arr, 0, 1)
+        elif rest == "linear_attn.in_proj_z.weight":
+            arr = tiled(arr, 0, dv)
+        elif rest == "linear_attn.out_proj.weight":
+            arr = tiled(arr, 1, dv)
+        elif rest in ("linear_attn.in_proj_qkv.weight", "linear_attn.conv1d.weight"):
+            if rest == "linear_attn.conv1d.weight":
+                arr = arr.reshape(arr.shape[0], arr.shape[2])
+            arr = np.concatenate([arr[:2 * nk * dk], tiled(arr[2 * nk * dk:], 0, dv)], axis=0)
+        out.append((f"blk.{layer}.{names[rest]}", arr))
+    return kv, out
+
+
 def rwkv4_weights(rng, n_embed, n_layer, vocab):
     """RWKV-4 weights as rwkv.cpp stores them (time_decay already -exp(w))."""
     e, f = n_embed, 4 * n_embed
@@ -633,7 +798,24 @@ def main():
     g.add_argument("--d-conv", type=int, default=4)
     g.add_argument("--ffn", type=int, default=2048, help="shared_intermediate_size (= intermediate_size)")
     g.add_argument("--vocab", type=int, default=100352)
-    for p in (m, lf, g):
+    qw = sub.add_parser("qwen35", help="Qwen3.5 dense text model, Hugging Face layout (default Qwen3.5-0.8B-like shapes)")
+    qw.add_argument("out_dir")
+    qw.add_argument("--hidden", type=int, default=1024)
+    qw.add_argument("--layers", type=int, default=24)
+    qw.add_argument("--interval", type=int, default=4, help="full_attention_interval: every N-th layer attends")
+    qw.add_argument("--heads", type=int, default=8)
+    qw.add_argument("--kv-heads", type=int, default=2)
+    qw.add_argument("--head-dim", type=int, default=256)
+    qw.add_argument("--lin-k-heads", type=int, default=16)
+    qw.add_argument("--lin-v-heads", type=int, default=16)
+    qw.add_argument("--lin-k-dim", type=int, default=128)
+    qw.add_argument("--lin-v-dim", type=int, default=128)
+    qw.add_argument("--conv", type=int, default=4)
+    qw.add_argument("--ffn", type=int, default=3584)
+    qw.add_argument("--vocab", type=int, default=248320)
+    qw.add_argument("--rotary-factor", type=float, default=0.25)
+    qw.add_argument("--theta", type=float, default=10000000.0)
+    for p in (m, lf, g, qw):
         p.add_argument("--gguf", default="", help="comma-separated GGUF weight types to write too: f32,f16,bf16,q8_0")
     r = sub.add_parser("rwkv4", help="RWKV-4, rwkv.cpp format (default RWKV-4 169M shapes)")
     r.add_argument("out_file")
@@ -641,7 +823,7 @@ def main():
     r.add_argument("--layers", type=int, default=12)
     r.add_argument("--vocab", type=int, default=50277)
     r.add_argument("--fp16", action="store_true", help="store the matrices as FP16")
-    for p in (m, lf, g, r):
+    for p in (m, lf, g, qw, r):
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--force", action="store_true", help="overwrite existing outputs")
     a = ap.parse_args()
@@ -673,6 +855,18 @@ def main():
         cfg = lfm2_config(a.hidden, a.layers, a.attn_layers, a.heads, a.kv_heads, a.intermediate,
                           a.multiple_of, a.vocab, a.conv_l_cache)
         _write_hf(a.out_dir, cfg, lfm2_weights(rng, cfg), lfm2_gguf, types, a.force)
+    elif a.kind == "qwen35":
+        if a.lin_v_heads % a.lin_k_heads or a.heads % a.kv_heads or a.layers < 1 or a.interval < 1:
+            ap.error("qwen35: --lin-v-heads must be a multiple of --lin-k-heads, --heads of --kv-heads")
+        rot = int(a.head_dim * a.rotary_factor)
+        # M-RoPE sections as the real model splits its rotary pairs (11, 11, 10 of 32).
+        # (for text positions the split has no effect; 1, 1, 0 for the tiny model's 2 pairs)
+        half, part = rot // 2, round(rot // 2 * 11 / 32)
+        sections = [part, part, half - 2 * part]
+        cfg = qwen35_config(a.hidden, a.layers, a.interval, a.heads, a.kv_heads, a.head_dim, a.lin_k_heads,
+                            a.lin_v_heads, a.lin_k_dim, a.lin_v_dim, a.conv, a.ffn, a.vocab, a.rotary_factor,
+                            a.theta, sections)
+        _write_hf(a.out_dir, cfg, qwen35_weights(rng, cfg), qwen35_gguf, types, a.force)
     else:
         if a.hidden % a.heads or 2 * a.hidden != a.mamba_heads * a.mamba_d_head or \
                 any(not 0 <= i < a.layers for i in a.attn_layers):
