@@ -416,6 +416,188 @@ bool graniteHybrid(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   return m.allUsed();
 }
 
+// ---------------------------------------------------------------------------
+// qwen35
+
+/// Undoes _LinearAttentionVReorderBase._reorder_v_heads along the rows of
+/// `w` (rows x cols, rows = nk * r * hd): GGUF holds the value heads tiled
+/// (r, nk, hd), Hugging Face grouped by key head (nk, r, hd). Rows before
+/// `skip` (q and k of the fused qkv) are kept.
+void untileRows(std::vector<float> &w, int64_t cols, int64_t skip, int64_t nk, int64_t r,
+                int64_t hd) {
+  std::vector<float> o(w);
+  for (int64_t j = 0; j < r; ++j)
+    for (int64_t g = 0; g < nk; ++g)
+      for (int64_t d = 0; d < hd; ++d) {
+        int64_t from = skip + (j * nk + g) * hd + d, to = skip + (g * r + j) * hd + d;
+        std::copy(&w[size_t(from * cols)], &w[size_t(from * cols)] + cols, &o[size_t(to * cols)]);
+      }
+  w.swap(o);
+}
+
+/// The same along the columns of a (rows, nk * r * hd) matrix.
+void untileCols(std::vector<float> &w, int64_t rows, int64_t nk, int64_t r, int64_t hd) {
+  const int64_t cols = nk * r * hd;
+  std::vector<float> o(w.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < r; ++j)
+      for (int64_t g = 0; g < nk; ++g)
+        for (int64_t d = 0; d < hd; ++d)
+          o[size_t(i * cols + (g * r + j) * hd + d)] = w[size_t(i * cols + (j * nk + g) * hd + d)];
+  w.swap(o);
+}
+
+bool qwen35(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
+  const std::string a = "qwen35";
+  Common c;
+  if (!readCommon(f, a, c, error))
+    return false;
+  int64_t headDim = 0, valueDim = 0, convK = 4, dk = 0, nk = 0, nv = 0, inner = 0,
+          interval = 4, ropeDim = 0;
+  const int64_t kMax = int64_t(1) << 31;
+  if (!f.getInt(a + ".attention.key_length", true, 1, 4096, headDim, error) ||
+      !f.getInt(a + ".attention.value_length", false, 1, 4096, valueDim, error) ||
+      !f.getInt(a + ".ssm.conv_kernel", true, 2, 4, convK, error) ||
+      !f.getInt(a + ".ssm.state_size", true, 1, 4096, dk, error) ||
+      !f.getInt(a + ".ssm.group_count", true, 1, 4096, nk, error) ||
+      !f.getInt(a + ".ssm.time_step_rank", true, 1, 4096, nv, error) ||
+      !f.getInt(a + ".ssm.inner_size", true, 1, kMax, inner, error) ||
+      !f.getInt(a + ".full_attention_interval", true, 1, 4096, interval, error) ||
+      !f.getInt(a + ".rope.dimension_count", true, 2, 4096, ropeDim, error))
+    return false;
+  if (valueDim != 0 && valueDim != headDim) {
+    error = f.path + ": " + a + ".attention.value_length " + std::to_string(valueDim) +
+            " differs from key_length " + std::to_string(headDim) + " (not supported)";
+    return false;
+  }
+  if (nv % nk || inner % nv || ropeDim > headDim) {
+    error = f.path + ": " + a + ".ssm.time_step_rank (value heads) " + std::to_string(nv) +
+            ", ssm.group_count (key heads) " + std::to_string(nk) + ", ssm.inner_size " +
+            std::to_string(inner) + " and rope.dimension_count " + std::to_string(ropeDim) +
+            " do not fit (value heads a multiple of key heads, inner a multiple of value heads)";
+    return false;
+  }
+  const int64_t dv = inner / nv, r = nv / nk;
+  json cfg;
+  cfg["architectures"] = {"Qwen3_5ForCausalLM"};
+  cfg["model_type"] = "qwen3_5_text";
+  commonConfig(cfg, c);
+  cfg["intermediate_size"] = c.ff;
+  cfg["head_dim"] = headDim;
+  cfg["linear_num_key_heads"] = nk;
+  cfg["linear_num_value_heads"] = nv;
+  cfg["linear_key_head_dim"] = dk;
+  cfg["linear_value_head_dim"] = dv;
+  cfg["linear_conv_kernel_dim"] = convK;
+  cfg["full_attention_interval"] = interval;
+  cfg["rms_norm_eps"] = c.eps;
+  cfg["partial_rotary_factor"] = double(ropeDim) / double(headDim);
+  cfg["attention_bias"] = false;
+  cfg["hidden_act"] = "silu";
+  cfg["ssm_opt_l2norm_eps"] = c.eps; // llama.cpp's ggml_l2_norm (GgufImport.h)
+  json types = json::array();
+  std::vector<bool> attn(size_t(c.layers));
+  for (int64_t l = 0; l < c.layers; ++l) {
+    attn[size_t(l)] = (l + 1) % interval == 0; // llama.cpp's recurrent_layer_arr
+    types.push_back(attn[size_t(l)] ? "full_attention" : "linear_attention");
+  }
+  cfg["layer_types"] = types;
+  out.config = cfg;
+
+  Mapper m(f, out, error);
+  // Zero-centred norms were stored + 1 (Qwen3NextModel.modify_tensors).
+  auto minusOne = [&](const std::string &g, const std::string &hf) {
+    std::vector<float> v;
+    std::vector<int64_t> s;
+    if (!m.load(g, v, s))
+      return false;
+    for (float &x : v)
+      x -= 1.0f;
+    m.put(hf, s, v, g, false);
+    return true;
+  };
+  if (!m.copy("token_embd.weight", "model.embed_tokens.weight") ||
+      !minusOne("output_norm.weight", "model.norm.weight") ||
+      !m.copy("output.weight", "lm_head.weight", {}, true))
+    return false;
+  const int64_t qk = 2 * nk * dk, channels = qk + nv * dv;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    if (!minusOne(blk(l, "attn_norm.weight"), hfLayer(l, "input_layernorm.weight")) ||
+        !minusOne(blk(l, "post_attention_norm.weight"), hfLayer(l, "post_attention_layernorm.weight")) ||
+        !m.copy(blk(l, "ffn_gate.weight"), hfLayer(l, "mlp.gate_proj.weight")) ||
+        !m.copy(blk(l, "ffn_up.weight"), hfLayer(l, "mlp.up_proj.weight")) ||
+        !m.copy(blk(l, "ffn_down.weight"), hfLayer(l, "mlp.down_proj.weight")))
+      return false;
+    if (attn[size_t(l)]) {
+      if (!m.copy(blk(l, "attn_q.weight"), hfLayer(l, "self_attn.q_proj.weight")) ||
+          !m.copy(blk(l, "attn_k.weight"), hfLayer(l, "self_attn.k_proj.weight")) ||
+          !m.copy(blk(l, "attn_v.weight"), hfLayer(l, "self_attn.v_proj.weight")) ||
+          !m.copy(blk(l, "attn_output.weight"), hfLayer(l, "self_attn.o_proj.weight")) ||
+          !minusOne(blk(l, "attn_q_norm.weight"), hfLayer(l, "self_attn.q_norm.weight")) ||
+          !minusOne(blk(l, "attn_k_norm.weight"), hfLayer(l, "self_attn.k_norm.weight")))
+        return false;
+      continue;
+    }
+    const std::string p = "linear_attn.";
+    // Row-reordered matrices (value heads tiled -> grouped), then the rest.
+    struct Rows { const char *g, *hf; int64_t rows, skip, hd; };
+    const Rows rowsOf[] = {{"attn_qkv.weight", "in_proj_qkv.weight", channels, qk, dv},
+                           {"attn_gate.weight", "in_proj_z.weight", nv * dv, 0, dv},
+                           {"ssm_beta.weight", "in_proj_b.weight", nv, 0, 1},
+                           {"ssm_alpha.weight", "in_proj_a.weight", nv, 0, 1},
+                           {"ssm_conv1d.weight", "conv1d.weight", channels, qk, dv},
+                           {"ssm_dt.bias", "dt_bias", nv, 0, 1},
+                           {"ssm_a", "A_log", nv, 0, 1}};
+    for (const Rows &t : rowsOf) {
+      const std::string g = blk(l, t.g);
+      std::vector<float> v;
+      std::vector<int64_t> s;
+      if (!m.load(g, v, s))
+        return false;
+      int64_t numel = int64_t(v.size());
+      if (numel % t.rows) {
+        error = f.path + ": tensor '" + g + "' has " + std::to_string(numel) +
+                " elements, not rows of " + std::to_string(t.rows);
+        return false;
+      }
+      const int64_t cols = numel / t.rows;
+      if (r > 1)
+        untileRows(v, cols, t.skip, nk, r, t.hd);
+      std::vector<int64_t> shape = {t.rows, cols};
+      bool exact = true;
+      if (std::string(t.g) == "ssm_conv1d.weight") {
+        shape = {t.rows, 1, cols};
+      } else if (std::string(t.g) == "ssm_dt.bias") {
+        shape = {t.rows};
+      } else if (std::string(t.g) == "ssm_a") {
+        // ssm_a = -exp(A_log).
+        shape = {t.rows};
+        exact = false;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (!(v[i] < 0.0f)) {
+            error = f.path + ": tensor '" + g + "'[" + std::to_string(i) + "] is " +
+                    std::to_string(v[i]) + " (A = -exp(A_log) is negative)";
+            return false;
+          }
+          v[i] = std::log(-v[i]);
+        }
+      }
+      m.put(hfLayer(l, p + t.hf), shape, v, g, exact);
+    }
+    if (!m.copy(blk(l, "ssm_norm.weight"), hfLayer(l, p + "norm.weight"), {dv}))
+      return false;
+    std::vector<float> o;
+    std::vector<int64_t> os;
+    const std::string go = blk(l, "ssm_out.weight");
+    if (!m.load(go, o, os) || !m.sameNumel(go, os, {c.width, nv * dv}))
+      return false;
+    if (r > 1)
+      untileCols(o, c.width, nk, r, dv);
+    m.put(hfLayer(l, p + "out_proj.weight"), {c.width, nv * dv}, o, go, true);
+  }
+  return m.allUsed();
+}
+
 struct GgufArch {
   const char *name;
   bool (*convert)(const GgufFile &, GgufCheckpoint &, std::string &);
@@ -425,6 +607,7 @@ const std::vector<GgufArch> &ggufArchs() {
   static const std::vector<GgufArch> archs = {
       {"lfm2", lfm2},
       {"granitehybrid", graniteHybrid},
+      {"qwen35", qwen35},
   };
   return archs;
 }

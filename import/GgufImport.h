@@ -22,6 +22,15 @@
 //                     norm per group of d_inner / n_groups channels, as
 //                     llama.cpp computes it (transformers takes one RMS over
 //                     all of d_inner; the same when n_groups is 1).
+//   qwen35         -> qwen3_5_text (dense): the zero-centred norms stored + 1 back
+//                     (all but linear_attn.norm), ssm_a -> A_log, the value heads
+//                     the converter tiled (r, nk, hd) back to grouped (nk, r, hd) in
+//                     in_proj_qkv's v rows, in_proj_z / _a / _b, conv1d's v channels,
+//                     dt_bias, A_log and out_proj's columns; layer kinds from
+//                     full_attention_interval; partial_rotary_factor from
+//                     rope.dimension_count; q/k L2-normed as llama.cpp does,
+//                     x / max(|x|, rms_norm_eps) (transformers: x rsqrt(|x|^2 + 1e-6);
+//                     config key ssm_opt_l2norm_eps, import/Qwen35Model.cpp).
 //
 // Metadata and tensors are checked: a missing key or tensor, a value out of
 // range, a tensor left over that the architecture does not use, a type not

@@ -51,6 +51,10 @@ struct Qwen35Config {
   int64_t nk = 0, nv = 0, dk = 0, dv = 0, convWidth = 4;
   bool tied = false;
   double normEps = 1e-6;
+  // 0: q and k l2-normed as transformers (fla) does, x rsqrt(sum x^2 + 1e-6).
+  // > 0 (the GGUF import's "ssm_opt_l2norm_eps", import/GgufImport.cpp): as
+  // llama.cpp's ggml_l2_norm does, x / max(||x||, eps), eps = rms_norm_eps.
+  double l2NormEps = 0;
   std::vector<bool> attention; // per layer
   layers::AttentionConfig attn;
 
@@ -177,6 +181,7 @@ bool parseQwen35(const json &top, int64_t context, Qwen35Config &c, std::string 
            Field::boolean("tie_word_embeddings", c.tied),
            Field::boolean("attention_bias", attnBias),
            Field::number("rms_norm_eps", c.normEps, 0.0),
+           Field::number("ssm_opt_l2norm_eps", c.l2NormEps, 0.0),
            Field::integer("max_position_embeddings", maxPos, 1, int64_t(1) << 31)},
           error) ||
       !parseRope(cfg, theta, factor, error)) {
@@ -304,11 +309,14 @@ std::vector<graph::TensorDecl> gdnStates(const Qwen35Config &c) {
           {"recurrent_state", {c.nv, c.dk, c.dv}}};
 }
 
-/// x (rows, heads, d) * rsqrt(sum_d x^2 + 1e-6): fla's l2norm, which transformers uses.
-TValue l2Norm(MlirEmitter &e, const TValue &x, const std::string &hint) {
+/// x (rows, heads, d) * rsqrt(sum_d x^2 + 1e-6): fla's l2norm, which transformers uses;
+/// with `llamaEps` > 0, x / max(sqrt(sum_d x^2), llamaEps): ggml_l2_norm, llama.cpp's.
+TValue l2Norm(MlirEmitter &e, const TValue &x, const std::string &hint, double llamaEps = 0) {
   TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
                            [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
-  return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}}, x.shape, [](Body &b) {
+  return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}}, x.shape, [llamaEps](Body &b) {
+    if (llamaEps > 0)
+      return b.div(b.arg(0), b.max(b.sqrt(b.arg(1)), b.cst(llamaEps)));
     return b.mul(b.arg(0), layers::rsqrt(b, b.add(b.arg(1), b.cst(1e-6))));
   });
 }
@@ -358,8 +366,8 @@ TValue gatedDeltaNet(graph::BlockScope &s, const Qwen35Config &c, const TValue &
   TValue v = e.expand(e.slice(conv.y, {0, 2 * nk * dk}, {rows, nv * dv}, {rows, nv * dv}, "v_flat"),
                       {{0}, {1, 2}}, {rows, nv, dv}, "v");
   e.line("// q, k L2-normalised per head; beta = sigmoid(b); g = -exp(A_log) softplus(a + dt_bias).");
-  q = l2Norm(e, q, "q_l2");
-  k = l2Norm(e, k, "k_l2");
+  q = l2Norm(e, q, "q_l2", c.l2NormEps);
+  k = l2Norm(e, k, "k_l2", c.l2NormEps);
   TValue beta = e.map("beta", {{b, {}}}, b.shape, [](Body &bd) { return bd.sigmoid(bd.arg(0)); });
   TValue g = e.map("g", {{a, {}}, {s.param("linear_attn.dt_bias"), {"d1"}},
                          {s.param("linear_attn.A_log"), {"d1"}}},

@@ -1,11 +1,15 @@
-// ssm-import <file.gguf>: the tiny LFM2 and Granite 4.0-H GGUFs in ../shared
+// ssm-import <file.gguf>: the tiny LFM2, Granite 4.0-H and Qwen3.5 GGUFs in ../shared
 // (written by gguf-py from the same weights as the safetensors beside them;
 // llama.cpp computed llama_logits.npy from them, F32 KV cache, see their
 // READMEs) give llama.cpp's logits within 2e-4 and the safetensors import's
 // expected logits within 1e-4, in the sequence and step forms, on the
 // reference interpreter and on compiled CPU kernels, 40 tokens and 300.
 // Granite's gated norm follows llama.cpp (per group); with one group, as
-// here, transformers' is the same.
+// here, transformers' is the same. Qwen3.5's q/k L2 norm follows llama.cpp
+// (x / max(|x|, rms_norm_eps), not transformers' x rsqrt(|x|^2 + 1e-6)): the
+// GGUF import is within 2e-5 of llama.cpp and 6e-5 of the transformers
+// reference (the README's "l2norm convention" difference, 5.9e-5); the
+// safetensors import (Import/qwen35-logits) follows transformers.
 // REQUIRES: shared-data, ssm-run
 
 // RUN: rm -rf %t && mkdir -p %t
@@ -55,3 +59,22 @@
 // RUN: %{cmp} %t/g-cpu-300.npy %{g}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 // L300: shape=(300, 256) max_abs_diff={{.*}} PASS
+
+// DEFINE: %{q} = %shared/models/qwen35/tiny-qwen35-a
+// RUN: ssm-import %{q}/model-f32.gguf -o %t/qwen35 --context 320 | FileCheck %s --check-prefix=QIMPORT
+// QIMPORT: qwen35, 4 layers (3 gated delta net, 1 attention), context 320, F32 (GGUF qwen35: F32) -> F32
+// RUN: FileCheck %s --check-prefix=QJSON < %t/qwen35/model.json
+// QJSON: "ssm_opt_l2norm_eps": 9.999999974752427e-07
+// RUN: ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode sequence --engine reference --all-logits-out %t/q-ref-seq.npy
+// RUN: %{cmp} %t/q-ref-seq.npy %{q}/llama_logits.npy 2e-5 | FileCheck %s
+// RUN: %{cmp} %t/q-ref-seq.npy %{q}/expected_logits.npy 1e-4 | FileCheck %s
+// RUN: ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode step --engine reference --all-logits-out %t/q-ref-step.npy
+// RUN: %{cmp} %t/q-ref-step.npy %{q}/llama_logits.npy 2e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-seq.npy
+// RUN: %{cmp} %t/q-cpu-seq.npy %{q}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: %{cmp} %t/q-cpu-seq.npy %{q}/expected_logits.npy 1e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode step --engine cpu --all-logits-out %t/q-cpu-step.npy
+// RUN: %{cmp} %t/q-cpu-step.npy %{q}/llama_logits.npy 2e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-300.npy
+// RUN: %{cmp} %t/q-cpu-300.npy %{q}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
+// RUN: %{cmp} %t/q-cpu-300.npy %{q}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
