@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 
 namespace ssm::rt {
@@ -288,6 +289,33 @@ Stream::~Stream() = default;
 const HostTensor &Stream::state(size_t index) const {
   syncStates(); // on failure the host copy stays as the last sync left it
   return states_[index];
+}
+
+namespace {
+/// "<what>[i] = <value>" for the first value of `v` that is not finite, else "".
+std::string firstNonFiniteIn(const std::string &what, const float *v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i]))
+      return what + "[" + std::to_string(i) + "] = " +
+             (std::isnan(v[i]) ? "nan" : v[i] > 0 ? "inf" : "-inf");
+  return "";
+}
+} // namespace
+
+std::string Stream::firstNonFinite() const {
+  if (std::string where = firstNonFiniteIn("logits", logits_.data(), logits_.size());
+      !where.empty())
+    return where;
+  if (!syncStates())
+    return "";
+  for (size_t i = 0; i < states_.size(); ++i) {
+    auto v = states_[i].f32();
+    if (std::string where = firstNonFiniteIn("state '" + model_.spec().states[i].name + "'",
+                                             v.begin(), v.size());
+        !where.empty())
+      return where;
+  }
+  return "";
 }
 
 Status Stream::syncStates() const {

@@ -170,6 +170,15 @@ public:
   const std::vector<float> &logits() const override { return logits_; }
   /// Tokens processed since the start or the last reset.
   int64_t position() const override { return position_; }
+  /// The first value that is not finite (NaN or an infinity) in the logits,
+  /// then in each state (model.json order), as "logits[i] = nan" or
+  /// "state 'name'[i] = inf"; "" when every value is finite (or a state
+  /// cannot be brought back from the device: that error is left to the next
+  /// call). One pass over the logits and the states: call it after a call
+  /// whose results matter, not in a loop. The cpu engine computes in
+  /// float32 where the reference interpreter computes in float64, so
+  /// extreme weights (docs/numerics.md) can overflow there and nowhere else.
+  std::string firstNonFinite() const;
   /// Ok when `n` more tokens fit the model's context (Model::contextLength);
   /// ContextFull, naming the cache state, otherwise.
   Status checkContext(size_t n) const;

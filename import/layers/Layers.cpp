@@ -22,14 +22,30 @@ TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
 
 TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
                const std::string &hint, double weightOffset) {
-  const int64_t cols = x.shape[1];
-  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
-                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
-  return e.map(hint, {{x, {}}, {ss, {"d0"}}, {w, {"d1"}}}, x.shape, [&](Body &b) {
+  // A scaled sum of squares: each row is divided by s = max(1, max |x|)
+  // first, so a row past 1.8e19 (whose squares overflow float32; an
+  // embedding row of 1e30) normalizes as the float64 reference does, and
+  // x * rsqrt(mean(x^2) + eps) = (x / s) * rsqrt(mean((x / s)^2) + eps / s^2).
+  // For rows within 1 (s = 1) every product is the unscaled one, bit for bit.
+  const int64_t rows = x.shape[0], cols = x.shape[1];
+  TValue amaxInit = e.zeros({rows}, hint + "_amax_zero");
+  TValue amax = e.generic(hint + "_amax", {{x, {"d0", "d1"}}}, {rows}, {"d0"},
+                          {"parallel", "reduction"},
+                          [](Body &b) { return b.max(b.arg(1), b.max(b.arg(0), b.neg(b.arg(0)))); },
+                          &amaxInit);
+  TValue inv = e.map(hint + "_inv", {{amax, {"d0"}}}, {rows}, [](Body &b) {
+    return b.div(b.cst(1.0), b.max(b.arg(0), b.cst(1.0)));
+  });
+  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}, {inv, {"d0"}}}, x.shape, [](Body &b) {
+    std::string v = b.mul(b.arg(0), b.arg(1));
+    return b.mul(v, v);
+  });
+  return e.map(hint, {{x, {}}, {ss, {"d0"}}, {w, {"d1"}}, {inv, {"d0"}}}, x.shape, [&](Body &b) {
     std::string mean = b.div(b.arg(1), b.cst(double(cols)));
-    std::string r = rsqrt(b, b.add(mean, b.cst(eps)));
+    std::string epsScaled = b.mul(b.mul(b.cst(eps), b.arg(3)), b.arg(3));
+    std::string r = rsqrt(b, b.add(mean, epsScaled));
     std::string wv = weightOffset != 0.0 ? b.add(b.arg(2), b.cst(weightOffset)) : b.arg(2);
-    return b.mul(b.mul(b.arg(0), r), wv);
+    return b.mul(b.mul(b.mul(b.arg(0), b.arg(3)), r), wv);
   });
 }
 

@@ -77,6 +77,8 @@ public:
   }
   const std::vector<float> &logits() const override { return stream.logits(); }
   int64_t position() const override { return stream.position(); }
+  /// rt::Stream::firstNonFinite: the logits, then the states.
+  std::string firstNonFinite() const { return stream.firstNonFinite(); }
 
 private:
   rt::Status compile(int64_t len) {
@@ -207,6 +209,16 @@ bool isModelDir(const std::string &path) {
   return llvm::sys::fs::is_directory(path) && llvm::sys::fs::exists(path + "/model.json");
 }
 
+/// "<what>[i] = nan" (or inf, -inf) for the first value of `v` that is not
+/// finite, else "".
+std::string firstNonFiniteIn(const std::string &what, const std::vector<float> &v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]))
+      return what + "[" + std::to_string(i) + "] = " +
+             (std::isnan(v[i]) ? "nan" : v[i] > 0 ? "inf" : "-inf");
+  return "";
+}
+
 int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()> &context) {
   std::string error;
   if (!llvm::sys::fs::is_regular_file(o.dir + "/model.json"))
@@ -291,6 +303,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   const LogitsRows rows = allRows ? LogitsRows::All : LogitsRows::Last;
   std::unique_ptr<rt::Model> model;
   std::unique_ptr<rt::TokenStream> stream;
+  const CompilingStream *compiled = nullptr; // its states are checked for non-finite values
   if (o.engine == "reference") {
     stream = std::make_unique<ref::ModelStream>(context(), spec, *weights, rows);
   } else {
@@ -311,8 +324,28 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
                    << (lengths.empty() ? "none" : lengths)
                    << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
     }
-    stream = std::make_unique<CompilingStream>(o, *model, rows, context);
+    auto owned = std::make_unique<CompilingStream>(o, *model, rows, context);
+    compiled = owned.get();
+    stream = std::move(owned);
   }
+  // A NaN or an infinity in the logits or the states (float32 overflow on
+  // extreme weights where the float64 reference stays finite, see
+  // docs/numerics.md): a warning, or with --check an error (exit 1). `when`
+  // says after what. Returns true when the run may go on.
+  bool nonFinite = false;
+  auto checkFinite = [&](const std::vector<float> &logits, const std::string &when) {
+    std::string where = firstNonFiniteIn("logits", logits);
+    if (where.empty() && compiled)
+      where = compiled->firstNonFinite();
+    if (where.empty())
+      return true;
+    nonFinite = true;
+    llvm::errs() << "ssm-run: " << (o.check ? "error" : "warning") << ": " << where << " " << when
+                 << ": the " << o.engine
+                 << " engine's float32 overflowed or the weights hold non-finite values "
+                    "(docs/numerics.md)\n";
+    return !o.check;
+  };
 
   std::vector<float> allLogits;
   // The prompt from the initial states: one sequence call, or a step per
@@ -365,6 +398,8 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
                                 o.engine == "reference"
                                     ? ""
                                     : ", first call includes compilation or cache lookup");
+  if (!checkFinite(allLogits, "after the prompt"))
+    return kFailed;
   std::vector<float> last(allLogits.end() - vocab, allLogits.end());
   if (!o.logitsOut.empty() && !writeNpy(o.logitsOut, "<f4", {vocab}, last.data(), error))
     return fail(kCannotRun, error);
@@ -469,6 +504,8 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
                       : done.stopped ? ", stopped at the end-of-sequence token " +
                                            std::to_string(tokenizer->special().eos)
                                      : "";
+    if (!nonFinite && !checkFinite(stream->logits(), "after the generated tokens"))
+      return kFailed;
     // n tokens take n - 1 steps: the first comes from the prompt's logits.
     llvm::errs() << llvm::formatv("ssm-run: generated {0} tokens in {1:f1} ms ({2:f1} tokens/s, "
                                   "{3}){4}\n",

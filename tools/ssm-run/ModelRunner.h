@@ -38,6 +38,7 @@ struct ModelRunOptions {
   int64_t decodeFrom = 0;   // --decode-from P: step mode starts at position P (see runModel)
   bool force = false;
   bool mapWeights = false;  // --mmap-weights: map the weights file instead of reading it
+  bool check = false;       // --check: a non-finite logit or state is an error (exit 1), not a warning
   const char *argv0 = nullptr;
   std::vector<std::string> compileArgs; // passed to ssm-compile (--tuning-db)
 };

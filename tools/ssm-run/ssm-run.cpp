@@ -129,7 +129,9 @@ cl::opt<bool> reportScratch("report-scratch",
 cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::init(false),
                           cl::cat(category));
 cl::opt<bool> check("check", cl::desc("With a compiled engine, also run the reference interpreter "
-                                      "on the same inputs and compare every result (--rtol, --atol)"),
+                                      "on the same inputs and compare every result (--rtol, --atol); "
+                                      "a NaN or infinity in a result (a model's logits or "
+                                      "states) is an error, exit 1, not a warning"),
                     cl::init(false), cl::cat(category));
 cl::opt<std::string> prompt("prompt", cl::desc("Model runs: the prompt, tokenized with the folder's "
                                                 "tokenizer.json (with its special tokens), or its "
@@ -699,6 +701,25 @@ int runFile(mlir::MLIRContext &ctx) {
       outs() << ssm::formatCompareLine("result" + std::to_string(i), c) << "\n";
       allPass &= c.pass;
     }
+    // A compiled engine computes in float32: a NaN or infinity where the
+    // reference (float64, with --check) is finite is named; with --check it
+    // fails the run (docs/numerics.md).
+    if (engine != "reference")
+      for (size_t k = 0; k < r.data.size(); ++k) {
+        if (std::isfinite(r.data[k]))
+          continue;
+        bool refFinite = !reference.empty() && k < reference[i].data.size() &&
+                         std::isfinite(reference[i].data[k]);
+        errs() << "ssm-run: " << (check ? "error" : "warning") << ": result" << i << "[" << k
+               << "] = " << (std::isnan(r.data[k]) ? "nan" : r.data[k] > 0 ? "inf" : "-inf")
+               << " on the " << engine << " engine"
+               << (refFinite ? formatv(" where the reference gives {0:e}", reference[i].data[k]).str()
+                             : std::string())
+               << " (float32 overflow? docs/numerics.md)\n";
+        if (check && (reference.empty() || refFinite))
+          allPass = false;
+        break;
+      }
   }
   if (!outputPaths.empty()) {
     if (std::error_code ec = sys::fs::create_directories(outputDir))
@@ -840,6 +861,7 @@ int main(int argc, char **argv) {
     o.decodeFrom = decodeFrom;
     o.force = force;
     o.mapWeights = mmapWeights;
+    o.check = check;
     o.argv0 = gArgv0;
     if (!tuningDb.empty()) {
       if (int rc = checkEngine())
