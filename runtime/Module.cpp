@@ -4,6 +4,7 @@
 #include "runtime/Shape.h"
 
 #include "runtime/CpuFeatures.h"
+#include "runtime/MappedFaults.h"
 #include "runtime/ThreadPool.h"
 
 #include "HalideBuffer.h"
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
 #include <atomic>
@@ -577,9 +579,22 @@ int64_t BoundCall::hostTransferBytes() const {
   return n;
 }
 
+namespace {
+/// An address inside the loaded library `handle` (its dynamic section), or null.
+const void *addressIn(void *handle) {
+  struct link_map *map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+    return nullptr;
+  return map->l_ld;
+}
+} // namespace
+
 CompiledModule::~CompiledModule() {
-  if (handle)
+  if (handle) {
+    if (const void *at = addressIn(handle))
+      unregisterMappedLibrary(at);
     dlclose(handle);
+  }
 }
 
 std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &dir, std::string &error) {
@@ -654,6 +669,10 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
     error = lib + ": cannot load (" + (why ? why : "unknown error") + ")";
     return nullptr;
   }
+  // Its code is read from the file as it runs: a library truncated in place
+  // now is a named error at the next fault, not a bare SIGBUS.
+  if (const void *at = addressIn(m->handle))
+    registerMappedLibrary(at, lib);
   for (const FunctionInfo &f : m->fns) {
     if (f.segmented) { // its steps were checked against the kernels it calls (Manifest.cpp)
       m->entries.push_back(nullptr);

@@ -1,6 +1,7 @@
 // Safetensors weights loaded once (read into huge-page memory, or mapped): header checks at open, f32 views (or one conversion) per tensor.
 #include "runtime/Weights.h"
 #include "runtime/Float16.h"
+#include "runtime/MappedFaults.h"
 
 #include "runtime/Shape.h"
 
@@ -18,8 +19,11 @@
 namespace ssm::rt {
 
 WeightFile::~WeightFile() {
-  if (base_)
+  if (base_) {
+    if (load_ == WeightLoad::Map)
+      unregisterMappedFile(base_);
     munmap(const_cast<unsigned char *>(base_), region_);
+  }
 }
 
 namespace {
@@ -103,6 +107,8 @@ std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &st
     p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED)
       failure = std::string("cannot map the file: ") + std::strerror(errno);
+    else // a file truncated in place while mapped: a named error (MappedFaults.h)
+      registerMappedFile(p, size, path);
   }
   ::close(fd);
   if (!failure.empty()) {

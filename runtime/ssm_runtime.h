@@ -107,7 +107,9 @@ enum {
    * shared with the page cache and with other processes, and a tensor read
    * only in part (the embedding table) is only in part resident. Reading it
    * costs a copy at open and decodes faster (runtime/Weights.h: about 12%
-   * on an AMD EPYC VM). */
+   * on an AMD EPYC VM). Replace a mapped file by rename, never in place: a
+   * file truncated under the process faults at the next read, and the
+   * runtime then names it on stderr and exits 1 (runtime/MappedFaults.h). */
   SSM_MODEL_MAP_WEIGHTS = 1u << 0
 };
 /* ssm_model_open with flags (SSM_MODEL_*; an unknown bit is
