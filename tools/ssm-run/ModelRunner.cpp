@@ -77,6 +77,8 @@ public:
   }
   const std::vector<float> &logits() const override { return stream.logits(); }
   int64_t position() const override { return stream.position(); }
+  /// Every state, the position and the logits (runtime/StateFile.h): --state-out.
+  rt::Status save(const std::string &path) const { return stream.save(path); }
   /// rt::Stream::firstNonFinite: the logits, then the states.
   std::string firstNonFinite() const { return stream.firstNonFinite(); }
 
@@ -407,6 +409,13 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
       !writeNpy(o.allLogitsOut, "<f4", {rowsOut, vocab},
                 allLogits.data(), error))
     return fail(kCannotRun, error);
+  if (!o.stateOut.empty()) {
+    auto *cs = dynamic_cast<const CompilingStream *>(stream.get());
+    if (!cs)
+      return fail(kCannotRun, "--state-out saves a compiled engine's stream: give --engine cpu");
+    if (rt::Status st = cs->save(o.stateOut); !st)
+      return fail(kCannotRun, st.message());
+  }
 
   if (o.repeat > 0) {
     // The first run above was the warm-up (compilation or cache lookup,

@@ -25,6 +25,8 @@ struct ModelRunOptions {
   std::string target = "host";
   unsigned threads = 0;
   std::string logitsOut, allLogitsOut;
+  std::string stateOut;     // --state-out: the stream's states after the prompt (runtime/StateFile.h)
+  bool distributed = false; // --distributed: prefill across the MPI ranks (runDistributed)
   int64_t generate = 0;
   // --generate's token choice (--temperature, --top-k, --top-p, --min-p,
   // --repeat-penalty, --presence-penalty, --frequency-penalty,
@@ -66,6 +68,18 @@ struct ModelRunOptions {
 /// without MLIR's dialects loaded (about 8 MB less peak memory).
 int runModel(const ModelRunOptions &options,
              const std::function<mlir::MLIRContext &()> &context);
+
+/// `mpirun -np R ssm-run <model-dir> --tokens F --distributed`: the prompt's
+/// prefill split into R contiguous slices (rank r: tokens [r n / R, (r+1) n
+/// / R), or the lengths of $SSM_DISTRIBUTED_SLICES, comma-separated), the
+/// graph for each slice's length run through the ssm-distribute-prefill pass
+/// and compiled, then runtime/distributed/Prefill.h. The last rank writes
+/// --logits-out and --state-out (a state file a single-process stream
+/// loads) and prints the time; every rank exits 0, or 1 (the work failed) /
+/// 2 (it could not run) with the message of the rank that failed. Needs a
+/// build with MPI (SSM_HAVE_MPI); otherwise exit 2 saying so.
+int runDistributed(const ModelRunOptions &options,
+                   const std::function<mlir::MLIRContext &()> &context);
 
 /// `ssm-run <model-dir> --memory`: one stream's state memory from
 /// model.json alone, per state kind and layer group, and as a stream grows

@@ -147,6 +147,10 @@ cl::opt<std::string> logitsOut("logits-out", cl::desc("Model runs: write the log
 cl::opt<std::string> allLogitsOut("all-logits-out",
                                   cl::desc("Model runs: write every position's logits (L, vocab)"),
                                   cl::value_desc("file.npy"), cl::init(""), cl::cat(category));
+cl::opt<std::string> stateOut("state-out", cl::desc("Model runs (cpu engine, or --distributed): write the states, position and logits after the prompt (a state file, runtime/StateFile.h)"),
+                              cl::init(""), cl::cat(category));
+cl::opt<bool> distributedOpt("distributed", cl::desc("Model runs under mpirun, --mode sequence: prefill the prompt across the MPI ranks, one contiguous slice each (docs/distributed.md); the last rank writes --logits-out and --state-out"),
+                             cl::init(false), cl::cat(category));
 cl::opt<bool> mmapWeights(
     "mmap-weights",
     cl::desc("Model runs: map weights.safetensors read-only (its pages shared with the page cache "
@@ -838,6 +842,8 @@ int main(int argc, char **argv) {
     o.threads = threads;
     o.logitsOut = logitsOut;
     o.allLogitsOut = allLogitsOut;
+    o.stateOut = stateOut;
+    o.distributed = distributedOpt;
     o.generate = generate;
     o.sampling.temperature = temperature;
     o.sampling.topK = topK;
@@ -868,6 +874,8 @@ int main(int argc, char **argv) {
         return rc;
       o.compileArgs = tuningDbArgs();
     }
+    if (o.distributed)
+      return ssm::runDistributed(o, context);
     return ssm::runModel(o, context);
   }
   if (llvm::sys::fs::is_directory(inputFile))
