@@ -191,3 +191,6 @@ out("fuzz-tokenizer", "byte-level-bpe.json", json.dumps({
     "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
               "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
               "vocab": vocab, "merges": merges}}, ensure_ascii=False, indent=1))
+
+# The GGUF seeds (fuzz/corpus/fuzz-gguf/).
+subprocess.run([sys.executable, os.path.join(root, "make_gguf_corpus.py")], check=True)

@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-all=(fuzz-npy fuzz-safetensors fuzz-rwkv fuzz-manifest fuzz-model-json fuzz-case-json fuzz-ir
+all=(fuzz-npy fuzz-safetensors fuzz-rwkv fuzz-gguf fuzz-manifest fuzz-model-json fuzz-case-json fuzz-ir
      fuzz-interpreter fuzz-tokenizer fuzz-state-dlpack)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
