@@ -29,10 +29,17 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
       }
     // The final rounds of the run, when it has them: the median of each kind.
     std::map<std::string, std::vector<double>> finals;
+    // An autoscheduler whose final rounds all failed (a schedule that races
+    // gives a wrong result in some rounds only): the last failure's status.
+    std::map<std::string, std::string> finalStatus;
     for (const Record &r : recs)
-      if (r.runId == row.runId && !row.runId.empty() && r.status == "ok" &&
-          llvm::StringRef(r.kind).starts_with("final-"))
-        finals[r.kind.substr(6)].push_back(r.medianMs);
+      if (r.runId == row.runId && !row.runId.empty() &&
+          llvm::StringRef(r.kind).starts_with("final-")) {
+        if (r.status == "ok")
+          finals[r.kind.substr(6)].push_back(r.medianMs);
+        else
+          finalStatus[r.kind.substr(6)] = r.status;
+      }
     for (const Record &r : recs) {
       if (r.runId != row.runId || row.runId.empty())
         continue;
@@ -79,9 +86,19 @@ std::vector<ReportRow> buildReport(const std::vector<Kernel> &kernels, TuningDb 
         row.tunedSchedule.clear();
         row.heuristicKept = true;
       }
-      row.adams2019 = median("adams2019");
-      row.li2018 = median("li2018");
-      row.mullapudi2016 = median("mullapudi2016");
+      // Each autoscheduler: its final rounds' median; with none of them ok,
+      // their failure (the row names every autoscheduler, never a bare "-"
+      // for one that ran); with no final rounds of it, its first measurement.
+      for (auto [kind, value] : {std::pair<const char *, double *>{"adams2019", &row.adams2019},
+                                 {"li2018", &row.li2018},
+                                 {"mullapudi2016", &row.mullapudi2016}}) {
+        if (finals.count(kind)) {
+          *value = median(kind);
+        } else if (finalStatus.count(kind)) {
+          *value = 0;
+          row.autoStatus[kind] = finalStatus[kind];
+        }
+      }
     }
     rows.push_back(std::move(row));
   }

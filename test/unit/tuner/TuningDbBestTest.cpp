@@ -1,5 +1,7 @@
 // Which record the tuning database applies (TuningDb::best): the final
-// rounds' medians decide over a single lucky search measurement.
+// rounds' medians decide over a single lucky search measurement; and the
+// report's autoscheduler columns from the same records (tuner/Report.h).
+#include "tuner/Report.h"
 #include "tuner/TuningDb.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -40,13 +42,14 @@ struct TuningDbBest : ::testing::Test {
     for (const char *suffix : {"", "-wal", "-shm"})
       llvm::sys::fs::remove(std::string(path) + suffix);
   }
-  void add(const std::string &run, const std::string &kind, const char *schedule, double ms) {
+  void add(const std::string &run, const std::string &kind, const char *schedule, double ms,
+           const char *status = "ok") {
     Record r;
     r.kernelKey = "k";
     r.op = "linalg.matmul_transpose_b";
     r.kind = kind;
     r.schedule = schedule;
-    r.status = "ok";
+    r.status = status;
     r.medianMs = ms;
     r.repeats = 7;
     r.runId = run;
@@ -113,6 +116,44 @@ TEST_F(TuningDbBest, TheLatestRunWithFinalRoundsDecides) {
   ASSERT_TRUE(b);
   EXPECT_EQ(b->schedule, kHeur);
   EXPECT_DOUBLE_EQ(b->medianMs, 8.0);
+}
+
+// ssm-tune --report names every autoscheduler: one whose final rounds all
+// failed shows that status (a racing schedule gives a wrong result in some
+// rounds: Mullapudi2016 on the selective scan), not a bare "-"; one with no
+// final rounds keeps its first measurement.
+TEST_F(TuningDbBest, ReportNamesAnAutoschedulerWhoseFinalRoundsFailed) {
+  add("r1", "heuristic", kHeur, 10.0);
+  add("r1", "adams2019", "", 12.0);
+  add("r1", "li2018", "", 13.0);
+  add("r1", "mullapudi2016", "", 14.0); // ok once in the baselines
+  for (double ms : {10.0, 10.2, 9.8}) {
+    add("r1", "final-heuristic", kHeur, ms);
+    add("r1", "final-adams2019", "", ms + 2);
+    add("r1", "final-mullapudi2016", "", ms + 4, "wrong");
+  }
+  ssm::tune::Kernel k;
+  k.key = "k";
+  k.opName = "linalg.matmul_transpose_b";
+  std::string error;
+  std::vector<ssm::tune::ReportRow> rows = ssm::tune::buildReport({k}, *db, context(), error);
+  ASSERT_TRUE(error.empty()) << error;
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].adams2019, 12.0); // the final rounds' median
+  EXPECT_DOUBLE_EQ(rows[0].li2018, 13.0);    // no final rounds: the baseline
+  EXPECT_DOUBLE_EQ(rows[0].mullapudi2016, 0.0);
+  EXPECT_EQ(rows[0].autoStatus["mullapudi2016"], "wrong");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ssm::tune::printReport(rows, context(), os);
+  os.flush();
+  std::string header = text.substr(text.find("#"), text.find('\n', text.find("#")) - text.find("#"));
+  EXPECT_NE(header.find("adams2019"), std::string::npos) << text;
+  EXPECT_NE(header.find("li2018"), std::string::npos) << text;
+  EXPECT_NE(header.find("mullapudi"), std::string::npos) << text;
+  std::string row = text.substr(text.find("\n1 ") + 1);
+  row = row.substr(0, row.find('\n'));
+  EXPECT_NE(row.find("wrong"), std::string::npos) << text;
 }
 
 } // namespace
