@@ -542,11 +542,11 @@ void PrintTo(const BatchedModel &m, std::ostream *os) { *os << m.folder; }
 
 class ModelLibraryBatched : public ::testing::TestWithParam<BatchedModel> {};
 
-/// The tiny Mamba-1 (--batch 4), Mamba-2 and RWKV-7 (--batch 3) of
-/// ../shared/models, compiled: fewer streams than the batch (one call padded
-/// with rows at the init state) and more (a full call and the rest) with
-/// different prompts stepped together end with the logits and states of
-/// each stream stepped alone.
+/// The tiny Mamba-1 (--batch 4), Mamba-2, RWKV-7 and the hybrids (LFM2,
+/// Granite 4.0-H, Qwen3.5; --batch 3) of ../shared/models, compiled: fewer
+/// streams than the batch (one call padded with rows at the init state) and
+/// more (a full call and the rest) with different prompts stepped together
+/// end with the logits and states of each stream stepped alone.
 TEST_P(ModelLibraryBatched, StreamsSteppedThroughTheBatchedFunctionEqualStreamsAlone) {
   const std::string shared = kShared + GetParam().shared;
   ASSERT_TRUE(fs::exists(shared)) << shared << " is missing: this test needs the shared model files";
@@ -622,7 +622,8 @@ INSTANTIATE_TEST_SUITE_P(
                                    "/mamba2-b3", 3},
                       BatchedModel{"/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin", "/rwkv7-b3", 3},
                       BatchedModel{"/models/lfm2/tiny-lfm2-a", "/lfm2-b3", 3},
-                      BatchedModel{"/models/granite-hybrid/tiny-granite-h-a", "/granite-b3", 3}),
+                      BatchedModel{"/models/granite-hybrid/tiny-granite-h-a", "/granite-b3", 3},
+                      BatchedModel{"/models/qwen35/tiny-qwen35-a", "/qwen35-b3", 3}),
     [](const ::testing::TestParamInfo<BatchedModel> &info) {
       std::string n = info.param.folder + 1;
       for (char &ch : n)
@@ -633,7 +634,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 class HybridStreams : public ::testing::TestWithParam<BatchedModel> {};
 
-/// The hybrids (KV caches of 48 positions beside conv and SSM states),
+/// The hybrids (KV caches of 48 positions beside conv, SSM and delta-rule states),
 /// compiled for 4-token sequences: a prompt in one prefill equals the same
 /// tokens stepped; a stream saved mid-way and loaded into a stream of a
 /// freshly opened model continues with the same logits; a stream at the
@@ -700,7 +701,8 @@ TEST_P(HybridStreams, PrefillStepSaveLoadAndCapacity) {
 INSTANTIATE_TEST_SUITE_P(
     Hybrids, HybridStreams,
     ::testing::Values(BatchedModel{"/models/lfm2/tiny-lfm2-a", "/lfm2-b3", 3},
-                      BatchedModel{"/models/granite-hybrid/tiny-granite-h-a", "/granite-b3", 3}),
+                      BatchedModel{"/models/granite-hybrid/tiny-granite-h-a", "/granite-b3", 3},
+                      BatchedModel{"/models/qwen35/tiny-qwen35-a", "/qwen35-b3", 3}),
     [](const ::testing::TestParamInfo<BatchedModel> &info) {
       std::string n = info.param.folder + 1;
       for (char &ch : n)
