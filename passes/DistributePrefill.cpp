@@ -370,6 +370,14 @@ struct SsmDistributePrefillPass
                                 {scall.getOperation()}, {call.getOperand(0)}, {hAttr}, outs, outAttrs);
       fn->setAttr("ssm.halo_rows", b.getI64IntegerAttr(haloOf[call.getCallee()]));
       scall.erase();
+      // dist_layer_plain<i>: the same without the summaries (the last
+      // rank's run and the reruns need none).
+      outs.assign({call.getResult(0)});
+      outAttrs.resize(call.getNumResults());
+      for (unsigned r = 1; r < call.getNumResults(); ++r)
+        outs.push_back(call.getResult(r));
+      outline(b, seq, ("dist_layer_plain" + std::to_string(i)).c_str(), {call.getOperation()},
+              {call.getOperand(0)}, {hAttr}, outs, outAttrs);
     }
 
     // dist_step<i>.

@@ -192,6 +192,7 @@ def SsmDistributePrefill : Pass<"ssm-distribute-prefill", "mlir::ModuleOp"> {
       the states; the function carries `ssm.halo_rows`, the rows of the
       previous slice its window states (the short causal conv's) need
       (width - 1 of its widest `ssm.causal_conv1d`);
+    * `@dist_layer_plain<i>`: the same without the summaries;
     * `@dist_step<i>(h, <states>, <weights>) -> (h, <states>)`: layer i's
       step form, used on the halo rows to rebuild the window states;
     * `@dist_head(h) -> logits`: the ops after the last layer.

@@ -110,12 +110,20 @@ HostTensor zeros(const TensorInfo &info) {
 
 /// One layer's functions and which of its states are recurrent (have a summary).
 struct Layer {
-  const rt::FunctionInfo *seq = nullptr, *step = nullptr;
+  const rt::FunctionInfo *seq = nullptr, *plain = nullptr, *step = nullptr;
   std::vector<int> stateResults;                    // result index of each state
   std::vector<std::pair<int, int>> recurrent;       // (state result, summary result)
 };
 
 } // namespace
+
+void agreeFailure(MPI_Comm comm) {
+  int size = 1, mine = 0;
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_size(comm, &size);
+  std::vector<int> all(size);
+  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm);
+}
 
 Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
                const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out) {
@@ -155,12 +163,14 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
   for (int i = 0; local.isOk(); ++i) {
     Layer l;
     l.seq = run.find("dist_layer" + std::to_string(i));
+    l.plain = run.find("dist_layer_plain" + std::to_string(i));
     l.step = run.find("dist_step" + std::to_string(i));
     if (!l.seq)
       break;
-    if (!l.step) {
+    if (!l.step || !l.plain) {
       local = {Code::Mismatch, "the module has @dist_layer" + std::to_string(i) +
-                                   " but no @dist_step" + std::to_string(i)};
+                                   " but no @dist_step" + std::to_string(i) +
+                                   " or @dist_layer_plain" + std::to_string(i)};
       break;
     }
     for (size_t r = 0; r < l.seq->results.size(); ++r)
@@ -259,10 +269,15 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
         return a;
     }
 
-    // 2. The slice from zero recurrent states: summaries (not needed from the last rank).
+    // 2. The slice from zero recurrent states. Rank 0's run is final (its
+    // initial state is zero) and its transition is never used (it
+    // multiplies h0_0 = 0); the middle ranks' runs give (T, s); the last
+    // rank's (T, s) is used by no one, so it waits for the exchange.
     std::vector<HostTensor> first;
     Status st;
-    if (rank < size - 1 || size == 1)
+    if (rank == 0)
+      st = run.call(*L.plain, h, states, first);
+    else if (rank < size - 1)
       st = run.call(*L.seq, h, states, first);
     int64_t summaryFloats = 0;
     for (auto [s, sum] : L.recurrent) {
@@ -279,8 +294,10 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     if (st.isOk() && !first.empty()) {
       float *p = mine.data() + 1;
       for (auto [s, sum] : L.recurrent) {
-        for (float v : first[sum].f32())
-          *p++ = v;
+        size_t numel = first[s].f32().size();
+        if (rank > 0)
+          std::copy(first[sum].f32().begin(), first[sum].f32().end(), p);
+        p += numel; // rank 0: T_0 stays 0 (unused)
         for (float v : first[s].f32())
           *p++ = v;
       }
@@ -317,7 +334,7 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
         offset += 2 * numel;
       }
       // 4. The slice again from its true initial states.
-      st = run.call(*L.seq, h, states, second);
+      st = run.call(*L.plain, h, states, second);
       final = &second;
     }
     if (Status a = agree(st); !a.isOk())

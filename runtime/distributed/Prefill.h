@@ -12,20 +12,25 @@
 //      short) run through dist_step<i> from zero states; the window states
 //      that gives (the short causal conv's last inputs) are exact, as they
 //      depend only on the layer's input rows;
-//   2. ranks 0..R-2 run dist_layer<i> on their slice from those windows and
-//      zero recurrent states: final states s_r and transitions T_r;
+//   2. rank 0 runs dist_layer_plain<i> on its slice: exact, as its initial
+//      state is zero; ranks 1..R-2 run dist_layer<i> from those windows and
+//      zero recurrent states: final states s_r and transitions T_r; the
+//      last rank runs nothing yet (its summary is nobody's input);
 //   3. one MPI_Allgather of (T_r, s_r) for every recurrent state (plus a
 //      status flag, so a failing rank stops the others instead of hanging
 //      them); rank r composes h0_r = T_{r-1} (.) h0_{r-1} + s_{r-1}, from
 //      h0_0 = 0 (elementwise: the transitions of Mamba-1 and Mamba-2 are
 //      diagonal);
-//   4. ranks 1..R-1 run dist_layer<i> again from (windows, h0_r): their
+//   4. ranks 1..R-1 run dist_layer_plain<i> from (windows, h0_r): their
 //      slice's outputs and final states are now those of a single pass
-//      (DESIGN.md section 1). Rank 0's first run is already exact.
+//      (DESIGN.md section 1).
 //
-// So each rank but the first computes its slice twice per layer (the
-// "rerun" correction): time per layer is about max_r L_r + max_{r>0} L_r,
-// against L for one process (docs/distributed.md has the cost model).
+// So the middle ranks compute their slice twice per layer (the "rerun"
+// correction), rank 0 and the last rank once. Rank 0 goes on to the next
+// layer while the last rank runs this one: with per-layer work w_r
+// (L_0, 2 L_r, L_{R-1}), the ranks settle to one exchange every max_r w_r,
+// the last rank one layer behind; slices weighted (2, 1, ..., 1, 2) balance
+// it (docs/distributed.md has the cost model and the measurements).
 // The last rank ends with every layer's final state and, through dist_head,
 // the logits after the last token. States start at zero (the Mamba models'
 // init); weights must be float32.
@@ -65,6 +70,11 @@ struct PrefillResult {
 /// dist_layer functions' ssm.halo_rows.
 rt::Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
                    const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out);
+
+/// For a rank that cannot call prefill() (its files did not load): takes
+/// part in prefill()'s first agreement as a failure, so that the ranks that
+/// did call it return Internal ("rank k failed") instead of waiting.
+void agreeFailure(MPI_Comm comm);
 
 } // namespace ssm::dist
 

@@ -10,6 +10,8 @@
 #   run_case.sh <bin-dir> <work-dir> refuse <model-kind> <model-path> <ranks> <message>
 #       expects every rank to exit non-zero naming <message>, before any kernel
 #       runs (no "distributed prefill:" line).
+#   run_case.sh <bin-dir> <work-dir> capi <model-kind> <model-path> <ranks> <capi_prefill>
+#       the same through the C entry ssm_distributed_prefill (even slices).
 #   run_case.sh <bin-dir> <work-dir> dies <model-kind> <model-path> <ranks> <rank>
 #       rank <rank> exits mid-run (SSM_DISTRIBUTED_TEST_EXIT_RANK): mpirun must
 #       end the others with a message within 60 s.
@@ -42,6 +44,22 @@ case $what in
     SSM_DISTRIBUTED_SLICES=$extra "${mpirun[@]}" -x SSM_DISTRIBUTED_SLICES "$bin/ssm-run" "$model" \
       --tokens "$tokens" --engine cpu --distributed --logits-out "$work/dist.npy" \
       --state-out "$work/dist.state" --force
+    /usr/bin/python3 "$here/compare_states.py" "$work/dist.state" "$work/single.state" \
+      "$work/dist.npy" "$work/single.npy" --tol 1e-4
+    ;;
+  capi)
+    # ssm_distributed_prefill from a program of our own (capi_prefill.cpp, path
+    # in <extra>), one module for the even slices, against the single process.
+    "$bin/ssm-run" "$model" --tokens "$tokens" --engine cpu --logits-out "$work/single.npy" \
+      --state-out "$work/single.state" --force
+    n=$(/usr/bin/python3 -c "import numpy; print(len(numpy.load('$tokens')))")
+    if [ $((n % ranks)) -ne 0 ]; then echo "capi: $n tokens do not split evenly over $ranks"; exit 2; fi
+    "$bin/ssm-import" mamba "$src/model.safetensors" -o "$work/slice-model" --force \
+      --seq-len $((n / ranks)) > /dev/null
+    "$bin/ssm-opt" --ssm-distribute-prefill "$work/slice-model/model.mlir" -o "$work/dist.mlir" --force
+    "$bin/ssm-compile" "$work/dist.mlir" -o "$work/module" --force --progress=false
+    vocab=$(/usr/bin/python3 -c "import json; print(json.load(open('$model/model.json'))['config']['vocab_size'])")
+    "${mpirun[@]}" "$extra" "$model" "$work/module" "$tokens" "$vocab" "$work/dist.state" "$work/dist.npy"
     /usr/bin/python3 "$here/compare_states.py" "$work/dist.state" "$work/single.state" \
       "$work/dist.npy" "$work/single.npy" --tol 1e-4
     ;;

@@ -25,6 +25,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #endif
@@ -44,7 +45,8 @@ namespace {
 constexpr int kOk = 0, kFailed = 1, kCannotRun = 2;
 
 /// The slice lengths: $SSM_DISTRIBUTED_SLICES ("a,b,c", one per rank,
-/// summing to n) or n split evenly (the first n % R ranks one longer).
+/// summing to n) or n split by weights 1 (R <= 2) or 2, 1, ..., 1, 2 (the
+/// middle ranks run their slice twice per layer: runtime/distributed/Prefill.h).
 bool sliceLengths(int64_t n, int ranks, std::vector<int64_t> &out, std::string &error) {
   out.clear();
   if (const char *env = std::getenv("SSM_DISTRIBUTED_SLICES"); env && *env) {
@@ -75,8 +77,23 @@ bool sliceLengths(int64_t n, int ranks, std::vector<int64_t> &out, std::string &
             " ranks: every rank needs at least one";
     return false;
   }
-  for (int r = 0; r < ranks; ++r)
-    out.push_back(n / ranks + (r < n % ranks ? 1 : 0));
+  std::vector<int64_t> weight(ranks, 1);
+  if (ranks >= 3)
+    weight.front() = weight.back() = 2;
+  int64_t total = 0, given = 0;
+  for (int64_t w : weight)
+    total += w;
+  for (int r = 0; r < ranks; ++r) {
+    int64_t len = std::max<int64_t>(1, n * weight[r] / total);
+    out.push_back(len);
+    given += len;
+  }
+  // What rounding left (or took) goes to the first ranks, one token each.
+  for (int r = 0; given != n; r = (r + 1) % ranks) {
+    int64_t step = given < n ? 1 : (out[r] > 1 ? -1 : 0);
+    out[r] += step;
+    given += step;
+  }
   return true;
 }
 

@@ -70,8 +70,9 @@ int runModel(const ModelRunOptions &options,
              const std::function<mlir::MLIRContext &()> &context);
 
 /// `mpirun -np R ssm-run <model-dir> --tokens F --distributed`: the prompt's
-/// prefill split into R contiguous slices (rank r: tokens [r n / R, (r+1) n
-/// / R), or the lengths of $SSM_DISTRIBUTED_SLICES, comma-separated), the
+/// prefill split into R contiguous slices (R = 2: halves; R >= 3: weighted
+/// 2, 1, ..., 1, 2, as the middle ranks compute theirs twice: Prefill.h;
+/// or the lengths of $SSM_DISTRIBUTED_SLICES, comma-separated), the
 /// graph for each slice's length run through the ssm-distribute-prefill pass
 /// and compiled, then runtime/distributed/Prefill.h. The last rank writes
 /// --logits-out and --state-out (a state file a single-process stream
