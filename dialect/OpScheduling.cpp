@@ -19,6 +19,9 @@ const llvm::StringRef kTiledFields[] = {"vector_width", "channel_tile", "paralle
 const llvm::StringRef kFlatFields[] = {"vector_width", "parallel", "gpu_threads"};
 /// Scans with a chunked form: the flat fields and the chunk length.
 const llvm::StringRef kChunkedFields[] = {"vector_width", "parallel", "chunk", "gpu_threads"};
+/// ssm.attention: queries per task (channel_tile) and keys per tile (chunk).
+const llvm::StringRef kAttentionFields[] = {"vector_width", "channel_tile", "parallel", "chunk",
+                                            "gpu_threads"};
 
 /// Dim `dim` of `v` (negative: from the end); 0 when dynamic.
 int64_t staticDim(Value v, int64_t dim) {
@@ -108,8 +111,8 @@ bool RopeOp::hasGpuSchedule() { return true; }
 int64_t RopeOp::getScheduleChannels() { return 0; }
 int64_t RopeOp::getScheduleStateSize() { return 0; }
 
-// ---- ssm.attention: channel_tile is the queries per task ----
-ArrayRef<StringRef> AttentionOp::getScheduleFields() { return kTiledFields; }
+// ---- ssm.attention: channel_tile is the queries per task, chunk the keys per tile ----
+ArrayRef<StringRef> AttentionOp::getScheduleFields() { return kAttentionFields; }
 bool AttentionOp::hasGpuSchedule() { return true; }
 int64_t AttentionOp::getScheduleChannels() { return staticDim(getQ(), 1); }
 int64_t AttentionOp::getScheduleStateSize() { return 0; }

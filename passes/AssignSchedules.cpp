@@ -28,6 +28,10 @@ ScheduleAttr ssmSchedule(ScheduledOpInterface op, const TargetInfo &info) {
   if (has("channel_tile")) {
     int64_t tasks = isa<SelectiveUpdateOp>(op.getOperation()) ? kDecodeStepTasks : kChannelTileTasks;
     tile = channels ? defaultChannelTile(channels, vw, tasks) : 64 / vw * vw;
+    // ssm.attention: queries per task, two vectors of them (the score and
+    // weighted-sum tiles keep rows x unroll accumulators in registers).
+    if (isa<AttentionOp>(op.getOperation()))
+      tile = 2 * vw;
   }
   std::optional<bool> unroll;
   if (has("unroll_state"))

@@ -194,6 +194,12 @@ LogicalResult lower(AttentionOp op, LoweringState &state) {
                            state.get(op.getVCache()), state.get(op.getPosition()),
                            op.getScale().convertToDouble(),
                            static_cast<int64_t>(op.getWindow())};
+  // The tiles shape the algorithm (the partials per key tile), so they are
+  // read with or without manual schedules and on every target.
+  CpuSchedule sched = state.scheduleOf(o);
+  in.queryTile = sched.channelTile > 0 ? std::min(sched.channelTile, 64) : 16;
+  in.keyTile = sched.chunk > 0 ? sched.chunk : 0;
+  in.lanes = sched.vectorWidth;
   return finishKernel(o, state, buildAttention(in), scheduleAttention);
 }
 

@@ -73,9 +73,14 @@ GRID = {
                           ssm(chunk=1), ssm(chunk=64), ssm(chunk=0),
                           ssm(chunk=0, vector_width=1), ssm(chunk=0, vector_width=16),
                           ssm(chunk=0, parallel=False)]),
+    # channel_tile: queries per task; chunk: keys per key tile (0: the default)
     "attention": ("schedule", ssm(vector_width=8, channel_tile=8, parallel=True),
                   [ssm(vector_width=1, channel_tile=1), ssm(vector_width=16, channel_tile=16),
-                   ssm(channel_tile=64), ssm(parallel=False)]),
+                   ssm(channel_tile=64), ssm(parallel=False), ssm(chunk=1), ssm(chunk=7),
+                   ssm(channel_tile=24, chunk=128)]),
+    "attention_decode": ("schedule", ssm(vector_width=8, parallel=True),
+                         [ssm(vector_width=1), ssm(vector_width=16), ssm(vector_width=4, chunk=7),
+                          ssm(chunk=512), ssm(parallel=False)]),
     "rope": ("schedule", ssm(vector_width=8, parallel=True),
              [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False)]),
     "lti_conv_fft": ("schedule", ssm(vector_width=8, parallel=True),
@@ -115,7 +120,8 @@ def gpu_ssm(base=64):
             [ssm(gpu_threads=1), ssm(gpu_threads=7), ssm(gpu_threads=1024)])
 GPU_GRID = {name: gpu_ssm() for name in ("selective_scan", "selective_update", "causal_conv1d",
                                           "affine_scan", "discretize", "lti_kernel", "lti_conv", "lti_conv_fft",
-                                          "ssd_scan", "wkv4", "wkv7", "gated_delta_rule", "attention", "rope")}
+                                          "ssd_scan", "wkv4", "wkv7", "gated_delta_rule", "attention",
+                                          "attention_decode", "rope")}
 GPU_GRID.update({
     "matmul_tiled": ("matmul", ssm(algorithm="tiled", gpu_tile=16),
                      [ssm(gpu_tile=1), ssm(gpu_tile=5), ssm(gpu_tile=32)]),

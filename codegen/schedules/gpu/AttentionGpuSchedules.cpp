@@ -13,10 +13,10 @@ void scheduleRopeGpu(RopeKernel &k, const CpuSchedule &s, const Target &) {
 }
 
 void scheduleAttentionGpu(AttentionKernel &k, const CpuSchedule &s, const Target &) {
-  // One thread per (key, head, query) score and per (channel, head, query)
-  // output; the score matrix is kept whole in device memory (the tiled,
-  // shared-memory form is issue 38's).
-  gpuRoot({k.kNew, k.vNew, k.score, k.rowMax, k.weight, k.rowSum, k.acc, k.out}, s.gpuThreads);
+  // One thread per score, tile partial and output element; the query, key
+  // and value tiles are read in place (inlined); every stage in device
+  // memory (the shared-memory form of the tiles is issue 38's).
+  gpuRoot({k.kNew, k.vNew, k.s, k.mt, k.pt, k.part, k.m, k.fac, k.comb, k.out}, s.gpuThreads);
 }
 
 } // namespace ssm::codegen
