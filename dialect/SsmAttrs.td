@@ -40,10 +40,10 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | field | meaning | legal values | default |
     |---|---|---|---|
     | `vector_width` | f32 lanes of the innermost vectorised loop | 1, 2, 4, 8, 16, 32 | the target's natural width (4 NEON/SSE, 8 AVX2, 16 AVX-512) |
-    | `channel_tile` | channels (or heads x head dim) per parallel task | 1 .. 65536, a multiple of `vector_width` (or 1) | 64 |
+    | `channel_tile` | channels (or heads x head dim) per parallel task; `ssm.attention`: queries per task (at most 64) | 1 .. 65536, a multiple of `vector_width` (or 1) | 64; `ssm.attention`: 2 x `vector_width` |
     | `parallel` | run the tiles on the thread pool | true, false | true |
     | `unroll_state` | unroll the state dim N (keeps the state in registers) | true, false | true |
-    | `chunk` | tokens per chunk of the chunked form of a scan (the work inside a chunk as small matrix products, one pass of the state per chunk); 0: token by token. It picks the algorithm, so GPU targets read it too | 0 .. 1024 | `ssm.gated_delta_rule`: 0 when L < 8 (decode), else 64 (16 with a gate per key channel) |
+    | `chunk` | tokens per chunk of the chunked form of a scan (the work inside a chunk as small matrix products, one pass of the state per chunk); 0: token by token. It picks the algorithm, so GPU targets read it too | 0 .. 1024 | `ssm.gated_delta_rule`: 0 when L < 8 (decode), else 64 (16 with a gate per key channel); `ssm.attention`: the keys per key tile (0: 64, or 256 for one query) |
     | `gpu_threads` | GPU targets: threads per block along the channels (or heads x head dim); blocks cover the rest of the channels and the batch | 1 .. 1024 | 128 |
 
     The fields each op accepts (any other is a verifier error):
@@ -62,7 +62,7 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `ssm.wkv7` | yes | | yes | | | yes |
     | `ssm.gated_delta_rule` | yes | | yes | | yes | yes |
     | `ssm.rope` | yes | | yes | | | yes |
-    | `ssm.attention` | yes | yes | yes | | | yes |
+    | `ssm.attention` | yes | yes | yes | | yes | yes |
 
     A GPU target (`cuda`, `opencl`)
     reads only `gpu_threads` and `chunk` (`ssm-assign-schedules` writes

@@ -632,10 +632,18 @@ def SSM_AttentionOp : SSM_Op<"attention", [Pure]> {
     | v_cache, v_cache_new | (batch, C, Hkv, Dv) |
     | position | (batch) i32 |
 
-    H must be a multiple of Hkv. The CPU kernel never forms the L x C score
-    matrix: each task takes a tile of queries (`channel_tile` queries of
-    one head) and keeps only that tile's score rows; decode (L = 1) splits
-    the keys of one query across the thread pool.
+    H must be a multiple of Hkv. The kernels never form the L x C score
+    matrix: queries go in tiles of `channel_tile`, keys in tiles of `chunk`
+    (default 64; 256 for one query); each (query tile, key tile) pair gives
+    per query the tile's score max, its sum of exp(s - max) and its
+    exp-weighted sum of values, and a query combines its tiles with the
+    factors exp(max_t - max) (FlashAttention, Dao et al. 2022, with the
+    rescaling done once per query instead of per tile; flash-decoding, Dao
+    et al. 2023, for one query, whose key tiles run in parallel). A CPU
+    task is one query tile of one KV head: the query heads that share the
+    KV head read its key and value tiles once. Only the key tiles that a
+    query tile can read are visited (no work above the causal diagonal
+    beyond one tile).
 
     ```mlir
     %o, %kc1, %vc1 = ssm.attention %q, %k, %v, %kc, %vc, %pos {scale = 0.25 : f64, window = 0 : i64}
