@@ -198,7 +198,8 @@ void removeOrphans(const std::string &root) {
 
 std::string compileWithCache(const std::string &mlirText, const std::string &target,
                              const char *argv0, std::string &error, int &exitCode,
-                             const std::vector<std::string> &compileArgs) {
+                             const std::vector<std::string> &compileArgs,
+                             bool compileIfMissing) {
   exitCode = 2;
   std::optional<uint64_t> cap = cacheCapFromEnv(error);
   if (!error.empty())
@@ -253,6 +254,8 @@ std::string compileWithCache(const std::string &mlirText, const std::string &tar
                  << " is not a folder; replacing it\n";
     llvm::sys::fs::remove(entry);
   }
+  if (!compileIfMissing)
+    return "";
 
   if (std::error_code ec = llvm::sys::fs::create_directories(root)) {
     error = "cannot create the compile cache folder " + root + ": " + ec.message();

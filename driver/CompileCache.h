@@ -34,9 +34,12 @@ std::string compileCacheDir();
 /// which is its "last used" time. When $SSM_CACHE_MAX_MB is set, every
 /// entry this process publishes is followed by pruneCompileCache to that
 /// cap, with a note on stderr naming what was removed.
+/// With `compileIfMissing` false, a missing (or incomplete) entry is not
+/// compiled: "" is returned with `error` empty.
 std::string compileWithCache(const std::string &mlirText, const std::string &target,
                              const char *argv0, std::string &error, int &exitCode,
-                             const std::vector<std::string> &compileArgs = {});
+                             const std::vector<std::string> &compileArgs = {},
+                             bool compileIfMissing = true);
 
 /// One entry removed by pruneCompileCache.
 struct PrunedEntry {

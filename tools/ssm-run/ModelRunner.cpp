@@ -16,16 +16,21 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <cmath>
 #include <memory>
 #include <random>
 #include <thread>
+#include <unistd.h>
 
 namespace ssm {
 namespace {
@@ -46,8 +51,9 @@ int fail(int code, const std::string &msg) {
 /// Compiled kernels through the model library: one stream. A deployed
 /// folder's modules (<dir>/compiled/*/) run prompts of any length as their
 /// sequence calls plus steps, with no compilation; otherwise the graph for
-/// the prompt's length is compiled (in a child ssm-compile, cached) the first
-/// time it runs in sequence mode.
+/// the first prompt's length is compiled (in a child ssm-compile, cached) the
+/// first time the model runs, and later runs with prompts of other lengths
+/// use that module (compileOnce).
 class CompilingStream : public rt::TokenStream {
 public:
   CompilingStream(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
@@ -63,7 +69,7 @@ public:
     if (rt::Status st = stream.checkContext(n); !st)
       return st;
     if (!covered)
-      if (rt::Status st = compile(static_cast<int64_t>(n)); !st)
+      if (rt::Status st = compileOnce(static_cast<int64_t>(n)); !st)
         return st;
     return stream.prefill(tokens, n, all);
   }
@@ -71,26 +77,119 @@ public:
     // Any compiled graph has the step function; the one-token graph is the
     // smallest to compile.
     if (!model.hasStep())
-      if (rt::Status st = compile(1); !st)
+      if (rt::Status st = compileOnce(1); !st)
         return st;
     return stream.step(token);
   }
   const std::vector<float> &logits() const override { return stream.logits(); }
   int64_t position() const override { return stream.position(); }
-  /// Every state, the position and the logits (runtime/StateFile.h): --state-out.
-  rt::Status save(const std::string &path) const { return stream.save(path); }
   /// rt::Stream::firstNonFinite: the logits, then the states.
   std::string firstNonFinite() const { return stream.firstNonFinite(); }
+  /// Every state, the position and the logits (runtime/StateFile.h): --state-out.
+  rt::Status save(const std::string &path) const { return stream.save(path); }
 
 private:
-  rt::Status compile(int64_t len) {
+  /// The first compiled module of a folder that has none: the graph for
+  /// `len` tokens when the compile cache holds it; else the graph compiled
+  /// earlier for another prompt length of this model (same target, logits
+  /// rows and compile options; the cache's lengths/ index lists them), whose
+  /// sequence calls and step run prompts of any length; else the graph for
+  /// `len`, compiled now and added to the index. So a model is compiled
+  /// once, not once per new prompt length.
+  rt::Status compileOnce(int64_t len) {
     std::string text, error;
     int code = kCannotRun;
     if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
       return {rt::Code::Mismatch, error};
+    std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs,
+                                       /*compileIfMissing=*/false);
+    if (!dir.empty())
+      return addModule(dir);
+    std::string index = lengthIndexPath();
+    for (int64_t earlier : readLengths(index)) {
+      std::string other;
+      if (earlier == len ||
+          !storedModelGraph(model.spec().text, earlier, rows, model.weights(), context(), other,
+                            error))
+        continue;
+      dir = compileWithCache(other, opts.target, opts.argv0, error, code, opts.compileArgs,
+                             /*compileIfMissing=*/false);
+      if (dir.empty())
+        continue;
+      llvm::errs() << "ssm-run: uses the module compiled for " << earlier
+                   << "-token prompts of this model (" << dir
+                   << "): other lengths run as its sequence calls and steps, no compilation\n";
+      return addModule(dir);
+    }
+    if (rt::Status st = compile(text); !st)
+      return st;
+    if (!index.empty()) {
+      std::vector<int64_t> lengths = readLengths(index);
+      if (std::find(lengths.begin(), lengths.end(), len) == lengths.end())
+        lengths.push_back(len);
+      writeLengths(index, lengths);
+    }
+    return rt::Status::ok();
+  }
+
+  /// <cache>/lengths/<key>: the prompt lengths compiled for this model's
+  /// graphs with this target, logits rows and compile options, one a line.
+  /// The key hashes the one-token graph (the model and its weights' storage)
+  /// with those. "" when the graph cannot be built.
+  std::string lengthIndexPath() {
+    std::string base, error;
+    if (!storedModelGraph(model.spec().text, 1, rows, model.weights(), context(), base, error))
+      return "";
+    llvm::SHA256 hash;
+    for (const std::string &field :
+         {base, opts.target, std::string(rows == LogitsRows::All ? "all" : "last")}) {
+      hash.update(field);
+      hash.update(llvm::StringRef("\0", 1));
+    }
+    for (const std::string &a : opts.compileArgs) {
+      hash.update(a);
+      hash.update(llvm::StringRef("\0", 1));
+    }
+    return compileCacheDir() + "/lengths/" +
+           llvm::toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
+  }
+  static std::vector<int64_t> readLengths(const std::string &path) {
+    std::vector<int64_t> out;
+    if (path.empty())
+      return out;
+    std::ifstream in(path);
+    int64_t l;
+    while (in >> l)
+      if (l > 0)
+        out.push_back(l);
+    return out;
+  }
+  /// Written beside and renamed in (a reader sees a whole list; of two
+  /// writers at once, one list wins: a length lost is compiled again once).
+  static void writeLengths(const std::string &path, const std::vector<int64_t> &lengths) {
+    if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
+      return;
+    std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+      std::ofstream out(tmp);
+      for (int64_t l : lengths)
+        out << l << "\n";
+      if (!out)
+        return (void)llvm::sys::fs::remove(tmp);
+    }
+    if (llvm::sys::fs::rename(tmp, path))
+      llvm::sys::fs::remove(tmp);
+  }
+
+  rt::Status compile(const std::string &text) {
+    std::string error;
+    int code = kCannotRun;
     std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
     if (dir.empty())
       return {rt::Code::Unsupported, error};
+    return addModule(dir);
+  }
+  rt::Status addModule(const std::string &dir) {
     if (!opts.compileArgs.empty())
       if (auto note = llvm::MemoryBuffer::getFile(dir + "/tuning-db.txt"))
         llvm::errs() << "ssm-run: note: " << (*note)->getBuffer();

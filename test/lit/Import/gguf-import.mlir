@@ -35,7 +35,7 @@
 // RUN: %{cmp} %t/l-cpu-seq.npy %{l}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode step --engine cpu --all-logits-out %t/l-cpu-step.npy
 // RUN: %{cmp} %t/l-cpu-step.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-300.npy
+// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/lfm2 --tokens %{l}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-300.npy
 // RUN: %{cmp} %t/l-cpu-300.npy %{l}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
 // RUN: %{cmp} %t/l-cpu-300.npy %{l}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 
@@ -54,7 +54,7 @@
 // RUN: %{cmp} %t/g-cpu-seq.npy %{g}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode step --engine cpu --all-logits-out %t/g-cpu-step.npy
 // RUN: %{cmp} %t/g-cpu-step.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-300.npy
+// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/granite --tokens %{g}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-300.npy
 // RUN: %{cmp} %t/g-cpu-300.npy %{g}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
 // RUN: %{cmp} %t/g-cpu-300.npy %{g}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
@@ -75,6 +75,6 @@
 // RUN: %{cmp} %t/q-cpu-seq.npy %{q}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode step --engine cpu --all-logits-out %t/q-cpu-step.npy
 // RUN: %{cmp} %t/q-cpu-step.npy %{q}/llama_logits.npy 2e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-300.npy
+// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/qwen35 --tokens %{q}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-300.npy
 // RUN: %{cmp} %t/q-cpu-300.npy %{q}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
 // RUN: %{cmp} %t/q-cpu-300.npy %{q}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
