@@ -20,6 +20,7 @@
 #include "import/RwkvFile.h"
 #include "import/RwkvModel.h"
 #include "import/Safetensors.h"
+#include "tools/TargetCheck.h"
 #include "import/WeightStore.h"
 #include "passes/InitAll.h"
 #include "passes/WeightStorage.h"
@@ -560,6 +561,10 @@ int main(int argc, char **argv) {
     compiler = (pe ? fs::path(argv[0]) : self).parent_path() / "ssm-compile";
     if (!fs::exists(compiler, pe))
       return cannotRun("--compile: cannot find ssm-compile next to ssm-import (" + compiler + ")");
+    // Refused before anything is read or written, as ssm-compile refuses it.
+    if (!target.empty())
+      if (std::string problem = ssm::tools::targetProblem(compiler, target); !problem.empty())
+        return cannotRun(problem);
   }
   const std::string &input = positional[1];
   std::error_code ec;

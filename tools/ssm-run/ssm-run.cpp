@@ -11,6 +11,7 @@
 #include "runtime/TensorPacking.h"
 #include "tools/ssm-run/CacheFlush.h"
 #include "tools/ssm-run/ModelRunner.h"
+#include "tools/TargetCheck.h"
 #include "tools/ThreadsOption.h"
 #include "tools/Version.h"
 
@@ -421,6 +422,19 @@ int checkEngine() {
     return cannotRun("--tuning-db and --autoschedule both choose the schedules: give one");
   if (!tuningDb.empty() && !sys::fs::is_regular_file(tuningDb))
     return cannotRun("no tuning database '" + tuningDb + "' (ssm-tune --db writes one)");
+  // An explicit --target is checked as ssm-compile checks it, whatever the
+  // engine and whether or not anything will compile (a deployed folder's
+  // modules were compiled for theirs): a bogus one is refused, not ignored.
+  static bool targetChecked = false;
+  if (target.getNumOccurrences() > 0 && !targetChecked) {
+    targetChecked = true;
+    std::string self = sys::fs::getMainExecutable(gArgv0, (void *)&cannotRun);
+    SmallString<256> compiler(sys::path::parent_path(self));
+    sys::path::append(compiler, "ssm-compile");
+    if (std::string problem = ssm::tools::targetProblem(std::string(compiler), target);
+        !problem.empty())
+      return cannotRun(problem);
+  }
   if (engine == "reference")
     return kOk;
   auto hasFeature = [](StringRef f) {
