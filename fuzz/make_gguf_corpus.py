@@ -16,6 +16,7 @@ import struct
 import sys
 
 root = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(root, "..", "test", "lit", "Import", "Inputs"))
 import gguf_tool as g  # noqa: E402
 
