@@ -58,9 +58,10 @@ cmake --build "$work/app" > "$work/app-build.log"
 
 echo "== pkg-config ssm-runtime: examples/embed-model/stream.c"
 export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name ssm-runtime.pc)")"
-libdir=$(pkg-config --variable=libdir ssm-runtime)
+# The .pc file's Libs carry the rpath: the program finds libssm_runtime.so with
+# no LD_LIBRARY_PATH and no -rpath of its own.
 ${CC:-cc} -O2 -std=c11 -Wall "$here/../embed-model/stream.c" $(pkg-config --cflags --libs ssm-runtime) \
-  -lm -Wl,-rpath,"$libdir" -o "$work/stream"
+  -lm -o "$work/stream"
 "$work/stream" "$work/model" --prompt '"in' --expected "$expected" --tol 1e-4
 # Save after the prompt, resume in a new process: the same tokens and logits, bit for bit.
 "$work/stream" "$work/model" --prompt '"in' --save "$work/in.ssmstate" --generate 24 \
