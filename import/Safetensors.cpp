@@ -239,7 +239,86 @@ bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &e
   return true;
 }
 
+bool readShardIndex(const std::string &indexPath, ShardIndex &out, std::string &error) {
+  std::vector<char> bytes;
+  if (!readWholeFile(indexPath, "a JSON file", bytes, error))
+    return false;
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) {
+    error = indexPath + ": not a safetensors index (a JSON object with a \"weight_map\" object "
+                        "of tensor name -> shard file)";
+    return false;
+  }
+  out = ShardIndex();
+  std::set<std::string> seen;
+  for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
+    if (!it.value().is_string()) {
+      error = indexPath + ": weight_map['" + it.key() + "'] is not a file name";
+      return false;
+    }
+    std::string shard = it.value().get<std::string>();
+    // A shard beside the index: no folders, so an index cannot name other files.
+    if (shard.empty() || shard.find('/') != std::string::npos || shard == "." || shard == "..") {
+      error = indexPath + ": weight_map['" + it.key() + "'] names '" + shard +
+              "', not a file in the index's folder";
+      return false;
+    }
+    out.tensorShard[it.key()] = shard;
+    if (seen.insert(shard).second)
+      out.shards.push_back(shard);
+  }
+  if (out.shards.empty()) {
+    error = indexPath + ": its weight_map is empty";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+/// Every shard an index names, each tensor from the shard the index gives it:
+/// a tensor missing from its shard, one the index does not name, or one in
+/// two shards is an error naming it.
+bool readShardedSafetensors(const std::string &indexPath, StFile &out, std::string &error) {
+  ShardIndex index;
+  if (!readShardIndex(indexPath, index, error))
+    return false;
+  std::string dir = indexPath.substr(0, indexPath.find_last_of('/') + 1);
+  out = StFile();
+  std::set<std::string> names;
+  for (const std::string &shard : index.shards) {
+    StFile part;
+    if (!readSafetensors(dir + shard, part, error))
+      return false;
+    for (StTensor &t : part.tensors) {
+      auto it = index.tensorShard.find(t.name);
+      if (it == index.tensorShard.end()) {
+        error = dir + shard + ": tensor '" + t.name + "' is not in " + indexPath + "'s weight_map";
+        return false;
+      }
+      if (it->second != shard || !names.insert(t.name).second) {
+        error = dir + shard + ": tensor '" + t.name + "' is also in " + it->second +
+                " (the index gives it to " + it->second + ")";
+        return false;
+      }
+      out.tensors.push_back(std::move(t));
+    }
+    for (auto &[k, v] : part.metadata)
+      out.metadata.emplace(k, v);
+  }
+  for (const auto &[name, shard] : index.tensorShard)
+    if (!names.count(name)) {
+      error = indexPath + ": tensor '" + name + "' is not in " + dir + shard + " (truncated or "
+              "another checkpoint's shard?)";
+      return false;
+    }
+  return true;
+}
+} // namespace
+
 bool readSafetensors(const std::string &path, StFile &out, std::string &error) {
+  const std::string suffix = ".safetensors.index.json";
+  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return readShardedSafetensors(path, out, error);
   std::vector<char> buf;
   if (!readWholeFile(path, "a safetensors file", buf, error))
     return false;

@@ -83,8 +83,22 @@ bool writeSafetensors(const std::string &path, const StFile &file, std::string &
 /// Parses a whole file held in memory; `name` stands for the path in messages.
 bool parseSafetensors(const void *data, size_t size, StFile &out, std::string &error,
                       const std::string &name = "<buffer>");
-/// Reads and parses `path`. Messages are "<path>: <problem>".
+/// Reads and parses `path`. Messages are "<path>: <problem>". A path ending
+/// in ".safetensors.index.json" is a sharded checkpoint's index (Hugging
+/// Face's model.safetensors.index.json: "weight_map", tensor name -> shard
+/// file beside it): every shard is read and the tensors merged, each checked
+/// to be in the shard the index names (one missing, extra or in two shards
+/// is an error naming it).
 bool readSafetensors(const std::string &path, StFile &out, std::string &error);
+
+/// A sharded checkpoint's index: its shard files in first-mention order and
+/// the shard of each tensor.
+struct ShardIndex {
+  std::vector<std::string> shards;
+  std::map<std::string, std::string> tensorShard;
+};
+/// Reads model.safetensors.index.json (shards must be plain file names).
+bool readShardIndex(const std::string &indexPath, ShardIndex &out, std::string &error);
 
 /// A tensor converted to f32: its shape and values in C order.
 struct FloatTensor {

@@ -80,7 +80,8 @@ const char *kUsage =
     "         stores them); its vocabulary becomes the folder's tokenizer.json\n"
     "         (docs/gguf.md)\n"
     "\n"
-    "  <checkpoint-folder>  a Hugging Face folder (config.json + model.safetensors):\n"
+    "  <checkpoint-folder>  a Hugging Face folder (config.json + model.safetensors, or\n"
+    "         its shards with model.safetensors.index.json; what was found is printed):\n"
     "         the architecture from config.json's model_type: mamba, mamba2, lfm2\n"
     "         (LFM2 / LFM2.5), granitemoehybrid (Granite 4.0-H, dense MLP),\n"
     "         falcon_h1 (Falcon-H1), qwen3_5_text / qwen3_5 (Qwen3.5, dense; the text\n"
@@ -518,9 +519,36 @@ int main(int argc, char **argv) {
         return cannotRun(cfgPath.string() + ": no model_type string (the architecture is "
                          "taken from it)");
       std::string type = cfg["model_type"].get<std::string>();
+      // One file, or shards with their index (Hugging Face's layout past a
+      // few GB): what was found is said before anything is read.
       fs::path weights = folder / "model.safetensors";
-      if (!fs::exists(weights, fe))
-        return cannotRun(format + ": no model.safetensors (sharded checkpoints are not read yet)");
+      fs::path index = folder / "model.safetensors.index.json";
+      std::string found;
+      if (fs::exists(weights, fe)) {
+        found = "model.safetensors";
+      } else if (fs::exists(index, fe)) {
+        ShardIndex shards;
+        std::string err;
+        if (!readShardIndex(index.string(), shards, err))
+          return cannotRun(err);
+        weights = index;
+        found = std::to_string(shards.shards.size()) + " safetensors shard" +
+                (shards.shards.size() == 1 ? "" : "s") + " (" + shards.shards.front() +
+                (shards.shards.size() > 1 ? " ... " + shards.shards.back() : std::string()) +
+                ", " + std::to_string(shards.tensorShard.size()) +
+                " tensors in model.safetensors.index.json)";
+      } else {
+        std::string listing;
+        for (const auto &e : fs::directory_iterator(folder, fe))
+          if (e.path().extension() == ".safetensors" || e.path().extension() == ".bin" ||
+              e.path().extension() == ".gguf" || e.path().extension() == ".pt")
+            listing += (listing.empty() ? "" : ", ") + e.path().filename().string();
+        return cannotRun(format + ": no model.safetensors and no model.safetensors.index.json " +
+                         "(a Hugging Face checkpoint folder holds one of them beside config.json)" +
+                         (listing.empty() ? std::string() : "; weight files here: " + listing));
+      }
+      std::cout << "ssm-import: " << format << ": config.json (model_type '" << type << "'), "
+                << found << "\n";
       if (type == "mamba" || type == "mamba2") {
         positional = {"mamba", weights.string()};
         if (configPath.empty())
