@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -206,6 +208,16 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     out.totalTokens += l;
 
   auto start = std::chrono::steady_clock::now();
+  // SSM_DISTRIBUTED_TIMES=1: each rank prints, per layer, the milliseconds of
+  // its phases (halo, first run, exchange wait, rerun) on stderr.
+  const bool times = std::getenv("SSM_DISTRIBUTED_TIMES") != nullptr;
+  auto mark = std::chrono::steady_clock::now();
+  auto lap = [&]() {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - mark).count();
+    mark = now;
+    return ms;
+  };
   std::vector<HostTensor> res;
   HostTensor tok;
   tok.shape = {n};
@@ -222,37 +234,66 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
   out.states.clear();
   out.bytesExchangedPerLayer = 0;
 
+  Status pending;
+  std::vector<std::vector<float>> sendBuffers; // alive until their sends complete
+  std::vector<MPI_Request> sends;
+  constexpr int kSummaryTag = 1 << 20; // halo messages are tagged with the layer, summaries above
+  // Returns `st` once this rank's sends are done (their buffers die with us).
+  auto finishSends = [&](Status st) {
+    if (!sends.empty())
+      MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    sends.clear();
+    return st;
+  };
   for (size_t li = 0; li < layers.size(); ++li) {
     const Layer &L = layers[li];
+    double tHalo = 0, tFirst = 0, tExchange = 0, tRerun = 0;
+    int64_t layerBytes = 0;
+    lap();
     // 1. The halo: each rank's last min(n, halo) input rows, gathered.
     std::map<std::string, HostTensor> states;
     for (const TensorInfo &a : L.seq->arguments)
       if (!a.state.empty())
         states[a.state] = zeros(a);
+    // Point to point, not a collective: a rank sends its tail as soon as
+    // it has this layer's input and goes on, so rank 0 is never held back
+    // by the last rank, which runs one layer behind it (docs/distributed.md).
+    Status st = pending; // a failure of the previous layer's rerun, reported below
     if (halo > 0) {
-      std::vector<float> mine(static_cast<size_t>(halo * width), 0.0f), all(mine.size() * size);
       int64_t rows = std::min(n, halo);
-      std::memcpy(mine.data() + (halo - rows) * width, h.f32().data() + (n - rows) * width,
-                  sizeof(float) * rows * width);
-      if (int rc = MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(),
-                                 static_cast<int>(mine.size()), MPI_FLOAT, comm);
-          rc != MPI_SUCCESS)
-        return mpiFailed(rc, "Allgather (halo)");
-      out.bytesExchangedPerLayer += static_cast<int64_t>(all.size() - mine.size()) * 4;
-      // The rows just before this slice, oldest first: walk back over the ranks before.
-      std::vector<const float *> before;
-      for (int r = rank - 1; r >= 0 && static_cast<int64_t>(before.size()) < halo; --r) {
-        int64_t have = std::min(lengths[r], halo);
-        for (int64_t k = 0; k < have && static_cast<int64_t>(before.size()) < halo; ++k)
-          before.push_back(all.data() + (static_cast<size_t>(r) * halo + halo - 1 - k) * width);
+      sendBuffers.emplace_back(h.f32().data() + (n - rows) * width, h.f32().data() + n * width);
+      // Ranks after this one that need rows of it: q while fewer than
+      // `halo` tokens lie between the end of this slice and q's start.
+      int64_t between = 0;
+      for (int q = rank + 1; q < size && between < halo; ++q) {
+        MPI_Request req;
+        if (int rc = MPI_Isend(sendBuffers.back().data(), static_cast<int>(rows * width), MPI_FLOAT,
+                               q, static_cast<int>(li), comm, &req);
+            rc != MPI_SUCCESS)
+          return mpiFailed(rc, "Isend (halo)");
+        sends.push_back(req);
+        between += lengths[q];
       }
-      std::reverse(before.begin(), before.end());
-      Status st;
+      // The rows just before this slice, oldest first, from the ranks before.
+      std::vector<float> before; // filled back to front
+      int64_t got = 0;
+      for (int r = rank - 1; r >= 0 && got < halo; --r) {
+        int64_t have = std::min(lengths[r], halo);
+        std::vector<float> buf(static_cast<size_t>(have * width));
+        if (int rc = MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_FLOAT, r,
+                              static_cast<int>(li), comm, MPI_STATUS_IGNORE);
+            rc != MPI_SUCCESS)
+          return mpiFailed(rc, "Recv (halo)");
+        layerBytes += static_cast<int64_t>(buf.size()) * 4;
+        int64_t take = std::min(have, halo - got);
+        before.insert(before.begin(), buf.end() - take * width, buf.end());
+        got += take;
+      }
       HostTensor row;
       row.shape = {1, width};
       row.allocate<float>(static_cast<size_t>(width));
-      for (const float *src : before) {
-        std::memcpy(row.f32().data(), src, sizeof(float) * width);
+      for (int64_t k = 0; k < got && st.isOk(); ++k) {
+        std::memcpy(row.f32().data(), before.data() + k * width, sizeof(float) * width);
         std::vector<HostTensor> sres;
         st = run.call(*L.step, row, states, sres);
         if (!st.isOk())
@@ -265,19 +306,17 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
       for (auto [s, sum] : L.recurrent)
         for (float &v : states[L.seq->results[s].state].f32())
           v = 0.0f;
-      if (Status a = agree(st); !a.isOk())
-        return a;
     }
 
+    tHalo = lap();
     // 2. The slice from zero recurrent states. Rank 0's run is final (its
     // initial state is zero) and its transition is never used (it
     // multiplies h0_0 = 0); the middle ranks' runs give (T, s); the last
     // rank's (T, s) is used by no one, so it waits for the exchange.
     std::vector<HostTensor> first;
-    Status st;
-    if (rank == 0)
+    if (st.isOk() && rank == 0)
       st = run.call(*L.plain, h, states, first);
-    else if (rank < size - 1)
+    else if (st.isOk() && rank < size - 1)
       st = run.call(*L.seq, h, states, first);
     int64_t summaryFloats = 0;
     for (auto [s, sum] : L.recurrent) {
@@ -287,6 +326,7 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
         numel *= d;
       summaryFloats += 2 * numel;
     }
+    tFirst = lap();
     // 3. Exchange (status, T, s) and compose.
     std::vector<float> mine(static_cast<size_t>(1 + summaryFloats), 0.0f),
         all(mine.size() * size);
@@ -302,19 +342,38 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
           *p++ = v;
       }
     }
-    if (size > 1) {
-      if (int rc = MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(),
-                                 static_cast<int>(mine.size()), MPI_FLOAT, comm);
+    // Summaries flow forward only: rank r sends its own to the ranks after
+    // it (without waiting) and receives those of the ranks before it, so no
+    // rank ever waits for a later one; the last rank sends nothing. A rank
+    // that failed sends its flag 0 and returns; the ranks after it stop on
+    // it, the ranks before it at the final agreement.
+    if (rank < size - 1) {
+      sendBuffers.push_back(mine);
+      for (int q = rank + 1; q < size; ++q) {
+        MPI_Request req;
+        if (int rc = MPI_Isend(sendBuffers.back().data(), static_cast<int>(mine.size()), MPI_FLOAT,
+                               q, kSummaryTag + static_cast<int>(li), comm, &req);
+            rc != MPI_SUCCESS)
+          return mpiFailed(rc, "Isend (summaries)");
+        sends.push_back(req);
+      }
+    }
+    for (int r = 0; r < rank; ++r) {
+      float *dst = all.data() + static_cast<size_t>(r) * mine.size();
+      if (int rc = MPI_Recv(dst, static_cast<int>(mine.size()), MPI_FLOAT, r,
+                            kSummaryTag + static_cast<int>(li), comm, MPI_STATUS_IGNORE);
           rc != MPI_SUCCESS)
-        return mpiFailed(rc, "Allgather (summaries)");
-      out.bytesExchangedPerLayer += static_cast<int64_t>(all.size() - mine.size()) * 4;
-      if (!st.isOk())
-        return st;
-      for (int r = 0; r < size; ++r)
-        if (all[static_cast<size_t>(r) * mine.size()] != 1.0f)
-          return {Code::Internal, "rank " + std::to_string(r) + " failed (its message is above)"};
-    } else if (!st.isOk()) {
-      return st;
+        return mpiFailed(rc, "Recv (summaries)");
+      layerBytes += static_cast<int64_t>(mine.size()) * 4;
+      if (dst[0] != 1.0f && st.isOk())
+        st = {Code::Internal, "rank " + std::to_string(r) + " failed (its message is above)"};
+    }
+    // After a failure a rank goes on exchanging (flag 0, nothing computed)
+    // to the end, where every rank agrees on the outcome: no rank is left
+    // waiting for a message that would never come.
+    if (!st.isOk()) {
+      pending = st;
+      continue;
     }
     std::vector<HostTensor> *final = &first;
     std::vector<HostTensor> second;
@@ -333,12 +392,27 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
         }
         offset += 2 * numel;
       }
-      // 4. The slice again from its true initial states.
+      tExchange = lap();
+      // 4. The slice again from its true initial states. A failure is
+      // reported at the next exchange (or the final agreement): agreeing
+      // here would hold rank 0 back until the last rank is done.
       st = run.call(*L.plain, h, states, second);
       final = &second;
+      if (!st.isOk()) // the ranks after this one stop at their next receive; before it, at the end
+        pending = st;
+      if (!pending.isOk())
+        continue;
     }
-    if (Status a = agree(st); !a.isOk())
-      return a;
+    out.bytesExchangedPerLayer = std::max(out.bytesExchangedPerLayer, layerBytes);
+    if (rank == 0)
+      tExchange = lap();
+    else
+      tRerun = lap();
+    if (times)
+      std::fprintf(stderr,
+                   "ssm distributed: rank %d layer %zu: halo %.1f ms, first run %.1f ms, exchange "
+                   "%.1f ms, rerun %.1f ms\n",
+                   rank, li, tHalo, tFirst, tExchange, tRerun);
     h = std::move((*final)[0]);
     if (rank == size - 1)
       for (int s : L.stateResults) {
@@ -348,6 +422,9 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
       }
   }
 
+  finishSends(Status::ok());
+  if (Status st = agree(pending); !st.isOk())
+    return pending.isOk() ? st : pending;
   if (rank == size - 1) {
     std::vector<HostTensor> logits;
     if (Status st = run.call(*head, h, {}, logits); !st.isOk())
