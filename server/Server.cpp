@@ -8,7 +8,11 @@
 #include <ctime>
 #include <filesystem>
 #include <random>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sstream>
 
 namespace ssm::server {
@@ -19,6 +23,63 @@ using Clock = std::chrono::steady_clock;
 
 std::string dump(const json &j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+/// The connected socket of `req`'s client, or -1. cpp-httplib 0.11 gives a
+/// handler no way to see that its client left (Request::is_connection_closed
+/// came later), so the socket is found by its addresses: the one of this
+/// process bound to the listening socket's port whose peer is
+/// req.remote_addr:remote_port (as cpp-httplib reads them: getpeername,
+/// numeric getnameinfo). The handler's thread owns that socket until the
+/// handler returns, so it cannot be closed or reused meanwhile.
+int clientSocket(const httplib::Request &req, int listenSocket) {
+  auto port = [](const sockaddr_storage &a) {
+    return a.ss_family == AF_INET    ? ntohs(reinterpret_cast<const sockaddr_in &>(a).sin_port)
+           : a.ss_family == AF_INET6 ? ntohs(reinterpret_cast<const sockaddr_in6 &>(a).sin6_port)
+                                     : 0;
+  };
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  if (listenSocket < 0 || ::getsockname(listenSocket, reinterpret_cast<sockaddr *>(&local), &len))
+    return -1;
+  const int localPort = port(local);
+  std::error_code ec;
+  for (const auto &entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (...) {
+      continue;
+    }
+    struct stat st;
+    if (fd == listenSocket || ::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+      continue;
+    sockaddr_storage mine{}, peer{};
+    socklen_t mineLen = sizeof mine, peerLen = sizeof peer;
+    if (::getsockname(fd, reinterpret_cast<sockaddr *>(&mine), &mineLen) ||
+        port(mine) != localPort ||
+        ::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peerLen) ||
+        port(peer) != req.remote_port)
+      continue;
+    char host[NI_MAXHOST];
+    if (::getnameinfo(reinterpret_cast<sockaddr *>(&peer), peerLen, host, sizeof host, nullptr, 0,
+                      NI_NUMERICHOST) == 0 &&
+        req.remote_addr == host)
+      return fd;
+  }
+  return -1;
+}
+
+/// True when the peer of the connected socket `fd` has closed it (an end of
+/// stream to read, a hang-up or an error); data it sent is left unread.
+bool peerClosed(int fd) {
+  pollfd p{fd, POLLIN | POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) <= 0)
+    return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR))
+    return true;
+  char c;
+  return (p.revents & POLLIN) && ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 void sendError(httplib::Response &res, const ApiError &e) {
@@ -214,12 +275,22 @@ void Server::routes() {
   h.Get("/metrics", [this](const httplib::Request &, httplib::Response &res) {
     res.set_content(metrics_.text(scheduler_->cache().stats()), "text/plain; version=0.0.4");
   });
-  h.Post("/v1/completions", [this](const httplib::Request &req, httplib::Response &res) {
-    complete(req.body, Endpoint::Completions, &res);
+  // Whether the client has left, for a non-streaming request that waits for
+  // its whole answer (its socket is found on the first ask).
+  auto clientLeft = [this](const httplib::Request &req) {
+    return [this, &req, fd = -2]() mutable {
+      if (fd == -2)
+        fd = clientSocket(req, listenSocket_);
+      return fd >= 0 && peerClosed(fd);
+    };
+  };
+  h.Post("/v1/completions", [this, clientLeft](const httplib::Request &req, httplib::Response &res) {
+    complete(req.body, Endpoint::Completions, &res, clientLeft(req));
   });
-  h.Post("/v1/chat/completions", [this](const httplib::Request &req, httplib::Response &res) {
-    complete(req.body, Endpoint::Chat, &res);
-  });
+  h.Post("/v1/chat/completions",
+         [this, clientLeft](const httplib::Request &req, httplib::Response &res) {
+           complete(req.body, Endpoint::Chat, &res, clientLeft(req));
+         });
 }
 
 namespace {
@@ -286,7 +357,8 @@ json responseOf(const ResponseShape &r, const Job &job) {
 
 } // namespace
 
-void Server::complete(const std::string &body, Endpoint endpoint, void *resp) {
+void Server::complete(const std::string &body, Endpoint endpoint, void *resp,
+                      const std::function<bool()> &clientLeft) {
   httplib::Response &res = *static_cast<httplib::Response *>(resp);
   CompletionRequest req;
   if (auto e = parseCompletionRequest(body, endpoint, limits_, req))
@@ -379,8 +451,16 @@ void Server::complete(const std::string &body, Endpoint endpoint, void *resp) {
                       static_cast<int64_t>(std::time(nullptr)), n, req.includeUsage};
 
   if (!req.stream) {
+    // Woken when the job ends; every 200 ms meanwhile to see whether the
+    // client has left, which cancels the job (the scheduler ends it,
+    // "cancelled", and frees its slot) and leaves no one to answer.
     std::unique_lock<std::mutex> lock(job->mutex);
-    job->changed.wait(lock, [&] { return job->finished; });
+    while (!job->changed.wait_for(lock, std::chrono::milliseconds(200),
+                                  [&] { return job->finished; }))
+      if (clientLeft && !job->cancelled && clientLeft())
+        job->cancelled = true;
+    if (job->cancelled)
+      return;
     if (job->error)
       return sendError(res, *job->error);
     res.set_content(dump(responseOf(shape, *job)), "application/json");

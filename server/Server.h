@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -66,7 +67,10 @@ public:
 private:
   Server() = default;
   void routes();
-  void complete(const std::string &body, Endpoint endpoint, void *response);
+  /// `clientLeft` (may be empty) says whether the client has closed its
+  /// connection: a non-streaming request whose client left is cancelled.
+  void complete(const std::string &body, Endpoint endpoint, void *response,
+                const std::function<bool()> &clientLeft);
 
   ServerOptions options_;
   std::string modelDir_, modelName_;

@@ -572,6 +572,30 @@ def check_disconnect_on(srv, name):
     r = completion(srv, "still there?", 4)
     check(len(r["choices"][0]["token_ids"]) == 4, name + ": serving after a disconnect")
 
+    # A non-streaming request: nothing is written until its end, so the
+    # server looks at the connection while it waits; a client that left
+    # cancels it too (it would otherwise run its million tokens).
+    before = srv.metrics().get('ssm_generations_total{reason="cancelled"}', 0)
+    s = socket.create_connection(("127.0.0.1", srv.port))
+    body = json.dumps(dict(prompt="go on and on, quietly", max_tokens=1000000, temperature=0)).encode()
+    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    deadline = time.time() + 30
+    while time.time() < deadline and srv.metrics()["ssm_slots_active"] == 0:
+        time.sleep(0.05)
+    check(srv.metrics()["ssm_slots_active"] >= 1, name + ": the non-streaming request runs")
+    s.close()
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        m = srv.metrics()
+        if m.get('ssm_generations_total{reason="cancelled"}', 0) > before and m["ssm_slots_active"] == 0:
+            break
+        time.sleep(0.1)
+    check(m.get('ssm_generations_total{reason="cancelled"}', 0) > before and m["ssm_slots_active"] == 0,
+          name + ": a non-streaming request whose client left is cancelled and frees its slot")
+    r = completion(srv, "still there?", 4)
+    check(len(r["choices"][0]["token_ids"]) == 4, name + ": serving after a non-streaming disconnect")
+
 
 def check_queue_and_shutdown(model):
     srv = Server(model, "--parallel", "1", "--queue", "1", "--max-tokens", "30000")
