@@ -16,6 +16,12 @@ using nlohmann::json;
 
 namespace {
 
+/// Row `row` (outermost dim) of GGUF matrix `t`.
+struct RowRef {
+  const GgufTensor *t;
+  int64_t row;
+};
+
 class Mapper {
 public:
   Mapper(const GgufFile &f, GgufCheckpoint &out, std::string &error)
@@ -42,17 +48,72 @@ public:
 
   /// Stores `values` as Hugging Face tensor `hf` of `shape`. `exact`: the
   /// values are the GGUF tensor's, unchanged (then a 16-bit source stays
-  /// 16-bit, as the safetensors import keeps it).
+  /// 16-bit, as the safetensors import keeps it). `rows`, when given: where
+  /// each row of `hf` (a matrix) comes from, so that Q8_0 blocks are copied
+  /// as they are (keepQ8) instead of the f32 `values`. A quantised or
+  /// 16-bit source stored as f32 is listed in out_.widened.
   void put(const std::string &hf, const std::vector<int64_t> &shape,
-           const std::vector<float> &values, const std::string &g, bool exact) {
+           const std::vector<float> &values, const std::string &g, bool exact,
+           const std::vector<RowRef> *rows = nullptr) {
     uint32_t type = f_.findTensor(g)->type;
+    out_.tensors.metadata["gguf:" + hf] = g;
+    if (exact && rows && keepQ8(hf, shape, *rows)) {
+      ++out_.keptQ8;
+      return;
+    }
     if (exact && type == uint32_t(GgmlType::F16))
       out_.tensors.tensors.push_back(makeF16Tensor(hf, shape, values));
     else if (exact && type == uint32_t(GgmlType::BF16))
       out_.tensors.tensors.push_back(makeBF16Tensor(hf, shape, values));
-    else
+    else {
       out_.tensors.tensors.push_back(makeF32Tensor(hf, shape, values));
-    out_.tensors.metadata["gguf:" + hf] = g;
+      if (type != uint32_t(GgmlType::F32))
+        out_.widened.push_back(g + " (" + ggmlTypeName(type) + ")");
+    }
+  }
+
+  /// The rows of GGUF matrix `g` in order (for put's `rows`).
+  std::vector<RowRef> rowsOf(const std::string &g) const {
+    std::vector<RowRef> r;
+    const GgufTensor *t = f_.findTensor(g);
+    if (t && t->ne.size() == 2)
+      for (int64_t i = 0; i < t->ne[1]; ++i)
+        r.push_back({t, i});
+    return r;
+  }
+
+  /// `hf` as our q8 storage (import/WeightStore.h), "<hf>" I8 (rows, K) and
+  /// "<hf>_scale" F16 (rows, K / 32), copied byte for byte from Q8_0 blocks
+  /// (2-byte f16 scale d, then 32 int8 q: x = q * d, as ggml's
+  /// dequantize_row_q8_0): when `hf` is a matrix the kernels read as q8
+  /// (rank 2, "*.weight", as storeWeight's q8 matrices) and every row comes
+  /// from a Q8_0 row of the same width K. Else false, nothing stored.
+  bool keepQ8(const std::string &hf, const std::vector<int64_t> &shape,
+              const std::vector<RowRef> &rows) {
+    const std::string suffix = ".weight";
+    if (shape.size() != 2 || int64_t(rows.size()) != shape[0] || hf.size() <= suffix.size() ||
+        hf.compare(hf.size() - suffix.size(), suffix.size(), suffix) != 0)
+      return false;
+    const int64_t k = shape[1], blocks = k / 32;
+    for (const RowRef &r : rows)
+      if (r.t->type != uint32_t(GgmlType::Q8_0) || r.t->ne.size() != 2 || r.t->ne[0] != k ||
+          r.row < 0 || r.row >= r.t->ne[1] || k % 32 != 0 || !r.t->data)
+        return false;
+    StTensor q{hf, StDType::I8, shape, {}};
+    StTensor d{hf + "_scale", StDType::F16, {shape[0], blocks}, {}};
+    q.bytes.resize(size_t(shape[0] * k));
+    d.bytes.resize(size_t(shape[0] * blocks * 2));
+    for (int64_t i = 0; i < shape[0]; ++i) {
+      const uint8_t *row = rows[size_t(i)].t->data + rows[size_t(i)].row * blocks * 34;
+      for (int64_t b = 0; b < blocks; ++b) {
+        const uint8_t *block = row + b * 34;
+        std::copy_n(block, 2, &d.bytes[size_t((i * blocks + b) * 2)]);
+        std::copy_n(block + 2, 32, &q.bytes[size_t(i * k + b * 32)]);
+      }
+    }
+    out_.tensors.tensors.push_back(std::move(q));
+    out_.tensors.tensors.push_back(std::move(d));
+    return true;
   }
 
   /// `g` as `hf` with `shape` (a reshape of the same elements; an empty
@@ -72,7 +133,10 @@ public:
       shape = s;
     if (!sameNumel(g, s, shape))
       return false;
-    put(hf, shape, v, g, true);
+    std::vector<RowRef> rows;
+    if (shape == s)
+      rows = rowsOf(g);
+    put(hf, shape, v, g, true, rows.empty() ? nullptr : &rows);
     return true;
   }
 
@@ -358,8 +422,11 @@ bool graniteHybrid(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
         return false;
       }
       g.insert(g.end(), u.begin(), u.end());
+      std::vector<RowRef> rows = m.rowsOf(blk(l, "ffn_gate.weight")),
+                          upRows = m.rowsOf(blk(l, "ffn_up.weight"));
+      rows.insert(rows.end(), upRows.begin(), upRows.end());
       m.put(hfLayer(l, "shared_mlp.input_linear.weight"), {2 * gs[0], gs[1]}, g,
-            blk(l, "ffn_gate.weight"), true);
+            blk(l, "ffn_gate.weight"), true, &rows);
     }
     if (c.kvPerLayer[l] > 0) {
       for (const char *qk : {"q", "k"}) {
@@ -369,7 +436,21 @@ bool graniteHybrid(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
         int64_t nh = qk[0] == 'q' ? c.heads : c.kvPerLayer[l];
         if (!m.load(g, w, s) || !unpermuteRows(w, s, nh, g, f.path, error))
           return false;
-        m.put(hfLayer(l, std::string("self_attn.") + qk + "_proj.weight"), s, w, g, true);
+        // The same permutation of the rows, for Q8_0 blocks kept as they are.
+        std::vector<RowRef> rows = m.rowsOf(g);
+        std::vector<float> index(rows.size());
+        for (size_t i = 0; i < index.size(); ++i)
+          index[i] = float(i);
+        if (!rows.empty() && unpermuteRows(index, {int64_t(rows.size()), 1}, nh, g, f.path, error)) {
+          std::vector<RowRef> permuted;
+          for (float i : index)
+            permuted.push_back(rows[size_t(i)]);
+          rows.swap(permuted);
+        } else {
+          rows.clear();
+        }
+        m.put(hfLayer(l, std::string("self_attn.") + qk + "_proj.weight"), s, w, g, true,
+              rows.empty() ? nullptr : &rows);
         std::string gb = blk(l, std::string("attn_") + qk + ".bias");
         if (m.has(gb)) {
           std::vector<float> b;

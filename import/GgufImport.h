@@ -5,7 +5,8 @@
 // transforms some of them, and turns config.json into `<arch>.*` metadata.
 // ggufToCheckpoint undoes that: it writes the config.json the model
 // builders read (import/HybridModel.h) and every tensor under its Hugging
-// Face name, as f32 (quantised tensors dequantised, import/Gguf.h), so a
+// Face name, as f32 (quantised tensors dequantised, import/Gguf.h; Q8_0
+// matrices kept as int8 + f16 scales, F16 / BF16 ones as 16-bit), so a
 // GGUF file becomes the same model folder as the safetensors checkpoint it
 // was made from. Per `general.architecture`:
 //
@@ -45,6 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ssm::importer {
 
@@ -53,6 +55,13 @@ struct GgufCheckpoint {
   nlohmann::json config;        // config.json as transformers writes it
   StFile tensors;               // Hugging Face names; metadata "gguf:<hf name>" = GGUF name
   std::string sourceTypes;      // "F32", "Q8_0 x30 + F32 x20", ...
+  /// Q8_0 matrices kept as our q8 storage: "<hf>" I8 (rows, K) with its
+  /// blocks' int8 values and "<hf>_scale" F16 (rows, K / 32) with their
+  /// scales, byte for byte (the importers store them as they are under
+  /// --weights source or q8, import/HybridImport.cpp).
+  int keptQ8 = 0;
+  /// Quantised or 16-bit GGUF tensors stored as f32: "<gguf name> (<type>)".
+  std::vector<std::string> widened;
 };
 
 /// The general.architecture values ggufToCheckpoint reads, comma-separated.

@@ -175,12 +175,17 @@ bool importHybridFrom(const json &config, const StFile &in, const std::string &s
               rt::shapeString(p.shape);
       return false;
     }
+    sourceDtypes.insert(stDTypeName(t->dtype));
+    const StTensor *scale = nullptr;
+    if (isStoredQ8(in, *t, scale)) { // int8 blocks (a GGUF's Q8_0): kept as they are
+      storeQ8Weight(out, *t, *scale, weightsMode);
+      continue;
+    }
     std::vector<float> values;
     if (!toFloats(*t, values, error)) {
       error = safetensorsPath + ": " + error;
       return false;
     }
-    sourceDtypes.insert(stDTypeName(t->dtype));
     storeWeight(out, p.name, p.shape, values, t->dtype, weightsMode);
   }
   std::string dtypes;

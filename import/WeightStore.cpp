@@ -113,6 +113,36 @@ void storeWeight(StFile &out, const std::string &name, const std::vector<int64_t
   out.tensors.push_back(makeF32Tensor(name, shape, values));
 }
 
+bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale) {
+  scale = nullptr;
+  if (t.dtype != StDType::I8 || t.shape.empty() || t.shape.back() % 32 != 0)
+    return false;
+  const StTensor *s = in.find(t.name + "_scale");
+  std::vector<int64_t> sShape = t.shape;
+  sShape.back() /= 32;
+  if (!s || s->dtype != StDType::F16 || s->shape != sShape)
+    return false;
+  scale = s;
+  return true;
+}
+
+bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, WeightsMode mode) {
+  if ((mode == WeightsMode::Source || mode == WeightsMode::Q8) && isMatrix(t.name, t.shape)) {
+    out.tensors.push_back(t);
+    out.tensors.push_back(scale);
+    return true;
+  }
+  const int64_t n = int64_t(t.bytes.size());
+  std::vector<float> values(t.bytes.size());
+  for (int64_t i = 0; i < n; ++i) {
+    size_t b = size_t(i / 32) * 2;
+    float d = halfToFloat(uint16_t(scale.bytes[b] | (scale.bytes[b + 1] << 8)));
+    values[size_t(i)] = float(int8_t(t.bytes[size_t(i)])) * d;
+  }
+  storeWeight(out, t.name, t.shape, values, StDType::F32, mode);
+  return false;
+}
+
 std::string storedDtypeSummary(const StFile &f) {
   std::map<std::string, int> counts;
   for (const StTensor &t : f.tensors)

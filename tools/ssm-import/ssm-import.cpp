@@ -291,8 +291,22 @@ int importHybridModel(const std::string &safetensors, const std::string &configF
   if (!ok)
     return cannotRun(error);
   if (gguf) {
-    // Quantised tensors were dequantised to f32 (the summary's source types).
-    summary += " (GGUF " + gguf->ggufArchitecture + ": " + gguf->sourceTypes + ")";
+    // Q8_0 matrices kept as q8, F16 / BF16 as themselves; the tensors
+    // dequantised or widened to f32 named (docs/gguf.md).
+    summary += " (GGUF " + gguf->ggufArchitecture + ": " + gguf->sourceTypes;
+    if (gguf->keptQ8 > 0)
+      summary += (gWeights == WeightsMode::Source || gWeights == WeightsMode::Q8
+                       ? "; Q8_0 kept as q8 x"
+                       : "; Q8_0 dequantised for --weights x") +
+                 std::to_string(gguf->keptQ8);
+    if (!gguf->widened.empty()) {
+      summary += "; widened to f32 x" + std::to_string(gguf->widened.size()) + ":";
+      for (size_t i = 0; i < gguf->widened.size() && i < 4; ++i)
+        summary += (i ? ", " : " ") + gguf->widened[i];
+      if (gguf->widened.size() > 4)
+        summary += ", ...";
+    }
+    summary += ")";
   }
   std::string written = (fs::path(outDir) / "model.mlir").string();
   std::vector<char> text;

@@ -1,4 +1,5 @@
-// GGUF tensor types dequantised at import: a random 3-layer LFM2 of width
+// GGUF tensor types dequantised at import (Q8_0 kept as q8 blocks,
+// gguf-q8-kept.mlir, read as q * d like the rest): a random 3-layer LFM2 of width
 // 256 (so the K-quants' 256-element blocks fit its rows) is written as a
 // GGUF by Inputs/gguf_tool.py, its matrices quantised to each type by that
 // script's own quantiser (written from ggml's block layouts, independent of
@@ -22,12 +23,12 @@
 // DEFINE: %{check} = sh -c '%{tool} quantize %t/f32.gguf %t/$0.gguf %t/$0-deq.gguf $0 && ssm-import %t/$0.gguf -o %t/m-$0 && ssm-import %t/$0-deq.gguf -o %t/m-$0-deq && ssm-run %t/m-$0 --tokens %{tokens} --engine reference --all-logits-out %t/$0.npy && ssm-run %t/m-$0-deq --tokens %{tokens} --engine reference --all-logits-out %t/$0-deq.npy && python3 %S/Inputs/compare_npy.py %t/$0.npy %t/$0-deq.npy 1e-6'
 // RUN: %{check} Q8_0 | FileCheck %s --check-prefixes=CHECK,Q8_0
 // Q8_0: quantized 18 tensors to Q8_0
-// Q8_0: (GGUF lfm2: F32 x11 + Q8_0 x18) -> F32
+// Q8_0: (GGUF lfm2: F32 x11 + Q8_0 x18; Q8_0 kept as q8 x18) -> F16 x18 + F32 x11 + I8 x18
 // RUN: %{check} Q4_0 | FileCheck %s --check-prefixes=CHECK,Q4_0
-// Q4_0: (GGUF lfm2: F32 x11 + Q4_0 x18) -> F32
+// Q4_0: (GGUF lfm2: F32 x11 + Q4_0 x18; widened to f32 x18: token_embd.weight (Q4_0), {{.*}}) -> F32
 // RUN: %{check} Q5_0 | FileCheck %s
 // RUN: %{check} Q4_K | FileCheck %s --check-prefixes=CHECK,Q4_K
-// Q4_K: (GGUF lfm2: F32 x11 + Q4_K x18) -> F32
+// Q4_K: (GGUF lfm2: F32 x11 + Q4_K x18; widened to f32 x18: token_embd.weight (Q4_K), {{.*}}) -> F32
 // RUN: %{check} Q5_K | FileCheck %s
 // RUN: %{check} Q6_K | FileCheck %s
 // RUN: %{check} BF16 | FileCheck %s --check-prefixes=CHECK,BF16
