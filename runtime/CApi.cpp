@@ -304,6 +304,23 @@ int64_t ssm_stream_position(const ssm_stream_t *stream) {
   return stream ? stream->impl->position() : 0;
 }
 
+ssm_status_t ssm_stream_first_nonfinite(const ssm_stream_t *stream, char *text, size_t capacity,
+                                        size_t *length) {
+  SSM_REQUIRE(stream && length, "stream or length is NULL");
+  *length = 0;
+  SSM_REQUIRE(text || capacity == 0, "text is NULL with a capacity");
+  return guarded([&] {
+    std::string where = stream->impl->firstNonFinite();
+    *length = where.size();
+    if (capacity > 0) {
+      const size_t k = std::min(where.size(), capacity - 1);
+      std::memcpy(text, where.data(), k);
+      text[k] = '\0';
+    }
+    return SSM_OK;
+  });
+}
+
 ssm_status_t ssm_stream_get_state(const ssm_stream_t *stream, const char *name, float *values,
                                   size_t numel) {
   SSM_REQUIRE(stream && name && values, "stream, name or values is NULL");

@@ -220,6 +220,15 @@ SSM_RT_API ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n,
 SSM_RT_API ssm_status_t ssm_stream_logits(const ssm_stream_t *stream, const float **logits);
 /* Tokens processed since creation, reset or the state loaded. */
 SSM_RT_API int64_t ssm_stream_position(const ssm_stream_t *stream);
+/* The first value of the stream's logits, then of its states (model.json order),
+ * that is NaN or an infinity, as "logits[i] = nan" or "state 'name'[i] = inf"; ""
+ * (*length 0) when every value is finite. snprintf-like: the text's length goes to
+ * *length and at most capacity - 1 bytes and a NUL to text (capacity 0: only the
+ * length). The compiled engines compute in float32, where extreme but valid weights
+ * can overflow (docs/numerics.md): call it after a call whose results matter; it
+ * reads every value once. */
+SSM_RT_API ssm_status_t ssm_stream_first_nonfinite(const ssm_stream_t *stream, char *text,
+                                                   size_t capacity, size_t *length);
 
 /* Copies state `name` out of (into) the stream; `numel` must be its size. */
 SSM_RT_API ssm_status_t ssm_stream_get_state(const ssm_stream_t *stream, const char *name,

@@ -162,6 +162,16 @@ public:
     return std::vector<float>(l, l + vocab());
   }
   int64_t position() const { return ssm_stream_position(handle_); }
+  /// The first NaN or infinity in the logits, then the states
+  /// ("logits[i] = nan", "state 'name'[i] = inf"), or "" when all are finite.
+  std::string firstNonFinite() const {
+    size_t n = 0;
+    check(ssm_stream_first_nonfinite(handle_, nullptr, 0, &n));
+    std::string text(n + 1, '\0');
+    check(ssm_stream_first_nonfinite(handle_, text.data(), text.size(), &n));
+    text.resize(n);
+    return text;
+  }
   std::vector<float> state(const std::string &name, size_t numel) const {
     std::vector<float> v(numel);
     check(ssm_stream_get_state(handle_, name.c_str(), v.data(), numel));

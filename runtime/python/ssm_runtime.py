@@ -111,6 +111,8 @@ _sig = {
     "ssm_stream_step": (ctypes.c_int, [_p, ctypes.c_int32, ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
     "ssm_stream_logits": (ctypes.c_int, [_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
     "ssm_stream_position": (ctypes.c_int64, [_p]),
+    "ssm_stream_first_nonfinite": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.c_size_t,
+                                                  ctypes.POINTER(ctypes.c_size_t)]),
     "ssm_stream_get_state": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t]),
     "ssm_stream_set_state": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t]),
     "ssm_stream_save_state": (ctypes.c_int, [_p, ctypes.c_char_p]),
@@ -387,6 +389,16 @@ class Stream:
     @property
     def position(self):
         return _lib.ssm_stream_position(self._h)
+
+    def first_nonfinite(self):
+        """The first NaN or infinity in the logits, then the states
+        ("logits[i] = nan", "state 'name'[i] = inf"), or "" when every value
+        is finite (docs/numerics.md)."""
+        length = ctypes.c_size_t()
+        _check(_lib.ssm_stream_first_nonfinite(self._h, None, 0, ctypes.byref(length)))
+        buf = ctypes.create_string_buffer(length.value + 1)
+        _check(_lib.ssm_stream_first_nonfinite(self._h, buf, len(buf), ctypes.byref(length)))
+        return buf.raw[:length.value].decode("utf-8")
 
     def reset(self):
         _check(_lib.ssm_stream_reset(self._h))

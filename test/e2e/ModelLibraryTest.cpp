@@ -300,6 +300,33 @@ TEST_F(ModelLibraryTest, StatesStartAtInitAndRoundTrip) {
   EXPECT_EQ(statusOf([&] { s.logits(); }), SSM_ERROR_INVALID_ARGUMENT);
 }
 
+// ssm_stream_first_nonfinite: "" on a stream of finite values, else the first
+// NaN or infinity, the logits before the states in model.json order.
+TEST_F(ModelLibraryTest, FirstNonFiniteNamesTheTensor) {
+  Model model(root + "/m");
+  auto states = model.states();
+  ASSERT_GE(states.size(), 2u);
+  Stream s(model);
+  EXPECT_EQ(s.firstNonFinite(), ""); // position 0: no logits, states at init
+  s.prefill(kPrompt);
+  EXPECT_EQ(s.firstNonFinite(), "");
+  std::vector<float> second = s.state(states[1].name, states[1].numel);
+  second[3] = std::nanf("");
+  s.setState(states[1].name, second);
+  EXPECT_EQ(s.firstNonFinite(), "state '" + states[1].name + "'[3] = nan");
+  std::vector<float> first = s.state(states[0].name, states[0].numel);
+  first[0] = -INFINITY;
+  s.setState(states[0].name, first);
+  EXPECT_EQ(s.firstNonFinite(), "state '" + states[0].name + "'[0] = -inf");
+  char small[8];
+  size_t n = 0;
+  ASSERT_EQ(ssm_stream_first_nonfinite(s.get(), small, sizeof small, &n), SSM_OK);
+  EXPECT_EQ(n, ("state '" + states[0].name + "'[0] = -inf").size());
+  EXPECT_STREQ(small, "state '");
+  EXPECT_EQ(ssm_stream_first_nonfinite(s.get(), nullptr, 4, &n), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ssm_stream_first_nonfinite(nullptr, nullptr, 0, &n), SSM_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(ModelLibraryTest, DlpackViewsAreNotCopies) {
   Model model(root + "/m");
   Stream s(model);

@@ -112,6 +112,11 @@ b.prefill(prompt)
 check(all(math.isfinite(x) for x in b.logits()) and list(b.logits()) == list(ref.logits()),
       "the new stream's logits are its own (finite, as a fresh stream's)")
 check(torch.equal(lg, lg_values), "the outliving logits view still reads the old stream's logits")
+check(b.first_nonfinite() == "", "first_nonfinite: every value finite")
+bad = list(b.state(name))
+bad[2] = float("inf")
+b.set_state(name, bad)
+check(b.first_nonfinite() == f"state '{name}'[2] = inf", "first_nonfinite names the state and the index")
 del h, lg
 gc.collect()
 check(alive() is None, "the stream is freed once its views are gone")
