@@ -15,7 +15,14 @@ in alternating rounds after one untimed warm-up of each (compilation), and
 prints per configuration the median and the spread, the ratio single / R
 ranks, and the bytes each rank receives per layer (halo rows and state
 summaries). The machine's load is printed with each round: timings on a
-loaded machine are not the algorithm's.
+loaded machine are not the algorithm's. So each distributed run also
+reports every rank's CPU time per layer (SSM_DISTRIBUTED_TIMES=1), and the
+script replays them as if each rank had a core of its own: rank r's layer l
+starts when its layer l - 1 is done and the ranks before it are done with
+layer l (their summaries; a middle rank's two runs count as one block, so
+this bounds it from above), against the sum of the 1-rank run's layer CPU
+times. That "dedicated-core" figure is a model built from measured CPU
+times, not a wall-clock measurement, and is printed as such.
 
 Usage: bench/distributed_bench.py --bin build/bin [--model DIR] [--layers 24]
            [--tokens 65536] [--ranks 2] [--rounds 3]
@@ -55,6 +62,7 @@ def main():
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     env.setdefault("SSM_CACHE_DIR", os.path.join(work, "cache"))
+    env["SSM_DISTRIBUTED_TIMES"] = "1"
     here = os.path.dirname(os.path.abspath(__file__))
     model = a.model
     if not model:
@@ -68,11 +76,30 @@ def main():
     np.save(tokens, rng.integers(0, 50280, a.tokens, dtype=np.int32))
     ssm_run = os.path.join(a.bin, "ssm-run")
     single = [ssm_run, model, "--tokens", tokens, "--engine", "cpu", "--threads", "1", "--repeat", "1"]
-    ranks = [int(r) for r in a.ranks.split(",")]
+    ranks = sorted(set([1] + [int(r) for r in a.ranks.split(",")]))
 
     def dist(r):
-        return ["mpirun", "--oversubscribe", "-np", str(r), ssm_run, model, "--tokens", tokens,
-                "--engine", "cpu", "--threads", "1", "--distributed"]
+        return ["mpirun", "--oversubscribe", "-np", str(r), "-x", "SSM_DISTRIBUTED_TIMES", ssm_run,
+                model, "--tokens", tokens, "--engine", "cpu", "--threads", "1", "--distributed"]
+
+    def layer_cpu(out):
+        """{rank: [cpu ms per layer]} from the SSM_DISTRIBUTED_TIMES lines."""
+        per = {}
+        for m in re.finditer(r"rank (\d+) layer (\d+): .*; cpu ([0-9.]+) ms", out):
+            per.setdefault(int(m.group(1)), {})[int(m.group(2))] = float(m.group(3))
+        return {r: [v[k] for k in sorted(v)] for r, v in per.items()}
+
+    def replay(cpu):
+        """Finish time of the last rank with one core per rank (see the docstring)."""
+        ranks_, layers = sorted(cpu), len(next(iter(cpu.values())))
+        done = {r: 0.0 for r in ranks_}
+        for l in range(layers):
+            ready = 0.0
+            for r in ranks_:
+                start = max(done[r], ready)
+                done[r] = start + cpu[r][l]
+                ready = max(ready, done[r])
+        return done[ranks_[-1]]
 
     # Warm-up: compiles every graph (one per slice length) into the cache.
     run(single[:-2], env)
@@ -80,7 +107,7 @@ def main():
         run(dist(r), env)
     times = {"single": []}
     times.update({r: [] for r in ranks})
-    bytes_per_layer = {}
+    bytes_per_layer, modeled = {}, {r: [] for r in ranks}
     for i in range(a.rounds):
         order = ["single"] + ranks if i % 2 == 0 else ranks[::-1] + ["single"]
         for what in order:
@@ -92,6 +119,7 @@ def main():
                 m = re.search(r"in ([0-9.]+) ms; ([0-9]+) bytes received per layer", out)
                 times[what].append(float(m.group(1)))
                 bytes_per_layer[what] = int(m.group(2))
+                modeled[what].append(replay(layer_cpu(out)))
         load = open("/proc/loadavg").read().split()[0]
         print(f"round {i + 1}: " + ", ".join(
             f"{k if k == 'single' else str(k) + ' ranks'} {v[-1]:.0f} ms" for k, v in times.items())
@@ -105,6 +133,11 @@ def main():
         print(f"  {r} ranks   : {med:.0f} ms (min {min(times[r]):.0f}, max {max(times[r]):.0f}), "
               f"{base / med:.2f}x the single process; {bytes_per_layer[r]} bytes received per "
               f"layer by the last rank")
+    one = statistics.median(modeled[1])
+    print("dedicated-core replay of the measured per-layer CPU times (a model, not a wall time):")
+    for r in ranks:
+        med = statistics.median(modeled[r])
+        print(f"  {r} ranks   : {med:.0f} ms of layers, {one / med:.2f}x 1 rank")
 
 
 if __name__ == "__main__":

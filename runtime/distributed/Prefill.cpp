@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 
@@ -100,6 +101,31 @@ private:
   std::map<std::string, HostTensor> views;
 };
 
+/// MPI_Recv without spinning: Open MPI busy-polls a blocking receive, which
+/// on a machine with fewer free cores than ranks takes the core the rank we
+/// wait for needs. The receive is posted and tested every 100 us instead
+/// (a latency far below a layer's time).
+int recvIdle(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm) {
+  MPI_Request req;
+  if (int rc = MPI_Irecv(buf, count, type, source, tag, comm, &req); rc != MPI_SUCCESS)
+    return rc;
+  for (;;) {
+    int done = 0;
+    if (int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
+      return rc;
+    if (done)
+      return MPI_SUCCESS;
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+double cpuMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
 HostTensor zeros(const TensorInfo &info) {
   HostTensor t;
   t.shape = info.shape;
@@ -142,8 +168,20 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
   auto agree = [&](Status local) -> Status {
     int mine = local.isOk() ? 1 : 0;
     std::vector<int> all(size);
-    if (int rc = MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm); rc != MPI_SUCCESS)
-      return mpiFailed(rc, "Allgather (status)");
+    // Non-blocking and tested with pauses, like recvIdle: a rank done early
+    // must not spin on the core of one still computing.
+    MPI_Request req;
+    if (int rc = MPI_Iallgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm, &req);
+        rc != MPI_SUCCESS)
+      return mpiFailed(rc, "Iallgather (status)");
+    for (int done = 0; !done;) {
+      if (int rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
+        return mpiFailed(rc, "Iallgather (status)");
+      if (!done) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, nullptr);
+      }
+    }
     if (!local.isOk())
       return local;
     for (int r = 0; r < size; ++r)
@@ -240,14 +278,21 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
   constexpr int kSummaryTag = 1 << 20; // halo messages are tagged with the layer, summaries above
   // Returns `st` once this rank's sends are done (their buffers die with us).
   auto finishSends = [&](Status st) {
-    if (!sends.empty())
-      MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    for (int done = sends.empty(); !done;) { // tested with pauses, as in recvIdle
+      if (MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE) !=
+          MPI_SUCCESS)
+        break;
+      if (!done) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, nullptr);
+      }
+    }
     sends.clear();
     return st;
   };
   for (size_t li = 0; li < layers.size(); ++li) {
     const Layer &L = layers[li];
-    double tHalo = 0, tFirst = 0, tExchange = 0, tRerun = 0;
+    double tHalo = 0, tFirst = 0, tExchange = 0, tRerun = 0, cpu0 = cpuMs();
     int64_t layerBytes = 0;
     lap();
     // 1. The halo: each rank's last min(n, halo) input rows, gathered.
@@ -280,8 +325,8 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
       for (int r = rank - 1; r >= 0 && got < halo; --r) {
         int64_t have = std::min(lengths[r], halo);
         std::vector<float> buf(static_cast<size_t>(have * width));
-        if (int rc = MPI_Recv(buf.data(), static_cast<int>(buf.size()), MPI_FLOAT, r,
-                              static_cast<int>(li), comm, MPI_STATUS_IGNORE);
+        if (int rc = recvIdle(buf.data(), static_cast<int>(buf.size()), MPI_FLOAT, r,
+                              static_cast<int>(li), comm);
             rc != MPI_SUCCESS)
           return mpiFailed(rc, "Recv (halo)");
         layerBytes += static_cast<int64_t>(buf.size()) * 4;
@@ -360,8 +405,8 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     }
     for (int r = 0; r < rank; ++r) {
       float *dst = all.data() + static_cast<size_t>(r) * mine.size();
-      if (int rc = MPI_Recv(dst, static_cast<int>(mine.size()), MPI_FLOAT, r,
-                            kSummaryTag + static_cast<int>(li), comm, MPI_STATUS_IGNORE);
+      if (int rc = recvIdle(dst, static_cast<int>(mine.size()), MPI_FLOAT, r,
+                            kSummaryTag + static_cast<int>(li), comm);
           rc != MPI_SUCCESS)
         return mpiFailed(rc, "Recv (summaries)");
       layerBytes += static_cast<int64_t>(mine.size()) * 4;
@@ -411,8 +456,8 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     if (times)
       std::fprintf(stderr,
                    "ssm distributed: rank %d layer %zu: halo %.1f ms, first run %.1f ms, exchange "
-                   "%.1f ms, rerun %.1f ms\n",
-                   rank, li, tHalo, tFirst, tExchange, tRerun);
+                   "%.1f ms, rerun %.1f ms; cpu %.1f ms\n",
+                   rank, li, tHalo, tFirst, tExchange, tRerun, cpuMs() - cpu0);
     h = std::move((*final)[0]);
     if (rank == size - 1)
       for (int s : L.stateResults) {
