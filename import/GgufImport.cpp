@@ -7,6 +7,7 @@
 #include "import/GgufImport.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -57,10 +58,8 @@ public:
            const std::vector<RowRef> *rows = nullptr) {
     uint32_t type = f_.findTensor(g)->type;
     out_.tensors.metadata["gguf:" + hf] = g;
-    if (exact && rows && keepQ8(hf, shape, *rows)) {
-      ++out_.keptQ8;
+    if (exact && rows && keepQ8(hf, shape, *rows))
       return;
-    }
     if (exact && type == uint32_t(GgmlType::F16))
       out_.tensors.tensors.push_back(makeF16Tensor(hf, shape, values));
     else if (exact && type == uint32_t(GgmlType::BF16))
@@ -82,35 +81,67 @@ public:
     return r;
   }
 
-  /// `hf` as our q8 storage (import/WeightStore.h), "<hf>" I8 (rows, K) and
-  /// "<hf>_scale" F16 (rows, K / 32), copied byte for byte from Q8_0 blocks
-  /// (2-byte f16 scale d, then 32 int8 q: x = q * d, as ggml's
-  /// dequantize_row_q8_0): when `hf` is a matrix the kernels read as q8
-  /// (rank 2, "*.weight", as storeWeight's q8 matrices) and every row comes
-  /// from a Q8_0 row of the same width K. Else false, nothing stored.
+  /// `hf` as int8 blocks with scales (import/WeightStore.h), when `hf` is a
+  /// matrix the kernels read so (rank 2, "*.weight", as storeWeight's q8
+  /// matrices) and every row comes from a row of the same width K of one
+  /// type:
+  ///  * Q8_0 (`block_q8_0 {half d; int8 qs[32]}`, x = q * d): "<hf>" I8
+  ///    (rows, K) and "<hf>_scale" F16 (rows, K / 32), the blocks' bytes
+  ///    copied as they are (our q8);
+  ///  * Q6_K (`block_q6_K {u8 ql[128], qh[64]; int8 scales[16]; half d}`,
+  ///    x = (d * sc) * (q - 32), ggml's dequantize_row_q6_K): "<hf>" I8 with
+  ///    q - 32 in [-32, 31] and "<hf>_scale" F32 (rows, K / 16) with the f32
+  ///    product d * sc of each group of 16 (q8b16, passes/WeightStorage.h);
+  ///    the same values as the dequantisation, bit for bit.
+  /// Else false, nothing stored.
   bool keepQ8(const std::string &hf, const std::vector<int64_t> &shape,
               const std::vector<RowRef> &rows) {
     const std::string suffix = ".weight";
-    if (shape.size() != 2 || int64_t(rows.size()) != shape[0] || hf.size() <= suffix.size() ||
+    if (shape.size() != 2 || int64_t(rows.size()) != shape[0] || rows.empty() ||
+        hf.size() <= suffix.size() ||
         hf.compare(hf.size() - suffix.size(), suffix.size(), suffix) != 0)
       return false;
-    const int64_t k = shape[1], blocks = k / 32;
+    const uint32_t type = rows[0].t->type;
+    const bool q6k = type == uint32_t(GgmlType::Q6_K);
+    if (type != uint32_t(GgmlType::Q8_0) && !q6k)
+      return false;
+    const int64_t k = shape[1], block = q6k ? 256 : 32, blockBytes = q6k ? 210 : 34;
+    const int64_t blocks = k / block, groups = q6k ? k / 16 : k / 32;
     for (const RowRef &r : rows)
-      if (r.t->type != uint32_t(GgmlType::Q8_0) || r.t->ne.size() != 2 || r.t->ne[0] != k ||
-          r.row < 0 || r.row >= r.t->ne[1] || k % 32 != 0 || !r.t->data)
+      if (r.t->type != type || r.t->ne.size() != 2 || r.t->ne[0] != k || r.row < 0 ||
+          r.row >= r.t->ne[1] || k % block != 0 || !r.t->data)
         return false;
     StTensor q{hf, StDType::I8, shape, {}};
-    StTensor d{hf + "_scale", StDType::F16, {shape[0], blocks}, {}};
+    StTensor d{hf + "_scale", q6k ? StDType::F32 : StDType::F16, {shape[0], groups}, {}};
     q.bytes.resize(size_t(shape[0] * k));
-    d.bytes.resize(size_t(shape[0] * blocks * 2));
+    d.bytes.resize(size_t(shape[0] * groups * (q6k ? 4 : 2)));
     for (int64_t i = 0; i < shape[0]; ++i) {
-      const uint8_t *row = rows[size_t(i)].t->data + rows[size_t(i)].row * blocks * 34;
+      const uint8_t *row = rows[size_t(i)].t->data + rows[size_t(i)].row * blocks * blockBytes;
       for (int64_t b = 0; b < blocks; ++b) {
-        const uint8_t *block = row + b * 34;
-        std::copy_n(block, 2, &d.bytes[size_t((i * blocks + b) * 2)]);
-        std::copy_n(block + 2, 32, &q.bytes[size_t(i * k + b * 32)]);
+        const uint8_t *src = row + b * blockBytes;
+        if (!q6k) {
+          std::copy_n(src, 2, &d.bytes[size_t((i * blocks + b) * 2)]);
+          std::copy_n(src + 2, 32, &q.bytes[size_t(i * k + b * 32)]);
+          continue;
+        }
+        const uint8_t *ql = src, *qh = src + 128;
+        const int8_t *sc = reinterpret_cast<const int8_t *>(src + 192);
+        const float dd = halfToFloat(uint16_t(src[208] | (src[209] << 8)));
+        int8_t *qo = reinterpret_cast<int8_t *>(&q.bytes[size_t(i * k + b * 256)]);
+        for (int n = 0; n < 2; ++n, ql += 64, qh += 32, qo += 128)
+          for (int l = 0; l < 32; ++l) {
+            qo[l] = int8_t(((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32);
+            qo[l + 32] = int8_t(((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32);
+            qo[l + 64] = int8_t(((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32);
+            qo[l + 96] = int8_t(((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32);
+          }
+        for (int g = 0; g < 16; ++g) {
+          float s = dd * float(sc[g]);
+          std::memcpy(&d.bytes[size_t((i * groups + b * 16 + g) * 4)], &s, 4);
+        }
       }
     }
+    (q6k ? out_.keptQ6K : out_.keptQ8) += 1;
     out_.tensors.tensors.push_back(std::move(q));
     out_.tensors.tensors.push_back(std::move(d));
     return true;

@@ -60,6 +60,10 @@ struct GgufCheckpoint {
   /// scales, byte for byte (the importers store them as they are under
   /// --weights source or q8, import/HybridImport.cpp).
   int keptQ8 = 0;
+  /// Q6_K matrices kept as int8 blocks of 16 with f32 scales: "<hf>" I8
+  /// (rows, K) holding q - 32 and "<hf>_scale" F32 (rows, K / 16) holding
+  /// d * sc, exactly the values ggml's dequantisation multiplies.
+  int keptQ6K = 0;
   /// Quantised or 16-bit GGUF tensors stored as f32: "<gguf name> (<type>)".
   std::vector<std::string> widened;
 };

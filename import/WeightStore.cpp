@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace ssm::importer {
@@ -115,12 +116,14 @@ void storeWeight(StFile &out, const std::string &name, const std::vector<int64_t
 
 bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale) {
   scale = nullptr;
-  if (t.dtype != StDType::I8 || t.shape.empty() || t.shape.back() % 32 != 0)
-    return false;
   const StTensor *s = in.find(t.name + "_scale");
+  if (t.dtype != StDType::I8 || t.shape.empty() || !s ||
+      (s->dtype != StDType::F16 && s->dtype != StDType::F32))
+    return false;
+  const int64_t block = s->dtype == StDType::F16 ? 32 : 16;
   std::vector<int64_t> sShape = t.shape;
-  sShape.back() /= 32;
-  if (!s || s->dtype != StDType::F16 || s->shape != sShape)
+  sShape.back() /= block;
+  if (t.shape.back() % block != 0 || s->shape != sShape)
     return false;
   scale = s;
   return true;
@@ -134,9 +137,15 @@ bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, Weight
   }
   const int64_t n = int64_t(t.bytes.size());
   std::vector<float> values(t.bytes.size());
+  const bool f16 = scale.dtype == StDType::F16;
   for (int64_t i = 0; i < n; ++i) {
-    size_t b = size_t(i / 32) * 2;
-    float d = halfToFloat(uint16_t(scale.bytes[b] | (scale.bytes[b + 1] << 8)));
+    float d;
+    if (f16) {
+      size_t b = size_t(i / 32) * 2;
+      d = halfToFloat(uint16_t(scale.bytes[b] | (scale.bytes[b + 1] << 8)));
+    } else {
+      std::memcpy(&d, &scale.bytes[size_t(i / 16) * 4], 4);
+    }
     values[size_t(i)] = float(int8_t(t.bytes[size_t(i)])) * d;
   }
   storeWeight(out, t.name, t.shape, values, StDType::F32, mode);

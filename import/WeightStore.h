@@ -39,16 +39,17 @@ void storeWeight(StFile &out, const std::string &name, const std::vector<int64_t
 std::vector<int8_t> quantizeQ8(const std::vector<float> &values, int64_t k,
                                std::vector<uint16_t> &scales);
 
-/// Whether `in` holds weight `name` as q8 storage already: an I8 tensor with
-/// an F16 "<name>_scale" of shape (..., K / 32) (the GGUF import's Q8_0
-/// matrices, import/GgufImport.h). Then `scale` is that tensor.
+/// Whether `in` holds weight `name` as int8 blocks already: an I8 tensor
+/// with an F16 "<name>_scale" of shape (..., K / 32) (q8: the GGUF import's
+/// Q8_0 matrices) or an F32 one of shape (..., K / 16) (q8b16: its Q6_K
+/// matrices; import/GgufImport.h). Then `scale` is that tensor.
 bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale);
 
-/// Appends weight `t` held as q8 (isStoredQ8) under `mode`: its two tensors
-/// as they are, byte for byte, for `source` and `q8` when it is a matrix
-/// q8 applies to (as storeWeight's); else dequantised (x = q * d, f32, as
-/// ggml's dequantize_row_q8_0) and stored by storeWeight. Returns whether
-/// it was kept.
+/// Appends weight `t` held as int8 blocks (isStoredQ8) under `mode`: its two
+/// tensors as they are, byte for byte, for `source` and `q8` when it is a
+/// matrix q8 applies to (as storeWeight's); else dequantised (x = q * d in
+/// f32, as ggml's dequantize_row_q8_0 / _q6_K) and stored by storeWeight.
+/// Returns whether it was kept.
 bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, WeightsMode mode);
 
 /// "F32" when every tensor of `f` is F32, else the counts: "F16 x30 + F32 x48"

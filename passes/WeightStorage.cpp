@@ -24,6 +24,7 @@ const char *weightStorageName(WeightStorage s) {
   case WeightStorage::F16: return "f16";
   case WeightStorage::BF16: return "bf16";
   case WeightStorage::Q8: return "q8";
+  case WeightStorage::Q8B16: return "q8b16";
   }
   return "f32";
 }
@@ -34,16 +35,23 @@ Type storageElementType(MLIRContext *ctx, WeightStorage s) {
   switch (s) {
   case WeightStorage::F16: return Float16Type::get(ctx);
   case WeightStorage::BF16: return BFloat16Type::get(ctx);
-  case WeightStorage::Q8: return IntegerType::get(ctx, 8);
+  case WeightStorage::Q8:
+  case WeightStorage::Q8B16: return IntegerType::get(ctx, 8);
   case WeightStorage::F32: break;
   }
   return Float32Type::get(ctx);
 }
 
-RankedTensorType scaleType(RankedTensorType weight) {
+int64_t blockSize(WeightStorage s) {
+  return s == WeightStorage::Q8B16 ? kQ8B16BlockSize : kQ8BlockSize;
+}
+
+RankedTensorType scaleType(RankedTensorType weight, WeightStorage s) {
   SmallVector<int64_t> shape(weight.getShape().begin(), weight.getShape().end());
-  shape.back() = (shape.back() + kQ8BlockSize - 1) / kQ8BlockSize;
-  return RankedTensorType::get(shape, Float16Type::get(weight.getContext()));
+  shape.back() = (shape.back() + blockSize(s) - 1) / blockSize(s);
+  MLIRContext *ctx = weight.getContext();
+  return RankedTensorType::get(shape, s == WeightStorage::Q8B16 ? Type(Float32Type::get(ctx))
+                                                                : Type(Float16Type::get(ctx)));
 }
 
 } // namespace
@@ -132,7 +140,7 @@ LogicalResult applyWeightStorage(ModuleOp module,
         continue;
       auto type = cast<RankedTensorType>(raw[i].getType());
       f32Types[i] = type;
-      if (s[i] == WeightStorage::Q8) {
+      if (isBlockScaled(s[i])) {
         if (type.getRank() == 0)
           return f.emitError() << "weight storage: argument " << i
                                << " is a scalar, which cannot be stored as q8 blocks";
@@ -140,7 +148,8 @@ LogicalResult applyWeightStorage(ModuleOp module,
         if (auto p = f.getArgAttrOfType<StringAttr>(i, "ssm.param"))
           attrs.push_back(NamedAttribute(StringAttr::get(ctx, "ssm.param"),
                                          StringAttr::get(ctx, q8ScaleName(p.getValue()))));
-        f.insertArgument(i + 1, scaleType(type), DictionaryAttr::get(ctx, attrs), raw[i].getLoc());
+        f.insertArgument(i + 1, scaleType(type, s[i]), DictionaryAttr::get(ctx, attrs),
+                         raw[i].getLoc());
         scaleOf[raw[i]] = entry.getArgument(i + 1);
       }
     }
@@ -172,9 +181,9 @@ LogicalResult applyWeightStorage(ModuleOp module,
         Value &deq = perUser[top];
         if (!deq) {
           OpBuilder b(top);
-          Value scale = s[i] == WeightStorage::Q8 ? scaleOf[raw[i]] : Value();
+          Value scale = isBlockScaled(s[i]) ? scaleOf[raw[i]] : Value();
           deq = b.create<DequantizeOp>(raw[i].getLoc(), f32Types[i], raw[i], scale,
-                                       b.getI64IntegerAttr(kQ8BlockSize));
+                                       b.getI64IntegerAttr(blockSize(s[i])));
         }
         u->set(deq);
       }
@@ -196,7 +205,7 @@ LogicalResult applyWeightStorage(ModuleOp module,
       for (unsigned i = 0; i < call.getNumOperands(); ++i) {
         Value v = call.getOperand(i);
         operands.push_back(v);
-        if (i < cs.size() && cs[i] == WeightStorage::Q8)
+        if (i < cs.size() && isBlockScaled(cs[i]))
           operands.push_back(scaleOf.lookup(v));
       }
       OpBuilder b(call);
@@ -220,6 +229,8 @@ WeightStorage storageFromDtypes(
     return WeightStorage::BF16;
   if (*d == "I8" && dtypeOf(q8ScaleName(param)) == std::optional<std::string>("F16"))
     return WeightStorage::Q8;
+  if (*d == "I8" && dtypeOf(q8ScaleName(param)) == std::optional<std::string>("F32"))
+    return WeightStorage::Q8B16;
   return WeightStorage::F32;
 }
 

@@ -3,7 +3,8 @@
 // A graph is built with f32 weights (`ssm.param` arguments). When the
 // weights file keeps a weight in f16 or bf16, or as int8 with per-block
 // scales (Q8_0's layout: blocks of 32 along the last dim, one f16 scale per
-// block, tensor "<param>_scale" of shape (..., K / 32)), the argument takes
+// block, tensor "<param>_scale" of shape (..., K / 32); or blocks of 16
+// with F32 scales, a GGUF's Q6_K), the argument takes
 // that type (plus, for int8, the scale argument right after it) and every
 // op that read it reads `ssm.dequantize` of it instead, placed just before
 // that op (the op of the function body holding the use), so the f32 tensor
@@ -22,15 +23,26 @@
 
 namespace ssm {
 
-enum class WeightStorage { F32, F16, BF16, Q8 };
+/// Q8: int8 with one f16 scale per block of 32 (ggml's Q8_0). Q8B16: int8
+/// with one f32 scale per block of 16, the form a GGUF's Q6_K blocks are
+/// kept in (q - 32 in [-32, 31], scale d * sc as ggml multiplies them;
+/// docs/gguf.md).
+enum class WeightStorage { F32, F16, BF16, Q8, Q8B16 };
 
 /// Elements per Q8 scale block (along the last dim), as ggml's Q8_0.
 constexpr int64_t kQ8BlockSize = 32;
+/// Elements per Q8B16 scale block, as ggml's Q6_K scales.
+constexpr int64_t kQ8B16BlockSize = 16;
+
+/// Whether `s` is int8 with a scale argument (Q8, Q8B16).
+inline bool isBlockScaled(WeightStorage s) {
+  return s == WeightStorage::Q8 || s == WeightStorage::Q8B16;
+}
 
 /// The name of the scale tensor of a Q8 weight `param` in a weights file.
 inline std::string q8ScaleName(llvm::StringRef param) { return param.str() + "_scale"; }
 
-/// "f32", "f16", "bf16", "q8".
+/// "f32", "f16", "bf16", "q8", "q8b16".
 const char *weightStorageName(WeightStorage s);
 
 /// Retypes every `ssm.param` argument of the public functions of `module`
@@ -42,8 +54,8 @@ applyWeightStorage(mlir::ModuleOp module,
 
 /// The storage of weight `param` in a safetensors file, from the dtypes it
 /// lists (`dtypeOf(name)`: "F16", "BF16", "I8", ...; nullopt when absent):
-/// F16 and BF16 as themselves, I8 with an F16 "<param>_scale" as Q8,
-/// anything else F32 (the runtime converts it to f32 when it binds it).
+/// F16 and BF16 as themselves, I8 with an F16 "<param>_scale" as Q8, I8
+/// with an F32 one as Q8B16, anything else F32 (the runtime converts it to f32 when it binds it).
 WeightStorage storageFromDtypes(
     llvm::StringRef param,
     llvm::function_ref<std::optional<std::string>(const std::string &)> dtypeOf);

@@ -77,7 +77,8 @@ const char *kUsage =
     "  <file.gguf>  a GGUF file (llama.cpp's format, v2 / v3): general.architecture\n"
     "         lfm2 or granitehybrid; F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,\n"
     "         Q2_K .. Q6_K tensors: Q8_0 matrices kept as q8 (their int8 blocks and\n"
-    "         f16 scales copied), F16 / BF16 kept, the rest dequantised to f32 (the\n"
+    "         f16 scales copied), Q6_K ones as int8 blocks of 16 with f32 scales,\n"
+    "         F16 / BF16 kept, the rest dequantised to f32 (the\n"
     "         summary names them; --weights f32/f16/bf16 then stores them so); its\n"
     "         vocabulary becomes the folder's tokenizer.json\n"
     "         (docs/gguf.md)\n"
@@ -301,6 +302,11 @@ int importHybridModel(const std::string &safetensors, const std::string &configF
                        ? "; Q8_0 kept as q8 x"
                        : "; Q8_0 dequantised for --weights x") +
                  std::to_string(gguf->keptQ8);
+    if (gguf->keptQ6K > 0)
+      summary += (gWeights == WeightsMode::Source || gWeights == WeightsMode::Q8
+                       ? "; Q6_K kept as int8 blocks of 16 x"
+                       : "; Q6_K dequantised for --weights x") +
+                 std::to_string(gguf->keptQ6K);
     if (!gguf->widened.empty()) {
       summary += "; widened to f32 x" + std::to_string(gguf->widened.size()) + ":";
       for (size_t i = 0; i < gguf->widened.size() && i < 4; ++i)

@@ -1,4 +1,4 @@
-// Q8_0 GGUF matrices kept as our q8 storage (docs/gguf.md): their int8
+// Q8_0 (and Q6_K) GGUF matrices kept as int8 blocks (docs/gguf.md): their int8
 // values and f16 scales copied byte for byte into weights.safetensors, no f32
 // round trip, no requantisation. A random 3-layer LFM2 of width 256 is
 // quantised to Q8_0 by the test-only quantiser (Inputs/gguf_tool.py, from
@@ -10,6 +10,10 @@
 // * Logits against the dequantised-f32 import: equal (tolerance 1e-6) on the
 //   reference interpreter (ssm.dequantize is q * d in f32, as ggml's
 //   dequantize_row_q8_0), within 1e-4 on compiled CPU kernels.
+// * Q6_K: kept as int8 blocks of 16 (q - 32) with f32 scales (d * sc, the
+//   product ggml's dequantize_row_q6_K multiplies by): logits equal the
+//   dequantised import's on the reference interpreter (1e-6), within 1e-4
+//   on compiled CPU kernels.
 // * The shared tiny Granite 4.0-H quantised the same way: its q/k rows
 //   (un-permuted) and gate/up halves (concatenated) are kept as blocks moved
 //   by rows; the gated-norm weights (a reshape) are widened and named; the
@@ -45,6 +49,22 @@
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q8-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q8-cpu.npy %t/deq.npy 1e-4 | FileCheck %s
 // CHECK: shape=(24, 256) max_abs_diff={{.*}} PASS
+
+// Q6_K: int8 blocks of 16 with f32 scales.
+// RUN: %{tool} quantize %t/f32.gguf %t/q6.gguf %t/q6-deq.gguf Q6_K
+// RUN: ssm-import %t/q6.gguf -o %t/m6 | FileCheck %s --check-prefix=Q6
+// Q6: (GGUF lfm2: F32 x11 + Q6_K x18; Q6_K kept as int8 blocks of 16 x18) -> F32 x29 + I8 x18
+// RUN: python3 %S/Inputs/st_header.py %t/m6/weights.safetensors | FileCheck %s --check-prefix=Q6HEADER
+// Q6HEADER-DAG: model.layers.0.feed_forward.w1.weight I8 [{{[0-9]+}}, 256]
+// Q6HEADER-DAG: model.layers.0.feed_forward.w1.weight_scale F32 [{{[0-9]+}}, 16]
+// RUN: FileCheck %s --check-prefix=Q6MLIR < %t/m6/model.mlir
+// Q6MLIR: ssm.dequantize %{{.*}}, %{{.*}} {block_size = 16 : i64} : (tensor<{{.*}}xi8>, tensor<{{.*}}x16xf32>)
+// RUN: ssm-import %t/q6-deq.gguf -o %t/m6-deq
+// RUN: ssm-run %t/m6 --tokens %t/tokens.npy --engine reference --all-logits-out %t/q6.npy
+// RUN: ssm-run %t/m6-deq --tokens %t/tokens.npy --engine reference --all-logits-out %t/q6-deq.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q6.npy %t/q6-deq.npy 1e-6 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m6 --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q6-cpu.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q6-cpu.npy %t/q6-deq.npy 1e-4 | FileCheck %s
 
 // Granite 4.0-H: blocks moved by rows.
 // DEFINE: %{g} = %shared/models/granite-hybrid/tiny-granite-h-a
