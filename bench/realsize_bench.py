@@ -55,10 +55,27 @@ always reads the FP32 file.
 
 llama-bench runs with its defaults (F16 KV cache, flash attention "auto").
 
+--llama-no-repack: llama.cpp's prefill and decode timed by bench/gguf/llama_decode.cpp
+(ours, compiled into --work against the checkout above --llama-bench's build/bin) instead
+of llama-bench, with llama.cpp's repacked weight buffers off (use_extra_bufts = false,
+what llama-cli's --no-repack sets): llama-bench has no option for it (its -ot PATTERN=CPU
+still picks the repacked CPU_REPACK / AMX buffers), and on this sandbox's AMX machines
+their kernels were seen to die with an illegal instruction (bench/gguf/llama_logits.cpp
+turns them off for that reason; llama-bench's Q8_0 decode with them ran here on 2026-12-06).
+Same timing as llama-bench's pp / tg (a context of N tokens, default context parameters,
+one warm-up decode, random ids). Not for deep-decode.
+On a loaded machine (load average above the core count) prefer --threads 1: llama.cpp's
+threads spin at each op's barrier, and with 2 threads on 2 busy cores a descheduled
+partner cost it 10x (lfm2-350m Q8_0 decode 3.9 s/token against 0.33 s at 1 thread, load 11).
+
+--ours-from-gguf: the hybrids' ours imported from the very GGUF llama.cpp reads
+(`ssm-import model-<type>.gguf`: Q8_0 matrices kept as our q8 blocks byte for byte,
+docs/gguf.md) instead of from the safetensors checkpoint with --weights.
+
 Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m,lfm2-350m,granite-h-350m,qwen35-0.8b]
           [--forms prefill,decode,deep-decode] [--threads 2] [--rounds 3]
           [--weights f32|f16|bf16|q8] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
-          [--depth 4096] [--context 4608] [--no-torch]
+          [--depth 4096] [--context 4608] [--no-torch] [--llama-no-repack] [--ours-from-gguf]
 The checkpoints (about 0.5-0.7 GB each, 1.4 GB for lfm2 / granite-h and 3 GB for qwen35
 in F32, plus the GGUF and our imported folder) are kept in --work (default ~/.cache/ssm-opt-bench) and reused.
 """
@@ -121,7 +138,8 @@ class Model:
         else:
             raise SystemExit(f"realsize_bench: unknown model '{name}' "
                              f"({', '.join(list(HF_MODELS) + ['rwkv4-169m'])})")
-        self.ours_dir = os.path.join(w, f"ours-{name}" + ("" if args.weights == "f32" else f"-{args.weights}"))
+        self.ours_dir = os.path.join(w, f"ours-{name}" + ("" if args.weights == "f32" else f"-{args.weights}")
+                                     + ("-gguf" if args.ours_from_gguf and self.hybrid else ""))
         # bench/torch_models.py implements Mamba and RWKV only
         self.torch_ok = name in ("mamba130m", "rwkv4-169m")
 
@@ -134,7 +152,9 @@ class Model:
             missing = [t for t in types if not os.path.exists(os.path.join(self.ckpt, f"model-{t}.gguf"))]
             if not os.path.exists(os.path.join(self.ckpt, "model.safetensors")) or missing:
                 run([sys.executable, SYNTH, self.synth_kind, self.ckpt, "--gguf", ",".join(types), "--force"])
-            if self.hybrid:
+            if self.hybrid and a.ours_from_gguf:
+                src, extra = [self.gguf], ["--context", str(a.context)]
+            elif self.hybrid:
                 src, extra = [self.ckpt], ["--context", str(a.context)]
             else:
                 src, extra = ["mamba", os.path.join(self.ckpt, "model.safetensors")], []
@@ -144,6 +164,8 @@ class Model:
             src, extra = ["rwkv", self.ckpt], []
         stamp = os.path.join(self.ours_dir, "bench-import.json")  # the ssm-import options it was made with
         want = {"weights": a.weights, "seq_len": a.prefill, "extra": extra}
+        if self.hybrid and a.ours_from_gguf:
+            want["source"] = os.path.basename(self.gguf)
         try:
             with open(stamp) as f:
                 have = json.load(f)
@@ -151,8 +173,10 @@ class Model:
             # a folder from before this stamp existed: fine for the models without options
             have = want if not extra and os.path.exists(os.path.join(self.ours_dir, "model.json")) else None
         if have != want or not os.path.exists(os.path.join(self.ours_dir, "model.json")):
-            run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
-                                        "--weights", a.weights] + extra)
+            # From the GGUF: its own storage (Q8_0 kept as q8, F16 as f16; --weights source).
+            weights = "source" if self.hybrid and a.ours_from_gguf else a.weights
+            print(run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
+                                              "--weights", weights] + extra).strip(), flush=True)
             with open(stamp, "w") as f:
                 json.dump(want, f)
 
@@ -188,6 +212,12 @@ def ours_ms(args, model, tokens, mode, decode_from=0, repeat=None):
 
 def llama_ms(args, model, form):
     n = args.prefill if form == "prefill" else args.decode
+    if args.llama_no_repack:
+        if form == "deep-decode":
+            raise SystemExit("realsize_bench: --llama-no-repack times prefill and decode only")
+        out = run([args.llama_decode, model.gguf, form, str(n), str(args.threads), str(args.repeat)])
+        res = json.loads(out)
+        return statistics.median(res[0]["samples_ns"]) / 1e6
     cmd = [args.llama_bench, "-m", model.gguf, "-t", str(args.threads), "-r", str(args.repeat),
            "-o", "json", "-p", str(n if form == "prefill" else 0), "-n", str(0 if form == "prefill" else n)]
     if form == "deep-decode":
@@ -273,6 +303,10 @@ def main():
     ap.add_argument("--weights", default="f32", choices=["f32", "f16", "bf16", "q8", "q8_0"],
                     help="weight storage: ours (ssm-import --weights) and llama.cpp's matching GGUF")
     ap.add_argument("--llama-bench", default=None)
+    ap.add_argument("--llama-no-repack", action="store_true",
+                    help="time llama.cpp with bench/gguf/llama_decode.cpp, repacked weight buffers off")
+    ap.add_argument("--ours-from-gguf", action="store_true",
+                    help="hybrids: import ours from the GGUF llama.cpp reads")
     ap.add_argument("--rwkv-lib", default=None)
     ap.add_argument("--rwkv-chunk", type=int, default=16, help="rwkv_eval_sequence_in_chunks chunk")
     ap.add_argument("--no-torch", dest="torch", action="store_false")
@@ -288,6 +322,15 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     import numpy as np
 
+    if args.llama_no_repack:
+        if not args.llama_bench:
+            raise SystemExit("realsize_bench: --llama-no-repack needs --llama-bench (its checkout is used)")
+        lroot = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.llama_bench))))
+        lbin = os.path.dirname(os.path.abspath(args.llama_bench))
+        args.llama_decode = os.path.join(args.work, "llama_decode")
+        run(["g++", "-O2", "-std=c++17", "-I" + os.path.join(lroot, "include"),
+             "-I" + os.path.join(lroot, "ggml", "include"), os.path.join(HERE, "gguf", "llama_decode.cpp"),
+             "-L" + lbin, "-lllama", "-lggml", "-lggml-base", "-Wl,-rpath," + lbin, "-o", args.llama_decode])
     if args.rwkv_lib:
         args.rwkv_peer = os.path.join(args.work, "rwkv_cpp_peer")
         run(["cc", "-O2", os.path.join(HERE, "rwkv_cpp_peer.c"), "-o", args.rwkv_peer, "-ldl"])
@@ -302,7 +345,10 @@ def main():
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; threads {args.threads} on every side; "
           f"rounds {args.rounds} x repeat {args.repeat}; prefill {args.prefill} tokens, decode "
           f"{args.decode} tokens" + (f" (deep-decode: after {args.depth})" if "deep-decode" in forms else "")
-          + f"; weights {args.weights} (llama.cpp {GGUF_OF[args.weights].upper()})", flush=True)
+          + f"; weights {args.weights} (llama.cpp {GGUF_OF[args.weights].upper()})"
+          + ("; llama.cpp via bench/gguf/llama_decode.cpp, repacking off" if args.llama_no_repack else "")
+          + ("; ours imported from the same GGUF" if args.ours_from_gguf else "")
+          + f"; load average {' '.join('%.1f' % x for x in os.getloadavg())}", flush=True)
     rng = np.random.default_rng(0)
     rows = []
     for name in [m for m in args.models.split(",") if m]:
@@ -344,7 +390,9 @@ def main():
                              peer_ms=statistics.median(p) if p else None,
                              torch=statistics.median(t) if t else None, rounds=(o, p, t)))
             print(f"  {name} {form}: rounds, ms: ours {[round(x, 1) for x in o]} peer "
-                  f"{[round(x, 1) for x in p]} torch {[round(x, 1) for x in t]}", flush=True)
+                  f"{[round(x, 1) for x in p]} torch {[round(x, 1) for x in t]}"
+                  + (f"; per-round ours / peer {[round(x / y, 2) for x, y in zip(o, p)]}" if o and p else "")
+                  + f"; load average {' '.join('%.1f' % x for x in os.getloadavg())}", flush=True)
 
     print()
     print("| model | form | ours | peer | peer time | ours / peer | torch eager | ours / torch |")
