@@ -189,8 +189,10 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   RDom rc(0, C, "rc");
   f.rows = rc;
   f.m = Func("gdr_m");
-  f.m(i2, i, h, n, b) = select(i == i2, f.glast(i, h, n, b), 0.0f);
-  f.m(i2, i, h, n, b) -= f.kt(i, rc, h, n, b) * f.x(Dv + i2, rc, h, n, b);
+  // Stored [i2][i] with i innermost: the state pass walks the rows i of
+  // the next state innermost.
+  f.m(i, i2, h, n, b) = select(i == i2, f.glast(i, h, n, b), 0.0f);
+  f.m(i, i2, h, n, b) -= f.kt(i, rc, h, n, b) * f.x(Dv + i2, rc, h, n, b);
   f.bm = Func("gdr_bm");
   f.bm(j, i, h, n, b) = 0.0f;
   f.bm(j, i, h, n, b) += f.kt(i, rc, h, n, b) * f.x(j, rc, h, n, b);
@@ -205,11 +207,14 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   f.states = Func("gdr_states");
   f.states(jl, slot, jb, h, b) = select(slot < Dk, init(clamp(slot, 0, Dk - 1), jj),
                                         f.bm(jj, slot % Dk, h, max(slot / Dk - 1, 0), b));
+  // The rows pi of the next state innermost, then the rows pi2 they read:
+  // consecutive steps update different rows, not one chain of dependent
+  // FMAs through memory (each row still sums over pi2 in order).
   f.pass = RDom(0, Dk, 0, Dk, 0, chunks, "pass");
   {
-    RVar pi2 = f.pass.x, pi = f.pass.y, pn = f.pass.z;
+    RVar pi = f.pass.x, pi2 = f.pass.y, pn = f.pass.z;
     f.states(jl, (pn + 1) * Dk + pi, jb, h, b) +=
-        f.m(pi2, pi, h, pn, b) * f.states(jl, pn * Dk + pi2, jb, h, b);
+        f.m(pi, pi2, h, pn, b) * f.states(jl, pn * Dk + pi2, jb, h, b);
   }
   auto stateAt = [&](Expr col, Expr sl) { return f.states(col % W, sl, col / W, h, b); };
 

@@ -86,10 +86,10 @@ struct GatedDeltaRuleKernel {
   Halide::RDom solve;      // (s, r), s < r
   Halide::Func kt, qg;     // (key i, r, h, n, batch)
   Halide::Func glast;      // (key i, h, n, batch)
-  Halide::Func m;          // (key i2, key i, h, n, batch): M[i][i2]
+  Halide::Func m;          // (key i, key i2, h, n, batch): M[i][i2]
   Halide::Func bm;         // (value j, key i, h, n, batch)
   Halide::Func states;     // (lane, slot n Dk + i, block, h, batch); j = block lanes + lane
-  Halide::RDom pass;       // (i2, i, n) of states' update
+  Halide::RDom pass;       // (i, i2, n) of states' update: row i of the next state, row i2 it reads
   Halide::RDom keys, rows; // the Dk key channels and the C rows of a chunk (reductions)
   Halide::Func u, oc;      // (value j, r, h, n, batch)
   // Both forms.

@@ -36,23 +36,41 @@ void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
 /// A reduction update of `f`: vectors of pure var 0 innermost, then the
 /// RVars `r` (innermost first), so each vector accumulator stays put while
 /// its reduction runs; parallel over the chunk var (pure position `nPos`).
+/// With `rowPos` > 0, `rows` values of that pure var sit between the
+/// vector and the RVars, unrolled (rowPos 0: `rows` vectors of var 0): that many independent accumulators per
+/// step of the reduction (one accumulator is a chain of dependent FMAs,
+/// bound by their latency), sharing the vector they read along var 0.
 void reductionUpdate(Func f, int update, const std::vector<RVar> &r, int nPos,
-                     const CpuSchedule &s) {
+                     const CpuSchedule &s, int rowPos = -1, int rows = 4) {
   std::vector<Var> a = f.args();
-  Var o(f.name() + "_o" + std::to_string(update)), in(f.name() + "_i" + std::to_string(update));
+  const std::string tag = f.name() + "_" + std::to_string(update);
+  Var o(tag + "_o"), in(tag + "_i"), ro(tag + "_ro"), ri(tag + "_ri");
   Stage st = f.update(update);
   st.split(a[0], o, in, s.vectorWidth, TailStrategy::GuardWithIf);
-  std::vector<VarOrRVar> order = {in};
-  for (const RVar &v : r)
-    order.push_back(v);
-  order.push_back(o);
   // The pure vars this update keeps at their own position (the solve's
   // row is an RVar there).
   std::vector<Expr> lhs = f.update_args(update);
+  auto pureAt = [&](size_t i) {
+    const auto *v = lhs[i].as<Internal::Variable>();
+    return v && v->name == a[i].name();
+  };
+  // rowPos 0: the accumulators are `rows` vectors along var 0 instead (the
+  // solve, whose row is an RVar).
+  const bool split = rowPos >= 0 && rows > 1 && pureAt(rowPos);
+  if (split)
+    st.split(rowPos == 0 ? o : a[rowPos], ro, ri, rows, TailStrategy::GuardWithIf);
+  std::vector<VarOrRVar> order = {in};
+  if (split)
+    order.push_back(ri);
+  for (const RVar &v : r)
+    order.push_back(v);
+  order.push_back(split && rowPos == 0 ? ro : o);
   for (size_t i = 1; i < a.size(); ++i)
-    if (const auto *v = lhs[i].as<Internal::Variable>(); v && v->name == a[i].name())
-      order.push_back(a[i]);
+    if (pureAt(i))
+      order.push_back(split && int(i) == rowPos ? VarOrRVar(ro) : VarOrRVar(a[i]));
   st.reorder(order).vectorize(in);
+  if (split)
+    st.unroll(ri);
   if (s.parallel)
     st.parallel(a[nPos]);
 }
@@ -83,20 +101,20 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
     rootVectorized(k.gRows, nPos, s);
   for (Func g : {k.gramKK, k.gramQK}) {
     rootVectorized(g, nPos, s);
-    reductionUpdate(g, 0, {k.keys.x}, nPos, s);
+    reductionUpdate(g, 0, {k.keys.x}, nPos, s, /*rowPos=*/1);
   }
   rootVectorized(k.akk, nPos, s);
   rootVectorized(k.pqk, nPos, s);
   // The forward substitution: vectors of columns, (s, r) inside.
   rootVectorized(k.x, nPos, s);
-  reductionUpdate(k.x, 0, {k.solve.x, k.solve.y}, nPos, s);
+  reductionUpdate(k.x, 0, {k.solve.x, k.solve.y}, nPos, s, /*rowPos=*/0);
   rootVectorized(k.glast, 2, s);
   rootVectorized(k.kt, nPos, s);
   rootVectorized(k.qg, nPos, s);
   rootVectorized(k.m, nPos, s);
-  reductionUpdate(k.m, 0, {k.rows.x}, nPos, s);
+  reductionUpdate(k.m, 0, {k.rows.x}, nPos, s, 1);
   rootVectorized(k.bm, nPos, s);
-  reductionUpdate(k.bm, 0, {k.rows.x}, nPos, s);
+  reductionUpdate(k.bm, 0, {k.rows.x}, nPos, s, 1);
   // The state pass: sequential over chunks inside each (value head,
   // stream) task, vectors of value columns.
   Var jl = k.states.args()[0], jb = k.states.args()[2], h = k.states.args()[3],
@@ -104,15 +122,19 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   k.states.compute_root().vectorize(jl, s.vectorWidth, TailStrategy::GuardWithIf);
   Var task("task");
   Stage pass = k.states.update(0);
+  // pass.x, the rows of the next state, inside pass.y, the rows they read
+  // (the kernel's RDom order): consecutive steps update different rows, so
+  // they do not wait on each other's FMA through memory (the buffer is read
+  // and written, so no accumulator can live in a register).
   pass.reorder(jl, k.pass.x, k.pass.y, k.pass.z, jb, h, b)
       .vectorize(jl, s.vectorWidth, TailStrategy::GuardWithIf);
   if (s.parallel)
     pass.fuse(jb, h, task).fuse(task, b, task).parallel(task);
   rootVectorized(k.u, nPos, s);
-  reductionUpdate(k.u, 0, {k.keys.x}, nPos, s);
+  reductionUpdate(k.u, 0, {k.keys.x}, nPos, s, 1);
   rootVectorized(k.oc, nPos, s);
-  reductionUpdate(k.oc, 0, {k.keys.x}, nPos, s);
-  reductionUpdate(k.oc, 1, {k.rows.x}, nPos, s);
+  reductionUpdate(k.oc, 0, {k.keys.x}, nPos, s, 1);
+  reductionUpdate(k.oc, 1, {k.rows.x}, nPos, s, 1);
 }
 
 } // namespace
