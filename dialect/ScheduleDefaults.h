@@ -102,10 +102,11 @@ int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth,
 /// The chunk (#ssm.schedule `chunk`) of ssm.gated_delta_rule over `len`
 /// tokens (dynamic: negative) on a CPU (`gpu` false) or GPU target.
 /// CPU: 0, token by token, at every length: the chunked kernel does ~1.6x
-/// the serial form's flops and ran 2.4x (scalar gate, chunk 64) and 3.5x
-/// (gate per key channel, chunk 16) slower at the Qwen3.5-0.8B layer shape
-/// (16 heads, Dk = Dv = 128), L 4096, and 2.4x at L 512, 2 threads
-/// (bench/delta_rule_bench.py); the tuner's space keeps the chunked forms.
+/// the serial form's flops and, at the Qwen3.5-0.8B layer shape (16 heads,
+/// Dk = Dv = 128), L 4096, 2 threads (bench/delta_rule_bench.py), ran 1.4x
+/// (scalar gate, chunk 64; 1.3x at chunk 128) slower than it, and 3.5x with a
+/// gate per key channel (chunk 16, before the accumulator schedule); the
+/// tuner's space keeps the chunked forms.
 /// GPU: 0 when 0 <= len < 8 (decode steps and short calls, where a chunk's
 /// matrix work would be mostly padding); else kDeltaRuleChunk, or
 /// kDeltaRuleChunkPerChannel with a gate per key channel (its decay ratios
