@@ -694,7 +694,24 @@ bool qwen35(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
           v[i] = std::log(-v[i]);
         }
       }
-      m.put(hfLayer(l, p + t.hf), shape, v, g, exact);
+      // The same row order for Q8_0 / Q6_K blocks kept as they are.
+      std::vector<RowRef> rows;
+      if (shape.size() == 2) {
+        rows = m.rowsOf(g);
+        if (int64_t(rows.size()) == t.rows && r > 1) {
+          std::vector<float> index(rows.size());
+          for (size_t i = 0; i < index.size(); ++i)
+            index[i] = float(i);
+          untileRows(index, 1, t.skip, nk, r, t.hd);
+          std::vector<RowRef> moved;
+          for (float i : index)
+            moved.push_back(rows[size_t(i)]);
+          rows.swap(moved);
+        } else if (int64_t(rows.size()) != t.rows) {
+          rows.clear();
+        }
+      }
+      m.put(hfLayer(l, p + t.hf), shape, v, g, exact, rows.empty() ? nullptr : &rows);
     }
     if (!m.copy(blk(l, "ssm_norm.weight"), hfLayer(l, p + "norm.weight"), {dv}))
       return false;

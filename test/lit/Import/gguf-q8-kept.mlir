@@ -76,3 +76,16 @@
 // RUN: ssm-run %t/g-deq --tokens %{g}/tokens.npy --engine reference --all-logits-out %t/g-deq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/g-q8.npy %t/g-deq.npy 1e-6 | FileCheck %s --check-prefix=GCMP
 // GCMP: shape=(40, 256) max_abs_diff={{.*}} PASS
+
+// Qwen3.5: the value heads' rows (tiled in the GGUF, grouped by key head in
+// transformers' layout; linear_num_value_heads 4 over 2 key heads) move as
+// whole rows of blocks; out_proj's columns move in head-sized pieces, so it
+// is widened and named.
+// DEFINE: %{q} = %shared/models/qwen35/tiny-qwen35-a
+// RUN: %{tool} quantize %{q}/model-f32.gguf %t/q-q8.gguf %t/q-deq.gguf Q8_0
+// RUN: ssm-import %t/q-q8.gguf -o %t/q --context 64 | FileCheck %s --check-prefix=QKEPT
+// QKEPT: (GGUF qwen35: F32 x23 + Q8_0 x32; Q8_0 kept as q8 x29; widened to f32 x3: blk.0.ssm_out.weight (Q8_0), blk.1.ssm_out.weight (Q8_0), blk.2.ssm_out.weight (Q8_0)) -> F16 x29 + F32 x26 + I8 x29
+// RUN: ssm-import %t/q-deq.gguf -o %t/q-deq --context 64
+// RUN: ssm-run %t/q --tokens %{q}/tokens.npy --engine reference --all-logits-out %t/q-q8.npy
+// RUN: ssm-run %t/q-deq --tokens %{q}/tokens.npy --engine reference --all-logits-out %t/q-deq.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q-q8.npy %t/q-deq.npy 1e-6 | FileCheck %s --check-prefix=GCMP
