@@ -30,8 +30,8 @@
 
 // --help, --version: exit 0.
 // RUN: ssm-tokenize --help | FileCheck %s --check-prefix=HELP
-// HELP: ssm-tokenize <tokenizer.json | model-dir> [--add-special]
-// HELP: ssm-tokenize <tokenizer.json | model-dir> --decode [--skip-special]
+// HELP: ssm-tokenize <tokenizer.json | model-dir | model.gguf> [--add-special]
+// HELP: ssm-tokenize <tokenizer.json | model-dir | model.gguf> --decode [--skip-special]
 // RUN: ssm-tokenize --version | FileCheck %s --check-prefix=VERSION -DVERSION=%ssm_version
 // VERSION: ssm-tokenize (ssm-opt) [[VERSION]]{{$}}
 
