@@ -231,10 +231,7 @@ bool describeGraniteHybrid(const json &config, int64_t context, HybridDesc &out,
     for (int64_t l = c->numLayers - 1; l >= 0; --l)
       (c->attention[l] ? firstAttn : firstMamba) = l;
     auto kindParams = [&](graph::BlockKind &k, int64_t layer) {
-      const std::string p = "model.layers." + std::to_string(layer) + ".";
-      for (const graph::TensorDecl &t : params)
-        if (t.name.rfind(p, 0) == 0)
-          k.params.push_back({t.name.substr(p.size()), t.shape});
+      k.params = layerParams(params, "model.layers." + std::to_string(layer) + ".");
     };
     const Mamba2Config &m = c->mamba;
     if (firstMamba >= 0) {

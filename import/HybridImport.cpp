@@ -42,6 +42,15 @@ const HybridArch *findHybridByArchitecture(const std::string &architecture) {
   return nullptr;
 }
 
+std::vector<graph::TensorDecl> layerParams(const std::vector<graph::TensorDecl> &params,
+                                           const std::string &layerPrefix) {
+  std::vector<graph::TensorDecl> out;
+  for (const graph::TensorDecl &t : params)
+    if (t.name.rfind(layerPrefix, 0) == 0)
+      out.push_back({t.name.substr(layerPrefix.size()), t.shape});
+  return out;
+}
+
 json hybridModelJson(const HybridArch &arch, const json &config, const HybridDesc &desc,
                      int64_t context, int64_t seqLen, const std::string &source, int64_t batch) {
   json j;

@@ -101,6 +101,12 @@ bool describeFalconH1(const nlohmann::json &config, int64_t context, HybridDesc 
 bool describeQwen35(const nlohmann::json &config, int64_t context, HybridDesc &out,
                     std::string &error);
 
+/// The weights of one layer, `params` whose names start with `layerPrefix`
+/// (e.g. "model.layers.3."), named without it: a graph::BlockKind's params
+/// from the first layer of its kind.
+std::vector<graph::TensorDecl> layerParams(const std::vector<graph::TensorDecl> &params,
+                                           const std::string &layerPrefix);
+
 /// model.json's config of a hybrid: what describe needs again.
 nlohmann::json hybridModelJson(const HybridArch &arch, const nlohmann::json &config,
                                const HybridDesc &desc, int64_t context, int64_t seqLen,

@@ -240,10 +240,7 @@ bool describeLfm2(const json &config, int64_t context, HybridDesc &out, std::str
     for (int64_t l = c->numLayers - 1; l >= 0; --l)
       (c->attention[l] ? firstAttn : firstConv) = l;
     auto kindParams = [&](graph::BlockKind &k, int64_t layer) {
-      const std::string p = "model.layers." + std::to_string(layer) + ".";
-      for (const graph::TensorDecl &t : params)
-        if (t.name.rfind(p, 0) == 0)
-          k.params.push_back({t.name.substr(p.size()), t.shape});
+      k.params = layerParams(params, "model.layers." + std::to_string(layer) + ".");
     };
     if (firstConv >= 0) {
       kindParams(conv, firstConv);

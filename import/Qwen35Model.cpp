@@ -474,10 +474,7 @@ bool describeQwen35(const json &config, int64_t context, HybridDesc &out, std::s
     for (int64_t l = c->numLayers - 1; l >= 0; --l)
       (c->attention[l] ? firstAttn : firstGdn) = l;
     auto kindParams = [&](graph::BlockKind &k, int64_t layer) {
-      const std::string p = c->prefix + "layers." + num(layer) + ".";
-      for (const graph::TensorDecl &t : params)
-        if (t.name.rfind(p, 0) == 0)
-          k.params.push_back({t.name.substr(p.size()), t.shape});
+      k.params = layerParams(params, c->prefix + "layers." + num(layer) + ".");
     };
     if (firstGdn >= 0) {
       kindParams(gdn, firstGdn);
