@@ -500,16 +500,47 @@ Status Stream::setState(const std::string &name, const float *values, size_t n) 
   return Status::ok();
 }
 
-Status Stream::snapshot(SavedState &s) const {
+namespace {
+/// A cache state's layout around its position axis: `outer` blocks of
+/// `rows` rows of `inner` values each.
+struct CacheRows {
+  int64_t outer = 1, rows = 0, inner = 1;
+};
+CacheRows cacheRows(const std::vector<int64_t> &shape, int axis) {
+  CacheRows c;
+  for (int d = 0; d < axis; ++d)
+    c.outer *= shape[d];
+  c.rows = shape[axis];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d)
+    c.inner *= shape[d];
+  return c;
+}
+} // namespace
+
+Status Stream::snapshot(SavedState &s, bool compactCaches) const {
   if (Status st = syncStates(); !st)
     return st;
-  s.fingerprint = model_.spec().fingerprint;
+  const ModelSpec &spec = model_.spec();
+  s.fingerprint = spec.fingerprint;
   s.position = position_;
   s.states.resize(states_.size());
   for (size_t i = 0; i < states_.size(); ++i) {
-    s.states[i].name = model_.spec().states[i].name;
+    const StateSpec &ss = spec.states[i];
+    s.states[i].name = ss.name;
     s.states[i].shape = states_[i].shape;
-    s.states[i].values.assign(states_[i].f32().begin(), states_[i].f32().end());
+    const auto &values = states_[i].f32();
+    if (!compactCaches || ss.kind != StateKind::Cache || ss.axis < 0 ||
+        position_ >= states_[i].shape[ss.axis]) {
+      s.states[i].values.assign(values.begin(), values.end());
+      continue;
+    }
+    // Rows [0, position) of each outer block.
+    const CacheRows c = cacheRows(states_[i].shape, ss.axis);
+    s.states[i].shape[ss.axis] = position_;
+    s.states[i].values.resize(static_cast<size_t>(c.outer * position_ * c.inner));
+    for (int64_t o = 0; o < c.outer; ++o)
+      std::copy_n(values.begin() + o * c.rows * c.inner, position_ * c.inner,
+                  s.states[i].values.begin() + o * position_ * c.inner);
   }
   s.logits = logits_;
   return Status::ok();
@@ -549,17 +580,30 @@ Status Stream::restore(const SavedState &s, const std::string &path) {
     return {Code::Mismatch, path + ": holds " + std::to_string(s.states.size()) +
                                 " states, the model " + std::to_string(spec.states.size()) +
                                 " (saved from another model)"};
+  // A cache state may hold fewer rows than its capacity along its axis (a
+  // compact snapshot), but never fewer than the positions read.
+  auto sameShape = [&](size_t i) {
+    const std::vector<int64_t> &a = s.states[i].shape, &b = states_[i].shape;
+    const StateSpec &ss = spec.states[i];
+    if (ss.kind != StateKind::Cache || ss.axis < 0 || a.size() != b.size())
+      return a == b;
+    for (size_t d = 0; d < a.size(); ++d)
+      if (static_cast<int>(d) == ss.axis ? (a[d] < s.position || a[d] > b[d]) : a[d] != b[d])
+        return false;
+    return true;
+  };
   for (size_t i = 0; i < s.states.size(); ++i)
-    if (s.states[i].name != spec.states[i].name || s.states[i].shape != states_[i].shape)
+    if (s.states[i].name != spec.states[i].name || !sameShape(i))
       return {Code::Mismatch, path + ": state " + std::to_string(i) + " is '" + s.states[i].name +
                                   "' of shape " + shapeString(s.states[i].shape) +
                                   ", the model's is '" + spec.states[i].name + "' of shape " +
                                   shapeString(states_[i].shape) + " (saved from another model)"};
   for (size_t i = 0; i < s.states.size(); ++i)
-    if (s.states[i].values.size() != states_[i].f32().size())
+    if (int64_t want = checkedNumel(s.states[i].shape);
+        want < 0 || s.states[i].values.size() != static_cast<size_t>(want))
       return {Code::Mismatch, path + ": state '" + s.states[i].name + "' holds " +
-                                  std::to_string(s.states[i].values.size()) + " values, the model's " +
-                                  std::to_string(states_[i].f32().size())};
+                                  std::to_string(s.states[i].values.size()) + " values, its shape " +
+                                  shapeString(s.states[i].shape) + " " + std::to_string(want)};
   if (s.fingerprint != spec.fingerprint)
     return {Code::Mismatch, path + ": saved from a model with another architecture or config"};
   if (!s.logits.empty() && model_.vocab() > 0 && static_cast<int64_t>(s.logits.size()) != model_.vocab())
@@ -568,8 +612,22 @@ Status Stream::restore(const SavedState &s, const std::string &path) {
   if (Status st = syncStates(); !st)
     return st;
   touchStates();
-  for (size_t i = 0; i < s.states.size(); ++i)
-    std::copy(s.states[i].values.begin(), s.states[i].values.end(), states_[i].f32().begin());
+  for (size_t i = 0; i < s.states.size(); ++i) {
+    auto values = states_[i].f32();
+    if (s.states[i].shape == states_[i].shape) {
+      std::copy(s.states[i].values.begin(), s.states[i].values.end(), values.begin());
+      continue;
+    }
+    // A compact cache: its rows, then the state's init in the rows past them.
+    const StateSpec &ss = spec.states[i];
+    const CacheRows c = cacheRows(states_[i].shape, ss.axis);
+    const int64_t kept = s.states[i].shape[ss.axis];
+    for (int64_t o = 0; o < c.outer; ++o) {
+      auto dst = values.begin() + o * c.rows * c.inner;
+      std::copy_n(s.states[i].values.begin() + o * kept * c.inner, kept * c.inner, dst);
+      std::fill(dst + kept * c.inner, dst + c.rows * c.inner, ss.init);
+    }
+  }
   // Into the buffers the stream has (a DLPack view of the logits or of a state
   // points at them): the logits keep their allocation (reserved for the
   // vocabulary at creation; clear() and assign() never shrink it).

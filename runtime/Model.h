@@ -206,8 +206,13 @@ public:
   /// The same in memory: every state, the position and the logits copied
   /// into `out` (a server's prompt cache keeps them), and put back from one
   /// (refused, the stream unchanged, as load() refuses a file; `what` names
-  /// it in messages).
-  Status snapshot(SavedState &out) const;
+  /// it in messages). With `compactCaches`, each KV cache state (kind
+  /// "cache") keeps only the rows of the positions read (shape[axis] =
+  /// position), so a snapshot of a hybrid costs its fixed states plus what
+  /// its caches hold, not their capacity; restore() takes either form (the
+  /// rows past the saved ones are set to the state's init). save() writes
+  /// caches whole (state file version 1).
+  Status snapshot(SavedState &out, bool compactCaches = false) const;
   Status restore(const SavedState &state, const std::string &what = "saved state");
 
   const Model &model() const { return model_; }

@@ -1,8 +1,10 @@
 // The prompt cache: a stream's state after a token prefix, kept by the prefix's hash, least recently used first out under a byte budget.
 //
 // A recurrent model's whole history is its state, so an entry costs the
-// same whatever the prefix's length (a hybrid's entry holds its KV caches
-// too, at their capacity). An entry is either
+// same whatever the prefix's length; a hybrid's entry holds its KV caches
+// too, the rows of the prefix's positions only (Stream::snapshot with
+// compactCaches), so its cost grows with the prefix as attention's does.
+// An entry is either
 //  * a prefix entry: usable by any prompt that starts with its tokens (the
 //    scheduler makes these only at positions where a prefill without the
 //    cache also stops between pieces, so that continuing from one computes

@@ -148,7 +148,7 @@ void Scheduler::prefillPiece(Slot &slot) {
   if (std::binary_search(slot.snapshotAt.begin(), slot.snapshotAt.end(), end) ||
       (end == n && cache_.enabled() && !cache_.contains(prompt.data(), n))) {
     rt::SavedState state;
-    if (stream.snapshot(state).isOk())
+    if (stream.snapshot(state, /*compactCaches=*/true).isOk())
       cache_.insert(std::vector<int32_t>(prompt.begin(), prompt.begin() + end), std::move(state),
                     /*exactOnly=*/end % blk != 0);
   }

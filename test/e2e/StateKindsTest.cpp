@@ -204,6 +204,53 @@ TEST_F(StateKindsTest, SaveAndLoadKeepTheCacheAndPosition) {
   expectLogits(b, {204, 200, 202});
 }
 
+TEST_F(StateKindsTest, ACompactSnapshotHoldsTheRowsReadAndRestoresLikeAWholeOne) {
+  // A server's prompt cache keeps compact snapshots: the cache's rows of the
+  // positions read only. Restored into a stream that had read other tokens,
+  // the rows past them are the init (0) again, and the stream continues as
+  // the hand-computed logits say.
+  auto m = open();
+  ASSERT_TRUE(m);
+  Stream a(*m);
+  ASSERT_TRUE(a.step(2));
+  ASSERT_TRUE(a.step(0));
+  SavedState compact, whole;
+  ASSERT_TRUE(a.snapshot(compact, /*compactCaches=*/true));
+  ASSERT_TRUE(a.snapshot(whole));
+  EXPECT_EQ(compact.states.at(0).shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(compact.states.at(0).values, (std::vector<float>{2, 3, 0, 1}));
+  EXPECT_EQ(whole.states.at(0).shape, (std::vector<int64_t>{4, 2}));
+
+  Stream b(*m);
+  const int32_t other[] = {1, 2, 2};
+  ASSERT_TRUE(b.prefill(other, 3)); // rows 0..2 hold (1,2) (2,3) (2,3)
+  ASSERT_TRUE(b.restore(compact));
+  EXPECT_EQ(b.position(), 2);
+  const HostTensor &kv = b.state(0);
+  EXPECT_EQ(std::vector<float>(kv.f32().begin(), kv.f32().end()),
+            (std::vector<float>{2, 3, 0, 1, 0, 0, 0, 0}));
+  ASSERT_TRUE(b.step(1));
+  expectLogits(b, {204, 200, 202});
+
+  // Fewer rows than the position, or more than the capacity: refused, the
+  // stream unchanged.
+  SavedState shortRows = compact;
+  shortRows.states[0].shape = {1, 2};
+  shortRows.states[0].values = {2, 3};
+  Stream c(*m);
+  Status st = c.restore(shortRows, "short");
+  EXPECT_EQ(st.code(), Code::Mismatch) << st.message();
+  EXPECT_EQ(c.position(), 0);
+  SavedState longRows = whole;
+  longRows.states[0].shape = {5, 2};
+  longRows.states[0].values.resize(10, 0.0f);
+  EXPECT_EQ(c.restore(longRows, "long").code(), Code::Mismatch);
+  SavedState wrongCount = compact;
+  wrongCount.states[0].values.pop_back();
+  EXPECT_EQ(c.restore(wrongCount, "count").code(), Code::Mismatch);
+  EXPECT_EQ(c.position(), 0);
+}
+
 TEST_F(StateKindsTest, AStateFileWithAPositionOutsideTheCacheIsRefused) {
   // The position is handed to kernels that index the cache with it: a file
   // (checksum intact) whose position is negative or past the capacity is

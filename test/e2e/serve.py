@@ -360,6 +360,16 @@ def check_prompt_cache(srv, model, name):
     check(after["ssm_prompt_cache_hits_total"] == before["ssm_prompt_cache_hits_total"] + 1,
           name + ": /metrics counts the hit")
     check(after["ssm_prompt_cache_bytes"] > 0, name + ": /metrics shows the cache's bytes")
+    per_position = after['ssm_stream_state_bytes{kind="per_position"}']
+    if per_position > 0:
+        # A hybrid's entries hold the KV rows of their prefix only: each
+        # entry (at most ~200 positions here) is smaller than the fixed
+        # states plus the caches at their 256 positions of capacity.
+        whole = after['ssm_stream_state_bytes{kind="fixed"}'] + 256 * per_position
+        entries = after["ssm_prompt_cache_entries"]
+        check(after["ssm_prompt_cache_bytes"] < entries * whole,
+              "%s: %d cache entries take %d bytes, not less than %d at the caches' capacity"
+              % (name, entries, after["ssm_prompt_cache_bytes"], entries * whole))
     check(after["ssm_time_to_first_token_seconds_count"] == before["ssm_time_to_first_token_seconds_count"] + 1 and
           after['ssm_time_to_first_token_seconds_bucket{le="+Inf"}'] == after["ssm_time_to_first_token_seconds_count"],
           name + ": /metrics has the request's time to first token")
