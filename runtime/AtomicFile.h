@@ -7,11 +7,25 @@
 // fsync'd so the rename itself survives a crash. On any failure (a full disk,
 // a file size limit, a read-only folder) the temporary is removed and `path`
 // keeps what it held: an old output is never lost to a failed new one.
+//
+// What `path` names decides where the bytes go:
+// * a symbolic link to a file: that file is replaced as above, beside it (the
+//   link stays a link);
+// * an existing regular file: replaced, keeping its permission bits;
+// * a device, FIFO or socket (/dev/null, a pipe), or any path under /dev/ or
+//   /proc/ (/dev/stdout, /dev/fd/3, whatever they lead to): written in place,
+//   as a shell redirection would (it has no old content to keep, and a rename
+//   would put a regular file where the device was: as root, ssm-run
+//   --logits-out /dev/null replaced /dev/null); a write error (/dev/full) is
+//   reported;
+// * a directory: refused.
 // Header-only, POSIX.
 #ifndef SSM_RUNTIME_ATOMICFILE_H
 #define SSM_RUNTIME_ATOMICFILE_H
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,15 +69,53 @@ inline std::string folderOf(const std::string &path) {
     return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
+/// A path written in place: an existing device, FIFO or socket, or a name
+/// under /dev/ or /proc/ (/dev/stdout names the caller's descriptor, even
+/// when that is a regular file).
+inline bool writtenInPlace(const std::string &path, bool exists, const struct stat &st) {
+  if (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0)
+    return exists;
+  return exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 } // namespace atomic_file_detail
 
 /// Writes the chunks, in order, as the whole new content of `path` (see the
 /// file comment). False with `error` naming `path` and the reason; `path` is
 /// then as it was.
-inline bool writeFileAtomically(const std::string &path, std::initializer_list<FileChunk> chunks,
+inline bool writeFileAtomically(const std::string &named, std::initializer_list<FileChunk> chunks,
                                 std::string &error) {
   using namespace atomic_file_detail;
   static std::atomic<unsigned> counter{0};
+  std::string path = named;
+  struct stat st;
+  const bool exists = ::stat(named.c_str(), &st) == 0; // follows links
+  if (exists && S_ISDIR(st.st_mode)) {
+    error = named + ": is a directory, not a file";
+    return false;
+  }
+  if (writtenInPlace(named, exists, st)) {
+    // A device, FIFO or socket: written in place (see the file comment).
+    int fd = ::open(named.c_str(), O_WRONLY | O_CLOEXEC);
+    bool ok = fd >= 0;
+    for (const FileChunk &c : chunks)
+      if (ok && c.size > 0 && !writeAll(fd, c.data, c.size))
+        ok = false;
+    int saved = errno;
+    if (fd >= 0 && ::close(fd) != 0 && ok) {
+      ok = false;
+      saved = errno;
+    }
+    if (!ok)
+      error = named + ": cannot write (" + std::strerror(saved) + ")";
+    return ok;
+  }
+  struct stat link;
+  if (exists && ::lstat(named.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    // The file the link names is replaced, beside itself; the link stays.
+    char resolved[PATH_MAX];
+    if (::realpath(named.c_str(), resolved))
+      path = resolved;
+  }
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
@@ -73,11 +125,15 @@ inline bool writeFileAtomically(const std::string &path, std::initializer_list<F
       break;
   }
   if (fd < 0) {
-    error = path + ": cannot open for writing (a temporary file beside it: " +
+    error = named + ": cannot open for writing (a temporary file beside it: " +
             std::strerror(errno) + ")";
     return false;
   }
   bool ok = true;
+  // A file replaced keeps its permission bits (the temporary has 0666 under
+  // the umask).
+  if (exists && ::fchmod(fd, st.st_mode & 07777) != 0)
+    ok = false;
   for (const FileChunk &c : chunks)
     if (ok && c.size > 0 && !writeAll(fd, c.data, c.size))
       ok = false;
@@ -94,7 +150,7 @@ inline bool writeFileAtomically(const std::string &path, std::initializer_list<F
   }
   if (!ok) {
     ::unlink(tmp.c_str());
-    error = path + ": cannot write (" + std::strerror(saved) + "); the file was left as it was";
+    error = named + ": cannot write (" + std::strerror(saved) + "); the file was left as it was";
     return false;
   }
   // The rename is durable once the folder is: best effort (some file
@@ -105,6 +161,16 @@ inline bool writeFileAtomically(const std::string &path, std::initializer_list<F
     ::close(dir);
   }
   return true;
+}
+
+/// True when writing `path` would replace an existing file (a regular file or
+/// a folder, through links): what tools ask --force for. A device, FIFO or
+/// socket (/dev/stdout, /dev/null, a pipe) is written in place, not replaced.
+inline bool wouldReplaceFile(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return ::lstat(path.c_str(), &st) == 0; // a dangling link is replaced
+  return !atomic_file_detail::writtenInPlace(path, true, st);
 }
 
 inline bool writeFileAtomically(const std::string &path, const std::string &bytes,

@@ -1,5 +1,6 @@
 // Unit tests for the .npy reader and writer: round trips, hand-made headers, and malformed files.
 #include "runtime/Npy.h"
+#include "runtime/AtomicFile.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace ssm;
@@ -295,4 +298,59 @@ TEST(NpyTest, WriteErrors) {
   EXPECT_FALSE(writeNpy(tempPath("x.npy"), "<c8", {1}, &v, error));
   EXPECT_TRUE(contains(error, "unsupported dtype")) << error;
   EXPECT_FALSE(writeNpy(tempPath("x.npy"), "<f4", {-1}, &v, error));
+}
+
+// runtime/AtomicFile.h by what the output path names. Before, every output was
+// written to a temporary and renamed over the path, whatever it named: a
+// symbolic link was replaced by a regular file, a FIFO (or, as root, /dev/null
+// or /dev/full) by a regular file holding the bytes, and /dev/stdout refused.
+TEST(NpyTest, AtomicWriteThroughASymlinkReplacesTheFileItNames) {
+  std::string real = tempPath("real.bin"), link = tempPath("link.bin"), error;
+  ::unlink(real.c_str());
+  ::unlink(link.c_str());
+  writeBytes(real, "old");
+  ASSERT_EQ(::chmod(real.c_str(), 0640), 0);
+  ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
+  ASSERT_TRUE(writeFileAtomically(link, std::string("new bytes"), error)) << error;
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
+  EXPECT_EQ(readBytes(real), "new bytes");
+  ASSERT_EQ(::stat(real.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u) << "the replaced file keeps its permission bits";
+  ::unlink(link.c_str());
+  ::unlink(real.c_str());
+}
+
+TEST(NpyTest, AtomicWriteIntoAFifoWritesInPlace) {
+  std::string fifo = tempPath("out.fifo"), error;
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader first (non-blocking open), so the writer's open does not wait.
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  float v[3] = {1, 2, 3};
+  ASSERT_TRUE(writeNpy(fifo, "<f4", {3}, v, error)) << error;
+  char buf[4096];
+  ssize_t n = ::read(reader, buf, sizeof buf);
+  ::close(reader);
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced by a regular file";
+  ::unlink(fifo.c_str());
+  ASSERT_GT(n, 0) << "nothing came through the FIFO";
+  std::string path = tempPath("from_fifo.npy");
+  writeBytes(path, std::string(buf, size_t(n)));
+  NpyArray a;
+  ASSERT_TRUE(readNpy(path, a, error)) << error;
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{3}));
+  ::unlink(path.c_str());
+}
+
+TEST(NpyTest, AtomicWriteRefusesADirectory) {
+  // (Devices take the FIFO's path above; the test does not write to /dev/full
+  // or /dev/null, which a regression would replace when run as root.)
+  std::string error;
+  EXPECT_FALSE(writeFileAtomically(::testing::TempDir(), std::string("x"), error));
+  EXPECT_TRUE(contains(error, "is a directory")) << error;
 }

@@ -5,6 +5,7 @@
 
 #include "import/ModelBuilder.h"
 #include "reference/ModelStream.h"
+#include "runtime/AtomicFile.h"
 #include "runtime/Generate.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
@@ -238,7 +239,7 @@ std::string checkSampling(const ModelRunOptions &o) {
 }
 
 bool canWrite(const std::string &path, bool force, std::string &error) {
-  if (llvm::sys::fs::exists(path) && !force) {
+  if (ssm::wouldReplaceFile(path) && !force) {
     error = path + " exists; pass --force to overwrite it";
     return false;
   }

@@ -27,6 +27,21 @@
 // RUN: not cmp -s %t/last.npy %t/last.keep
 // RUN: ls %t | FileCheck %s --check-prefix=NOTMP
 
+// A device or FIFO is written in place, not replaced by a regular file (as
+// root, --logits-out /dev/null replaced /dev/null), and needs no --force:
+// --logits-out /dev/stdout gives the same bytes as a file (before, it was
+// 'exists; pass --force', then 'cannot open for writing'). A symbolic link
+// stays a link; the file it names is replaced.
+// RUN: ssm-run %t/m --prompt "xyz" --logits-out %t/xyz.npy 2> /dev/null
+// RUN: ssm-run %t/m --prompt "xyz" --logits-out /dev/stdout 2> /dev/null > %t/stdout.npy
+// RUN: cmp %t/stdout.npy %t/xyz.npy
+// RUN: ssm-run %t/m --prompt "xyz" --logits-out /dev/stdout 2> /dev/null | cat > %t/piped.npy
+// RUN: cmp %t/piped.npy %t/xyz.npy
+// RUN: ln -s xyz.npy %t/link.npy
+// RUN: ssm-run %t/m --prompt "abc" --logits-out %t/link.npy --force 2> /dev/null
+// RUN: test -L %t/link.npy
+// RUN: not cmp -s %t/xyz.npy %t/stdout.npy
+
 // ssm-run <graph> --output-dir: the same for its result files.
 // RUN: ssm-run %s --seed 1 --output-dir %t/out > /dev/null
 // RUN: cp %t/out/result0.npy %t/result0.keep
