@@ -32,9 +32,18 @@
 #include <algorithm>
 #include <optional>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <thread>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -215,8 +224,149 @@ bool publish(const std::string &work, const std::string &dir, std::string &error
 }
 } // namespace
 
+// A write that fails inside Halide (its objects, the runtime, the static
+// library: Halide's own LLVM, another libLLVM than ours, writes them) is not
+// an error Halide returns: LLVM's raw_fd_ostream calls report_fatal_error
+// ("IO failure on output stream: No space left on device"), which aborted
+// ssm-compile (SIGABRT) and left its work folder; a file size limit (ulimit
+// -f) killed it with SIGXFSZ. Now SIGXFSZ is ignored (a write past the limit
+// fails with EFBIG, as in ssm-run), and while the kernels are written:
+// * every loaded libLLVM gets a fatal-error handler: an "IO failure" removes
+//   the work folder and exits kCannotRun naming it and the reason; any other
+//   fatal error removes it too, prints what LLVM would have, and lets LLVM
+//   end the process as before;
+// * an abort that bypasses that handler (a libLLVM linked into Halide
+//   statically) is caught: the work folder is removed, and when the disk is
+//   (nearly) full or a file size limit is set it exits kCannotRun; otherwise
+//   the previous handler (LLVM's stack dump, then the signal) runs.
+namespace write_failure {
+char gWork[4096];   // the folder being written ("" outside the codegen)
+char gOutput[4096]; // what the user asked for, for the message
+struct sigaction gPreviousAbort;
+
+struct Dirent64 {
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[1];
+};
+
+/// Removes `name` under `dirFd` (a file, or a folder and what it holds, `depth`
+/// levels down). Async-signal-safe: open/getdents64/unlinkat/close only.
+void removeAt(int dirFd, const char *name, int depth) {
+  if (::unlinkat(dirFd, name, 0) == 0 || errno != EISDIR || depth <= 0)
+    return;
+  int fd = ::openat(dirFd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char buf[4096];
+    for (;;) {
+      long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0)
+        break;
+      for (long off = 0; off < n;) {
+        const auto *d = reinterpret_cast<const Dirent64 *>(buf + off);
+        if (std::strcmp(d->name, ".") != 0 && std::strcmp(d->name, "..") != 0)
+          removeAt(fd, d->name, depth - 1);
+        off += d->reclen;
+      }
+    }
+    ::close(fd);
+  }
+  ::unlinkat(dirFd, name, AT_REMOVEDIR);
+}
+
+void say(const char *text) {
+  ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;
+}
+
+void failed(const char *why) {
+  say("ssm-compile: error: a write failed while compiling into ");
+  say(gWork);
+  say(" (");
+  say(why);
+  say("); it was removed, and nothing was written to ");
+  say(gOutput);
+  say("\n");
+  ::_exit(kCannotRun);
+}
+
+void onAbort(int) {
+  if (gWork[0]) {
+    struct statvfs fs;
+    struct rlimit limit;
+    bool full = ::statvfs(gWork, &fs) == 0 &&
+                static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (uint64_t(4) << 20);
+    bool limited = ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+    removeAt(AT_FDCWD, gWork, 4);
+    if (full)
+      failed("the disk is full; LLVM's message above");
+    if (limited)
+      failed("a file size limit is set, ulimit -f; LLVM's message above");
+  }
+  // Not a write failure: the handler before, once this one returns (abort()
+  // raises SIGABRT again after a handler returns).
+  ::sigaction(SIGABRT, &gPreviousAbort, nullptr);
+}
+
+void onFatalError(void *, const char *reason, bool) {
+  if (gWork[0])
+    removeAt(AT_FDCWD, gWork, 4);
+  if (reason && std::strstr(reason, "IO failure")) {
+    std::string why = std::string("LLVM: ") + reason;
+    failed(why.c_str());
+  }
+  say("LLVM ERROR: ");
+  say(reason ? reason : "");
+  say("\n");
+}
+
+using InstallFn = void (*)(void (*)(void *, const char *, bool), void *);
+using RemoveFn = void (*)();
+/// Calls `symbol` (install or remove the fatal-error handler) in every loaded
+/// libLLVM: ours and Halide's are different libraries.
+void forEachLlvm(const char *symbol, void (*call)(void *fn)) {
+  std::vector<std::string> libraries;
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *data) {
+        if (info->dlpi_name && std::strstr(info->dlpi_name, "libLLVM"))
+          static_cast<std::vector<std::string> *>(data)->push_back(info->dlpi_name);
+        return 0;
+      },
+      &libraries);
+  for (const std::string &lib : libraries)
+    if (void *handle = ::dlopen(lib.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+      if (void *fn = ::dlsym(handle, symbol))
+        call(fn);
+      ::dlclose(handle);
+    }
+}
+
+void arm(const std::string &work, const std::string &output) {
+  std::snprintf(gWork, sizeof gWork, "%s", work.c_str());
+  std::snprintf(gOutput, sizeof gOutput, "%s", output.c_str());
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onAbort;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGABRT, &sa, &gPreviousAbort);
+  forEachLlvm("_ZN4llvm27install_fatal_error_handlerEPFvPvPKcbES0_", [](void *fn) {
+    reinterpret_cast<InstallFn>(fn)(onFatalError, nullptr);
+  });
+}
+
+void disarm() {
+  gWork[0] = 0;
+  ::sigaction(SIGABRT, &gPreviousAbort, nullptr);
+  forEachLlvm("_ZN4llvm26remove_fatal_error_handlerEv",
+              [](void *fn) { reinterpret_cast<RemoveFn>(fn)(); });
+}
+} // namespace write_failure
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  std::signal(SIGXFSZ, SIG_IGN); // see write_failure
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << ssm::tools::versionText("ssm-compile"); });
   cl::HideUnrelatedOptions(category);
@@ -410,7 +560,10 @@ int main(int argc, char **argv) {
       errs().flush();
     };
   std::string error;
-  if (failed(ssm::codegen::compileModule(*module, options, error))) {
+  write_failure::arm(work, outputDir);
+  bool compiled = succeeded(ssm::codegen::compileModule(*module, options, error));
+  write_failure::disarm();
+  if (!compiled) {
     sys::fs::remove_directories(work);
     if (!error.empty())
       errs() << "ssm-compile: error: " << error << "\n";
