@@ -175,9 +175,30 @@ std::string Server::describe() const {
     << "; chat " << (chat_.available ? chat_.name : "off") << "; "
     << (model_->stepBatch() > 0 ? "batched step of " + std::to_string(model_->stepBatch())
                                 : std::string("per-stream steps"))
+    << "; prefill calls of";
+  std::vector<int64_t> lengths = model_->sequenceLengths();
+  std::sort(lengths.rbegin(), lengths.rend());
+  for (size_t i = 0; i < lengths.size(); ++i)
+    o << (i ? ", " : " ") << lengths[i];
+  o << (lengths.empty() ? " none" : "") << " tokens"
     << "; context " << context_ << "; prompt cache " << options_.cacheMb << " MB in blocks of "
     << scheduler_->cacheBlock() << " tokens)";
   return o.str();
+}
+
+std::string Server::prefillNote() const {
+  // A prompt runs as the longest compiled calls that fit, then steps: with
+  // one long length, what is past the last whole call (a cached prefix's
+  // tail included) runs one token per call.
+  std::vector<int64_t> lengths = model_->sequenceLengths();
+  if (lengths.empty())
+    return "";
+  const int64_t shortest = *std::min_element(lengths.begin(), lengths.end());
+  if (shortest <= 16)
+    return "";
+  return "the shortest compiled prefill call is " + std::to_string(shortest) + " tokens, so up to " +
+         std::to_string(shortest - 1) + " tokens of a prompt run as single steps; import with "
+         "--seq-len " + std::to_string(shortest) + ",16 --compile for fewer calls";
 }
 
 int Server::bind() {

@@ -62,6 +62,9 @@ public:
   const std::string &modelName() const { return modelName_; }
   int64_t context() const { return context_; }
   int64_t cacheBlock() const { return scheduler_->cacheBlock(); }
+  /// A note for the operator when the compiled prefill lengths leave long
+  /// remainders to single steps ("" when not).
+  std::string prefillNote() const;
   std::string describe() const;
 
 private:

@@ -20,6 +20,7 @@
 #include "import/RwkvFile.h"
 #include "import/RwkvModel.h"
 #include "import/Safetensors.h"
+#include "tools/StaleWork.h"
 #include "tools/TargetCheck.h"
 #include "import/WeightStore.h"
 #include "passes/InitAll.h"
@@ -38,6 +39,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -101,8 +103,11 @@ const char *kUsage =
     "  -o, --output <dir>  the model directory (created; an existing non-empty one\n"
     "                      is refused unless --force)\n"
     "  --force             write into an existing non-empty directory\n"
-    "  --seq-len N         tokens of @forward_sequence in model.mlir (default 16); the\n"
-    "                      runner regenerates the graph for any length\n"
+    "  --seq-len N[,M...]  tokens of @forward_sequence in model.mlir (default 16); the\n"
+    "                      runner regenerates the graph for any length. With --compile,\n"
+    "                      a list compiles one module per length: a prompt runs as the\n"
+    "                      longest calls that fit, so 128,16 runs 1016 tokens as 7 + 7\n"
+    "                      calls + 8 steps where 128 alone leaves 120 single steps\n"
     "  --all-logits        @forward_sequence in model.mlir returns every position's\n"
     "                      logits (L, vocab) instead of the last one's (1, vocab)\n"
     "  --config <file>     config.json (mamba; default: config.json beside the model)\n"    "  --weights W         how weights are stored and read by the kernels (computed\n"
@@ -158,6 +163,42 @@ bool storeGraph(std::string &text, const StFile &weights, std::string &error) {
 int cannotRun(const std::string &msg) {
   std::cerr << "ssm-import: error: " << msg << "\n";
   return 2;
+}
+
+/// Work folders of imports into `outDir` that were killed (kill -9, a crash),
+/// named with their process id (import/FileIO.h): <dir>.tmp-<pid>, a staged
+/// model or, after the swap, the old folder, is removed; <dir>.tmp-<pid>-old,
+/// the old folder moved aside where the file system has no RENAME_EXCHANGE,
+/// is removed when <dir> exists and put back when it does not. Each is
+/// named on stderr. Before, a killed import's folders stayed for good.
+void removeStaleImports(const std::string &outDir) {
+  std::string dir = outDir;
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  fs::path path(dir);
+  std::string parent = path.parent_path().string(), prefix = path.filename().string() + ".tmp-";
+  for (const std::string &r : ssm::tools::removeStaleWork(parent, prefix))
+    std::cerr << "ssm-import: removed " << r << ", the work folder of a run that was killed\n";
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(parent.empty() ? "." : parent, ec)) {
+    std::string name = e.path().filename().string();
+    long pid = ssm::tools::pidInName(name, prefix, '-');
+    if (pid <= 0 || name.size() < 4 || name.compare(name.size() - 4, 4, "-old") != 0 ||
+        !ssm::tools::processIsGone(pid))
+      continue;
+    std::error_code rc;
+    if (fs::exists(path, rc)) {
+      fs::remove_all(e.path(), rc);
+      if (!rc)
+        std::cerr << "ssm-import: removed " << e.path().string()
+                  << ", the old folder a killed run had moved aside\n";
+    } else {
+      fs::rename(e.path(), path, rc);
+      if (!rc)
+        std::cerr << "ssm-import: put back " << dir << " from " << e.path().string()
+                  << ", where a killed run had moved it aside\n";
+    }
+  }
 }
 
 /// Parses and verifies `text`; false with the diagnostics on failure.
@@ -398,25 +439,73 @@ int writeGgufTokenizer(const GgufFile &file, const std::string &staged) {
 /// folder is published, so a failed compile publishes nothing. Its stderr
 /// (progress on a terminal, errors) passes through; ssm-import prints the
 /// deployed module's final path.
+/// The staged folder's graph at `len` tokens, with the weights' storage as
+/// model.mlir has it (the runner builds other lengths the same way:
+/// reference/ModelStream.cpp storedModelGraph).
+bool graphAtLength(const std::string &staged, int64_t len, LogitsRows rows, std::string &mlir,
+                   std::string &error) {
+  std::vector<char> bytes;
+  if (!readWholeFile((fs::path(staged) / "model.json").string(), "model.json", bytes, error) ||
+      !buildModelMLIR(std::string(bytes.begin(), bytes.end()), len, mlir, error, rows))
+    return false;
+  StFile stored;
+  return readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error) &&
+         storeGraph(mlir, stored, error);
+}
+
 int compileStaged(const std::string &compiler, const std::string &staged,
-                  const std::string &outDir, const std::string &target) {
-  llvm::SmallVector<llvm::StringRef> args = {compiler, staged};
-  if (!target.empty())
-    args.append({"--target", target});
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef("/dev/null"),
-                                                std::nullopt};
-  std::string msg;
-  int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, redirects, 0, 0, &msg);
-  if (rc != 0) {
-    std::cerr << "ssm-import: error: --compile: ssm-compile "
-              << (msg.empty() ? "exited " + std::to_string(rc) : msg)
-              << "; nothing was written to " << outDir << "\n";
-    return rc == 1 ? 1 : 2;
+                  const std::string &outDir, const std::string &target,
+                  const std::vector<int64_t> &moreLengths, LogitsRows rows) {
+  // model.mlir into compiled/seq<N> (ssm-compile <dir>), then each further
+  // length's graph into compiled/seq<L>: the runtime runs a prompt as the
+  // longest compiled calls that fit, so a ladder (e.g. 128,16) leaves at
+  // most a few calls of each length where one length left a remainder of
+  // single steps.
+  std::vector<std::pair<std::vector<std::string>, std::string>> jobs; // args, temporary graph
+  jobs.push_back({{compiler, staged}, ""});
+  for (int64_t len : moreLengths) {
+    std::string mlir, error;
+    fs::path file = fs::path(staged) / (".seq" + std::to_string(len) + ".mlir");
+    if (!graphAtLength(staged, len, rows, mlir, error) || !writeTextFile(file, mlir, error)) {
+      std::cerr << "ssm-import: error: --compile: the graph for " << len << " tokens: " << error
+                << "; nothing was written to " << outDir << "\n";
+      return 2;
+    }
+    jobs.push_back({{compiler, file.string(), "-o",
+                     (fs::path(staged) / "compiled" / ("seq" + std::to_string(len))).string()},
+                    file.string()});
+  }
+  for (auto &[argv, temporary] : jobs) {
+    llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
+    if (!target.empty())
+      args.append({"--target", target});
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef("/dev/null"),
+                                                  std::nullopt};
+    std::string msg;
+    int rc = llvm::sys::ExecuteAndWait(compiler, args, std::nullopt, redirects, 0, 0, &msg);
+    std::error_code rmEc;
+    if (!temporary.empty())
+      fs::remove(temporary, rmEc);
+    if (rc != 0) {
+      std::cerr << "ssm-import: error: --compile: ssm-compile "
+                << (msg.empty() ? "exited " + std::to_string(rc) : msg)
+                << "; nothing was written to " << outDir << "\n";
+      return rc == 1 ? 1 : 2;
+    }
   }
   std::error_code ec;
+  std::vector<std::string> dirs;
   for (const auto &e : fs::directory_iterator(fs::path(staged) / "compiled", ec))
-    std::cout << "ssm-import: compiled " << (fs::path(outDir) / "compiled" / e.path().filename()).string()
-              << ": ssm-run " << outDir << " runs prompts of any length with no compilation\n";
+    dirs.push_back((fs::path(outDir) / "compiled" / e.path().filename()).string());
+  std::sort(dirs.begin(), dirs.end());
+  std::cout << "ssm-import: compiled ";
+  for (size_t i = 0; i < dirs.size(); ++i)
+    std::cout << (i ? ", " : "") << dirs[i];
+  std::cout << ": ssm-run " << outDir << " runs prompts of any length with no compilation";
+  if (!moreLengths.empty()) {
+    std::cout << " (the longest compiled calls that fit, then steps)";
+  }
+  std::cout << "\n";
   return 0;
 }
 
@@ -429,6 +518,7 @@ int main(int argc, char **argv) {
   std::string target;
   LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
+  std::vector<int64_t> moreLengths; // --seq-len N,M,...: the lengths after the first
   int64_t batch = 0; // no batched step function
   int64_t context = 0; // hybrids: the config's default
   for (int i = 1; i < argc; ++i) {
@@ -486,12 +576,29 @@ int main(int argc, char **argv) {
         return cannotRun("--weights takes source, f32, f16, bf16 or q8, got '" + v + "'");
     } else if (a == "--seq-len" || a == "-seq-len" || a.rfind("--seq-len=", 0) == 0) {
       std::string v;
-      long long n = 0;
       if (!optionValue(v))
         return cannotRun("--seq-len needs a positive integer");
-      if (!integerFrom1(v, 1 << 20, n))
-        return cannotRun("--seq-len takes an integer from 1 to 1048576, got '" + v + "'");
-      seqLen = n;
+      // N, or a comma-separated list N,M,...: model.mlir at the first, and
+      // with --compile one module per length.
+      moreLengths.clear();
+      std::stringstream list(v);
+      std::string item;
+      bool first = true;
+      while (std::getline(list, item, ',')) {
+        long long n = 0;
+        if (!integerFrom1(item, 1 << 20, n))
+          return cannotRun("--seq-len takes integers from 1 to 1048576 (N or N,M,...), got '" + v +
+                           "'");
+        if (first)
+          seqLen = n;
+        else if (n != seqLen &&
+                 std::find(moreLengths.begin(), moreLengths.end(), n) == moreLengths.end())
+          moreLengths.push_back(n);
+        first = false;
+      }
+      if (first || v.back() == ',')
+        return cannotRun("--seq-len takes integers from 1 to 1048576 (N or N,M,...), got '" + v +
+                         "'");
     } else if (a == "--batch" || a == "-batch" || a.rfind("--batch=", 0) == 0) {
       std::string v;
       long long n = 0;
@@ -604,6 +711,9 @@ int main(int argc, char **argv) {
     return cannotRun("no output directory: give -o <dir>");
   if (!target.empty() && !compile)
     return cannotRun("--target goes with --compile");
+  if (!moreLengths.empty() && !compile)
+    return cannotRun("--seq-len with several lengths goes with --compile (model.mlir holds one "
+                     "length; the compiled modules hold the others)");
   std::string compiler;
   if (compile) {
     std::error_code pe;
@@ -639,6 +749,7 @@ int main(int argc, char **argv) {
   // verified: a failed import leaves nothing behind, and never touches
   // what `outDir` held.
   std::string error;
+  removeStaleImports(outDir); // first: it may put `outDir` back
   if (!checkOutputDir(outDir, force, error))
     return cannotRun(error);
   std::string staged = stagingDir(outDir);
@@ -659,7 +770,7 @@ int main(int argc, char **argv) {
   if (rc == 0 && format == "gguf")
     rc = writeGgufTokenizer(ggufFile, staged);
   if (rc == 0 && compile)
-    rc = compileStaged(compiler, staged, outDir, target);
+    rc = compileStaged(compiler, staged, outDir, target, moreLengths, rows);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))
     rc = cannotRun(error);
   fs::remove_all(staged, ec);

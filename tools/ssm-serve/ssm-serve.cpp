@@ -166,6 +166,8 @@ int main(int argc, char **argv) {
     return cannotRun("cannot listen on " + o.host + ":" + std::to_string(o.port) +
                      " (in use, or not an address of this machine)");
   std::cerr << "ssm-serve: " << server->describe() << "\n";
+  if (std::string note = server->prefillNote(); !note.empty())
+    std::cerr << "ssm-serve: note: " << note << "\n";
   std::cerr << "ssm-serve: listening on http://" << o.host << ":" << port << std::endl;
 
   std::thread signals([&] {

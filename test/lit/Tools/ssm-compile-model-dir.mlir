@@ -74,3 +74,17 @@
 // RUN: not ls %t/badt
 // RUN: ls -a %t | FileCheck %s --check-prefix=NOSTAGING
 // NOSTAGING-NOT: .tmp-
+
+// --seq-len N,M --compile: one module per length; a prompt of 7 tokens runs
+// as a call of 4, one of 2 and a step, with the reference's logits.
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/ladder --seq-len 4,2 --compile | FileCheck %s --check-prefix=LADDER
+// LADDER: ssm-import: compiled {{.*}}ladder/compiled/seq2, {{.*}}ladder/compiled/seq4: ssm-run {{.*}}ladder runs prompts of any length with no compilation (the longest compiled calls that fit, then steps)
+// RUN: env SSM_CACHE_DIR=%t/cache3 ssm-run %t/ladder --engine cpu --prompt 'seven b' --logits-out %t/ladder-seven.npy 2> %t/ladder.err
+// RUN: FileCheck %s --check-prefix=LADDERMODULES < %t/ladder.err
+// LADDERMODULES: ssm-run: compiled modules in {{.*}}ladder/compiled: sequence lengths 2, 4, and the step function
+// RUN: not ls %t/cache3
+// RUN: python3 %S/../Import/Inputs/compare_npy.py %t/ladder-seven.npy %t/seven-ref.npy 1e-4 | FileCheck %s --check-prefix=LOGITS
+// RUN: sh -c 'ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/nolist --seq-len 4,2; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOLIST
+// NOLIST: ssm-import: error: --seq-len with several lengths goes with --compile
+// NOLIST: exit=2
+// RUN: not ls %t/nolist

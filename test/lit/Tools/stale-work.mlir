@@ -27,6 +27,24 @@
 // MODELLS: .ssm-compile.tmp-1
 // MODELLS-NEXT: compiled
 
+// ssm-import -o DIR: DIR.tmp-<pid> (a staged model) removed; DIR.tmp-<pid>-old
+// (the old folder moved aside where there is no RENAME_EXCHANGE) removed when
+// DIR exists, put back when it does not. Before, they stayed for good.
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/imp --seq-len 1 > /dev/null
+// RUN: sh -c 'p=$(cat %t/dead.pid); mkdir %t/imp.tmp-$p %t/imp.tmp-$p-old %t/imp.tmp-1 && touch %t/imp.tmp-$p-old/model.json'
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/imp --seq-len 1 --force 2>&1 | FileCheck %s --check-prefix=IMPORT
+// IMPORT-DAG: ssm-import: removed {{.*}}imp.tmp-{{[0-9]+}}, the work folder of a run that was killed
+// IMPORT-DAG: ssm-import: removed {{.*}}imp.tmp-{{[0-9]+}}-old, the old folder a killed run had moved aside
+// RUN: ls %t | FileCheck %s --check-prefix=IMPORTLS
+// IMPORTLS: imp
+// IMPORTLS-NEXT: imp.tmp-1
+// IMPORTLS-NOT: imp.tmp
+// RUN: sh -c 'p=$(cat %t/dead.pid); mkdir %t/gone.tmp-$p-old && touch %t/gone.tmp-$p-old/model.json'
+// RUN: not ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/gone --seq-len 1 2>&1 | FileCheck %s --check-prefix=BACK
+// BACK: ssm-import: put back {{.*}}gone from {{.*}}gone.tmp-{{[0-9]+}}-old, where a killed run had moved it aside
+// BACK: ssm-import: error: {{.*}}gone: exists and is not empty; pass --force to write into it
+// RUN: test -f %t/gone/model.json
+
 // ssm-tune: $TMPDIR/ssm-tune-<pid>-XXXXXX (the older ssm-tune-XXXXXX form,
 // which names no process, is not touched).
 // RUN: sh -c 'p=$(cat %t/dead.pid); mkdir %t/tmp/ssm-tune-$p-abc123 %t/tmp/ssm-tune-1-abc123 %t/tmp/ssm-tune-123456'
