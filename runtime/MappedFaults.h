@@ -12,10 +12,18 @@
 //   replace model files by rename, never in place
 //
 // to stderr and ends the process with exit status 1 (_exit: the process
-// cannot go on, its weights or code are gone). A SIGBUS anywhere else goes to
-// the handler that was installed before (or the default: the signal).
+// cannot go on, its weights or code are gone). A library rewritten in place
+// at the same size raises no SIGBUS: its code is other bytes, and runs into
+// SIGSEGV or SIGILL; one of those whose instruction (or address) lies in a
+// registered library is named the same way when the library's file differs
+// (stat: device, inode, size, modification time) from the one loaded. A
+// SIGBUS anywhere else, and a SIGSEGV or SIGILL elsewhere or in an unchanged
+// library, goes to the handler that was installed before (or the default:
+// the signal). (Mapped weights rewritten in place at the same size raise
+// nothing: the runtime reads the new numbers.)
 //
-// The handler is installed on the first registration and kept. Registering and
+// The handlers are installed on the first registration (SIGSEGV and SIGILL on
+// the first library's) and kept. Registering and
 // unregistering are thread-safe; the handler reads the table without locks
 // (async-signal-safe: fixed slots, atomics, write(2) and _exit(2)).
 #ifndef SSM_RUNTIME_MAPPEDFAULTS_H

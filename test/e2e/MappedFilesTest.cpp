@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <fstream>
 #include <sys/mman.h>
@@ -129,3 +131,57 @@ TEST(MappedFilesDeathTest, AModuleLibraryTruncatedAfterLoadingIsANamedError) {
 }
 
 } // namespace
+
+// A library rewritten in place at the same size (no SIGBUS: its pages now
+// hold other bytes): its code faults (SIGSEGV or SIGILL), named as a changed
+// file when the file differs from the one loaded. Before, the process died of
+// SIGSEGV with no word of why.
+TEST(MappedFilesDeathTest, AModuleLibraryRewrittenInPlaceIsANamedError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto rewrittenAfterACall = [] {
+    auto module = compileText(moduleText(), "ssm-rewritten-library", "host");
+    if (!module)
+      std::exit(3);
+    std::mt19937 rng(3);
+    StepInputs in(rng);
+    HostTensor h = random({1, kDim, kN}, rng, -1, 1);
+    std::vector<HostTensor> out;
+    std::string error;
+    auto call = module->bind(*module->find("decode"),
+                             {&h, &in.x, &in.dt, &in.A, &in.B, &in.C, &in.D}, out, error);
+    if (!call || !call->invoke(error))
+      std::exit(4);
+    std::string lib = ::testing::TempDir() + "ssm-rewritten-library-host-" +
+                      std::to_string(getpid()) + "/libssm_module.so";
+    struct stat st;
+    if (::stat(lib.c_str(), &st) != 0)
+      std::exit(5);
+    // Zeros over every byte, in place (the same inode and size).
+    FILE *f = std::fopen(lib.c_str(), "r+b");
+    if (!f)
+      std::exit(6);
+    std::vector<char> zeros(static_cast<size_t>(st.st_size), 0);
+    std::fwrite(zeros.data(), 1, zeros.size(), f);
+    std::fclose(f);
+    call->invoke(error);
+    std::exit(0);
+  };
+  EXPECT_EXIT(rewrittenAfterACall(), ::testing::ExitedWithCode(1),
+              "ssm runtime: [^ ]*ssm-rewritten-library-host-[0-9]+/libssm_module.so changed while "
+              "mapped \\(truncated or rewritten in place\\)");
+}
+
+// With a library loaded (the SIGSEGV handler installed), a fault outside its
+// code, or in an unchanged library, still kills with SIGSEGV as before.
+TEST(MappedFilesDeathTest, ASegfaultElsewhereStillKillsWithSigsegv) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto faultElsewhere = [] {
+    auto module = compileText(moduleText(), "ssm-segv-elsewhere", "host");
+    if (!module)
+      std::exit(3);
+    volatile int *nowhere = nullptr;
+    *nowhere = 1;
+    std::exit(0);
+  };
+  EXPECT_EXIT(faultElsewhere(), ::testing::KilledBySignal(SIGSEGV), "");
+}
