@@ -403,15 +403,32 @@ class Stream:
     def reset(self):
         _check(_lib.ssm_stream_reset(self._h))
 
+    def _state_numel(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"a state name is a str, not {type(name).__name__}")
+        sizes = {n: k for n, _, k in self.model.states()}
+        if name not in sizes:
+            raise ValueError(f"the model has no state {name!r} (its states: {', '.join(sizes)})")
+        return sizes[name]
+
     def state(self, name):
-        numel = {n: k for n, _, k in self.model.states()}[name]
+        numel = self._state_numel(name)
         buf = (ctypes.c_float * numel)()
         _check(_lib.ssm_stream_get_state(self._h, name.encode(), buf, numel))
         return array.array("f", buf)
 
     def set_state(self, name, values):
-        buf = (ctypes.c_float * len(values))(*values)
-        _check(_lib.ssm_stream_set_state(self._h, name.encode(), buf, len(values)))
+        """Copies `values` into state `name`: a flat sequence of its element count, or
+        an array or tensor of any shape with that many elements (NumPy, torch: read
+        row-major). ValueError names an unknown state or a wrong count."""
+        numel = self._state_numel(name)
+        if hasattr(values, "reshape") and hasattr(values, "tolist"):
+            values = values.reshape(-1).tolist()
+        values = list(values)
+        if len(values) != numel:
+            raise ValueError(f"state {name!r} has {numel} values, not {len(values)}")
+        buf = (ctypes.c_float * numel)(*values)
+        _check(_lib.ssm_stream_set_state(self._h, name.encode(), buf, numel))
 
     def save(self, path):
         _check(_lib.ssm_stream_save_state(self._h, os.fsencode(path)))

@@ -91,8 +91,21 @@ check(ts.position == 0, "ssm_torch: nothing ran for a refused token")
 got = ts.prefill(torch.tensor(prompt, dtype=torch.int64))
 check(got.tolist() == list(ref.logits()), "ssm_torch: an int64 tensor of valid ids runs")
 
-# --- DLPack views keep their stream alive ---------------------------------------
+# --- States by name: unknown names and shapes refused naming them ---------------
 name, shape, numel = model.states()[0]
+s = ssm_runtime.Stream(model)
+check(refused(lambda: s.state("no-such-state"), "no state 'no-such-state'"),
+      "state() of an unknown name: ValueError naming it (was a bare KeyError)")
+check(refused(lambda: s.set_state("no-such-state", [0.0]), "no state 'no-such-state'"),
+      "set_state() of an unknown name: ValueError naming it")
+check(refused(lambda: s.set_state(name, [0.0] * (numel + 1)), f"has {numel} values, not {numel + 1}"),
+      "set_state() with one value too many: ValueError naming both counts")
+t2 = torch.arange(numel, dtype=torch.float32).reshape(shape)
+s.set_state(name, t2)
+check(list(s.state(name)) == t2.flatten().tolist(),
+      "set_state() takes a tensor of the state's shape (was 'only one element tensors ...')")
+
+# --- DLPack views keep their stream alive ---------------------------------------
 views_before = ssm_runtime.live_views()
 a = ssm_runtime.Stream(model)
 a.prefill(prompt)
