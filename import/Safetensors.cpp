@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -315,10 +316,47 @@ bool readShardedSafetensors(const std::string &indexPath, StFile &out, std::stri
 }
 } // namespace
 
+namespace {
+/// The header of a regular file checked from its own bytes (at most 8 + 100
+/// MiB) before the file is read whole: a file that is not what its header
+/// describes (trailing bytes: a 64 GiB sparse file behind a good header) is
+/// refused unread. Before, it was read into memory first (the reference
+/// engine of ssm-run: 24 GB, then the OOM killer). Other files (a pipe) are
+/// checked after reading, as before.
+bool headerFirst(const std::string &path, std::string &error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return true;
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  if (ec || !in)
+    return true; // readWholeFile names the problem
+  std::vector<char> head(8);
+  if (size < 8 || !in.read(head.data(), 8))
+    return true;
+  uint64_t headerLen = 0;
+  for (int i = 0; i < 8; ++i)
+    headerLen |= uint64_t(static_cast<unsigned char>(head[i])) << (8 * i);
+  if (headerLen <= (uint64_t(100) << 20) && headerLen <= size - 8) {
+    head.resize(8 + headerLen);
+    if (!in.read(head.data() + 8, static_cast<std::streamsize>(headerLen)))
+      return true;
+  }
+  safetensors::Header header;
+  std::string problem;
+  if (safetensors::parseHeader(head.data(), static_cast<size_t>(size), header, problem))
+    return true;
+  error = path + ": " + problem;
+  return false;
+}
+} // namespace
+
 bool readSafetensors(const std::string &path, StFile &out, std::string &error) {
   const std::string suffix = ".safetensors.index.json";
   if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
     return readShardedSafetensors(path, out, error);
+  if (!headerFirst(path, error))
+    return false;
   std::vector<char> buf;
   if (!readWholeFile(path, "a safetensors file", buf, error))
     return false;

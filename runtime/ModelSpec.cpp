@@ -196,6 +196,14 @@ Status ModelSpec::load(const std::string &dir, ModelSpec &out) {
     return {Code::NotFound, path + ": no such file (is '" + dir + "' an ssm-import output?)"};
   if (!std::filesystem::is_regular_file(path, ec))
     return {Code::InvalidFile, path + ": not a regular file"};
+  // Bounded: a model.json holds names and shapes (tens of KB for models of
+  // billions of parameters). Before, a 64 GiB (sparse) model.json was read
+  // whole: 16 GB of memory and SIGABRT after 50 s.
+  constexpr uintmax_t kMaxModelJson = uintmax_t(64) << 20;
+  uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kMaxModelJson)
+    return {Code::InvalidFile, path + ": " + std::to_string(bytes) +
+                                   " bytes; a model.json is at most 64 MiB (damaged, or not one?)"};
   std::ifstream in(path, std::ios::binary);
   std::stringstream buf;
   buf << in.rdbuf();

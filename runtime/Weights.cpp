@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 #include <cerrno>
 #include <cstring>
 
@@ -91,6 +92,36 @@ std::unique_ptr<WeightFile> WeightFile::open(const std::string &path, Status &st
     return nullptr;
   }
   size_t size = static_cast<size_t>(st.st_size);
+  // The header first, from its own bytes (at most 8 + 100 MiB): a file that
+  // is not what its header describes (trailing bytes: a 64 GiB sparse file
+  // behind a good header) is refused before its data is read or mapped.
+  // Before, the whole file was copied into memory first (24 GB, then the
+  // kernel's OOM kill).
+  {
+    unsigned char len8[8];
+    std::vector<unsigned char> head;
+    std::string problem;
+    if (!readWhole(fd, len8, 8)) {
+      problem = std::string("cannot read the file: ") + std::strerror(errno);
+    } else {
+      uint64_t headerLen = 0;
+      for (int i = 0; i < 8; ++i)
+        headerLen |= uint64_t(len8[i]) << (8 * i);
+      // A length parseHeader refuses is not read (it looks at the 8 bytes only).
+      bool readable = headerLen <= (uint64_t(100) << 20) && headerLen <= size - 8;
+      head.resize(8 + (readable ? headerLen : 0));
+      if (!readWhole(fd, head.data(), head.size()))
+        problem = std::string("cannot read the file: ") + std::strerror(errno);
+    }
+    safetensors::Header header;
+    if (problem.empty())
+      safetensors::parseHeader(head.data(), size, header, problem); // sets problem on failure
+    if (!problem.empty()) {
+      ::close(fd);
+      status = {Code::InvalidFile, path + ": " + problem};
+      return nullptr;
+    }
+  }
   size_t region = size;
   void *p = load == WeightLoad::Copy ? hugePageRegion(size, region) : nullptr;
   std::string failure;

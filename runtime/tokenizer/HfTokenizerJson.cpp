@@ -541,7 +541,18 @@ Status readHfTokenizer(const std::string &tokenizerJson, const std::string &conf
 
 namespace {
 
-bool readFile(const std::string &path, std::string &out) {
+/// Tokenizer files are read whole, up to 1 GiB (the largest tokenizer.json
+/// files of public models are tens of MB). Before, a 64 GiB (sparse)
+/// tokenizer.json or tokenizer_config.json in a model folder was read into
+/// memory (SIGABRT, or the OOM killer). `tooLarge` is set for a larger file.
+constexpr uintmax_t kMaxTokenizerFile = uintmax_t(1) << 30;
+
+bool readFile(const std::string &path, std::string &out, bool &tooLarge) {
+  std::error_code ec;
+  uintmax_t bytes = std::filesystem::file_size(path, ec);
+  tooLarge = !ec && bytes > kMaxTokenizerFile;
+  if (tooLarge)
+    return false;
   std::ifstream f(path, std::ios::binary);
   if (!f)
     return false;
@@ -578,13 +589,20 @@ std::unique_ptr<Tokenizer> Tokenizer::open(const std::string &path, Status &stat
     return nullptr;
   }
   std::string text, config;
-  if (!readFile(file.string(), text)) {
-    status = {Code::NotFound, file.string() + ": cannot be read"};
+  bool tooLarge = false;
+  auto large = [](const fs::path &p) {
+    std::error_code e;
+    return Status{Code::InvalidFile, p.string() + ": " + std::to_string(fs::file_size(p, e)) +
+                                         " bytes; a tokenizer file is at most 1 GiB (damaged?)"};
+  };
+  if (!readFile(file.string(), text, tooLarge)) {
+    status = tooLarge ? large(file) : Status{Code::NotFound, file.string() + ": cannot be read"};
     return nullptr;
   }
   const fs::path configPath = file.parent_path() / "tokenizer_config.json";
-  if (fs::exists(configPath, ec) && !readFile(configPath.string(), config)) {
-    status = {Code::InvalidFile, configPath.string() + ": cannot be read"};
+  if (fs::exists(configPath, ec) && !readFile(configPath.string(), config, tooLarge)) {
+    status = tooLarge ? large(configPath)
+                      : Status{Code::InvalidFile, configPath.string() + ": cannot be read"};
     return nullptr;
   }
   return fromJson(text, config, file.string(), status);

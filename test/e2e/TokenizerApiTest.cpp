@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -148,3 +153,30 @@ TEST(TokenizerWrapper, RoundTripAndErrors) {
 }
 
 } // namespace
+
+// Tokenizer files are read whole only up to 1 GiB: a folder whose
+// tokenizer_config.json is 4 GiB (sparse) is refused naming the file, unread.
+// Before, it was read into memory (with 1 GiB of address space here: out of
+// memory; a 64 GiB one in a model folder took ssm-run to SIGABRT or the OOM
+// killer).
+TEST(TokenizerApiDeathTest, AHugeTokenizerFileIsRefusedUnread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  fs::path dir = fs::path(::testing::TempDir()) / ("ssm-huge-tokenizer-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kQwen3 / "tokenizer.json", dir / "tokenizer.json",
+                fs::copy_options::overwrite_existing);
+  { std::ofstream(dir / "tokenizer_config.json") << "{}"; }
+  fs::resize_file(dir / "tokenizer_config.json", uintmax_t(4) << 30);
+  auto openBounded = [&] {
+    struct rlimit limit = {rlim_t(1) << 30, rlim_t(1) << 30};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0)
+      std::exit(3);
+    ssm_tokenizer_t *t = nullptr;
+    ssm_status_t st = ssm_tokenizer_open(dir.c_str(), &t);
+    std::fprintf(stderr, "%s\n", st == SSM_OK ? "opened" : ssm_last_error());
+    std::exit(st == SSM_ERROR_INVALID_FILE ? 0 : 4);
+  };
+  EXPECT_EXIT(openBounded(), ::testing::ExitedWithCode(0),
+              "tokenizer_config.json: 4294967296 bytes; a tokenizer file is at most 1 GiB");
+  fs::remove_all(dir);
+}

@@ -2,12 +2,17 @@
 // huge-page memory (the default) and mapped. Both must give the file's values
 // bit for bit and the same errors for a truncated or missing file; the read
 // copy must start on a 2 MB boundary (so that transparent huge pages can back it).
+#include "runtime/ModelSpec.h"
 #include "runtime/Weights.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sys/resource.h>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -93,6 +98,56 @@ TEST_P(WeightFileTest, TruncatedAndMissingFilesAreNamed) {
   Status missing;
   EXPECT_FALSE(WeightFile::open(tempPath("absent.safetensors"), missing, GetParam()));
   EXPECT_EQ(missing.code(), Code::NotFound);
+}
+
+// A good header followed by more than its tensors (here 8 GiB of sparse
+// zeros): refused from the header, before the file is read or mapped. Before,
+// the whole file was copied into memory first (a 64 GiB file: 24 GB, then the
+// OOM killer). The child runs with 1 GiB of address space, so reading or
+// mapping the file fails with another message.
+TEST_P(WeightFileTest, TrailingBytesAreRefusedBeforeTheDataIsRead) {
+  std::string path = tempPath("trailing.safetensors");
+  write(path, fileBytes());
+  const off_t big = off_t(8) << 30;
+  ASSERT_EQ(::truncate(path.c_str(), big), 0);
+  WeightLoad load = GetParam();
+  auto openBounded = [&] {
+    struct rlimit limit = {rlim_t(1) << 30, rlim_t(1) << 30};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0)
+      std::exit(3);
+    Status st;
+    if (WeightFile::open(path, st, load))
+      std::exit(4);
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    std::exit(st.code() == Code::InvalidFile ? 0 : 5);
+  };
+  EXPECT_EXIT(openBounded(), ::testing::ExitedWithCode(0),
+              "the tensors' data ends at byte " + std::to_string(fileBytes().size()) +
+                  " but the file has 8589934592 bytes");
+  unlink(path.c_str());
+}
+
+// The other file of a model folder read whole: model.json, bounded at 64
+// MiB. Before, a 4 GiB (sparse) model.json was read into memory: with 1 GiB
+// of address space, std::bad_alloc and an abort; a 64 GiB one took 16 GB
+// and 50 s before the abort.
+TEST(ModelJsonTest, AModelJsonOfGigabytesIsRefusedUnread) {
+  std::string dir = tempPath("huge-model");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/model.json") << R"({"format": "ssm-opt-model", "version": 1})";
+  ASSERT_EQ(::truncate((dir + "/model.json").c_str(), off_t(4) << 30), 0);
+  auto loadBounded = [&] {
+    struct rlimit limit = {rlim_t(1) << 30, rlim_t(1) << 30};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0)
+      std::exit(3);
+    ssm::rt::ModelSpec spec;
+    Status st = ssm::rt::ModelSpec::load(dir, spec);
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    std::exit(st.code() == Code::InvalidFile ? 0 : 5);
+  };
+  EXPECT_EXIT(loadBounded(), ::testing::ExitedWithCode(0),
+              "model.json: 4294967296 bytes; a model.json is at most 64 MiB");
+  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Loads, WeightFileTest,
