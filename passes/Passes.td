@@ -182,29 +182,42 @@ def SsmDistributePrefill : Pass<"ssm-distribute-prefill", "mlir::ModuleOp"> {
     * `@dist_embed(tokens) -> h`: the ops before the first layer;
     * `@dist_layer<i>(h, <layer i's states>, <its weights>) -> (h, <states>,
       <summaries>)` for each layer i, calling a copy of the layer's block
-      function in which each recurrent scan (`ssm.selective_scan`: Mamba-1;
-      `ssm.ssd_scan` without bonus: Mamba-2) whose final state is returned
-      is cloned with a zero input and the all-ones initial state: that
-      clone's final state is T exactly as the kernels compute it (same
-      discretisation, same exp), broadcast to the state's shape (Mamba-1:
-      exp(A sum_t delta_t) per (channel, state); Mamba-2: exp(sum_t dt_t A)
-      per head). The summaries are named `summary.<state name>` and follow
-      the states; the function carries `ssm.halo_rows`, the rows of the
-      previous slice its window states (the short causal conv's) need
-      (width - 1 of its widest `ssm.causal_conv1d`);
+      function in which each recurrent scan whose final state is returned
+      is cloned so that the clone's final state is T exactly as the kernels
+      compute it: `ssm.selective_scan` (Mamba-1) and `ssm.ssd_scan`
+      (Mamba-2; RWKV-5/6 with a bonus) with a zero input and the all-ones
+      initial state (T broadcast to the state's shape, composed
+      elementwise: `summary.<state>`); `ssm.wkv7` (RWKV-7) with v = 0 from
+      an identity state per head (the product of the transitions, a dense
+      N x N matrix multiplying the state on the right: `summary_matrix.<state>`);
+      `ssm.wkv4` (RWKV-4) with k = -1e30, v = 0 from (aa, bb, pp) = (0, 1, 0)
+      (the final pp is the slice's summed log decay, composed with the
+      running maximum: `summary_wkv4aa/bb/pp.<state>`). The summaries
+      follow the states; the function carries `ssm.halo_rows`, the rows of
+      the previous slice its window states need (width - 1 of its widest
+      `ssm.causal_conv1d`; 1 for a token shift, a state argument read as
+      rows of the layer's width);
     * `@dist_layer_plain<i>`: the same without the summaries;
     * `@dist_step<i>(h, <states>, <weights>) -> (h, <states>)`: layer i's
       step form, used on the halo rows to rebuild the window states;
     * `@dist_head(h) -> logits`: the ops after the last layer.
 
+    A block whose later token shift reads what its scan made (RWKV: the
+    channel mix shifts the time mix's output, which depends on the
+    recurrent state, so its window cannot be rebuilt from the block's
+    input) is first cut in two block functions `<name>_a` / `<name>_b` at
+    the residual stream after the time mix (the first value of its type
+    that the rest reads alone, besides constants, zero fills and state
+    arguments), in both forms, so each half is a layer. A per-token value a
+    layer passes to later layers (RWKV-7's v_first) becomes a result and
+    arguments named `carry<layer>_<result>`.
+
     Refused with an error naming the op: attention (its KV cache is not a
     fixed-size summary: a ring exchange of keys and values is not built),
-    `ssm.wkv4`, `ssm.wkv7`, `ssm.gated_delta_rule` and `ssm.ssd_scan` with a
-    bonus (RWKV: the channel mix's token shift reads the attention output,
-    which depends on the recurrent state, so its window cannot be rebuilt
-    from the layer's input; that needs the block split in two exchanges),
-    a scan with no initial state operand, values passed from layer to layer
-    besides the residual stream (carries), and ops between the layers.
+    `ssm.gated_delta_rule` (its summary is not built), a scan with no
+    initial state operand, a wkv7 state returned transposed, values passed
+    between layers that are not per-token rows of an earlier layer, and
+    ops between the layers.
   }];
   let dependentDialects = ["ssm::SSMDialect", "mlir::linalg::LinalgDialect",
                            "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 
 using namespace ssm;
@@ -38,9 +39,9 @@ extern "C" int ssm_distributed_prefill(void *comm, const char *model_dir, const 
   // saying why, which fails that agreement on every rank).
   rt::ModelSpec spec;
   rt::Status local = rt::ModelSpec::load(model_dir, spec);
+  std::map<std::string, float> stateInit;
   for (const rt::StateSpec &s : spec.states)
-    if (local.isOk() && s.init != 0.0f)
-      local = {rt::Code::Unsupported, "state '" + s.name + "' does not start at zero"};
+    stateInit[s.name] = s.init;
   std::unique_ptr<rt::WeightFile> weights;
   if (local.isOk())
     weights = rt::WeightFile::open(std::string(model_dir) + "/weights.safetensors", local);
@@ -56,7 +57,8 @@ extern "C" int ssm_distributed_prefill(void *comm, const char *model_dir, const 
   dist::PrefillResult result;
   rt::Status st = local;
   if (local.isOk())
-    st = dist::prefill(c, *module, *weights, tokens, static_cast<int64_t>(n), halo_rows, result);
+    st = dist::prefill(c, *module, *weights, tokens, static_cast<int64_t>(n), halo_rows, result,
+                       stateInit);
   else
     dist::agreeFailure(c); // the others learn that this rank failed
   if (!st)

@@ -2,6 +2,7 @@
 #include "runtime/distributed/Prefill.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,12 +42,45 @@ public:
 
   const rt::FunctionInfo *find(const std::string &name) const { return module.find(name); }
 
-  /// Calls `fn` with `h` as its "h" or "tokens" argument and `states` (by
-  /// name) for its state arguments; results into `out` (manifest order).
+  /// Per-token values a layer passes to later ones on this rank ("carry<l>_<r>":
+  /// RWKV-7's first-layer values), by name, as the last layer that made them left them.
+  std::map<std::string, HostTensor> carries;
+
+  /// Keeps the "carry..." results of `fn` in `carries`.
+  void keepCarries(const rt::FunctionInfo &fn, std::vector<HostTensor> &results) {
+    for (size_t r = 0; r < fn.results.size() && r < results.size(); ++r)
+      if (fn.results[r].name.rfind("carry", 0) == 0)
+        carries[fn.results[r].name] = results[r];
+  }
+
+  /// Calls `fn` with `h` as its "h" or "tokens" argument, `states` (by
+  /// name) for its state arguments and the kept carries (zeros with
+  /// `zeroCarries`: the halo rows, whose carried values no window reads);
+  /// results into `out` (manifest order).
   Status call(const rt::FunctionInfo &fn, const HostTensor &h,
-              const std::map<std::string, HostTensor> &states, std::vector<HostTensor> &out) {
+              const std::map<std::string, HostTensor> &states, std::vector<HostTensor> &out,
+              bool zeroCarries = false) {
     std::vector<const HostTensor *> inputs;
+    std::vector<std::unique_ptr<HostTensor>> zeros;
     for (const TensorInfo &a : fn.arguments) {
+      if (a.name.rfind("carry", 0) == 0 && a.param.empty() && a.state.empty()) {
+        auto it = carries.find(a.name);
+        if (zeroCarries) {
+          zeros.push_back(std::make_unique<HostTensor>());
+          zeros.back()->shape = a.shape;
+          int64_t n = 1;
+          for (int64_t d : a.shape)
+            n *= d;
+          zeros.back()->allocate<float>(static_cast<size_t>(n), 0.0f);
+          inputs.push_back(zeros.back().get());
+        } else if (it == carries.end() || it->second.shape != a.shape) {
+          return {Code::Mismatch, "@" + fn.name + " takes '" + a.name +
+                                      "', which no earlier layer gave with its shape"};
+        } else {
+          inputs.push_back(&it->second);
+        }
+        continue;
+      }
       if (!a.param.empty()) {
         const HostTensor *t = nullptr;
         if (Status st = weight(fn, a, t); !st.isOk())
@@ -126,22 +160,85 @@ double cpuMs() {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-HostTensor zeros(const TensorInfo &info) {
+/// A state tensor at its initial value (`init`: by state name; absent: 0).
+HostTensor initial(const TensorInfo &info, const std::map<std::string, float> &init) {
   HostTensor t;
   t.shape = info.shape;
   int64_t n = 1;
   for (int64_t d : info.shape)
     n *= d;
-  t.allocate<float>(static_cast<size_t>(n), 0.0f);
+  auto it = init.find(info.state);
+  t.allocate<float>(static_cast<size_t>(n), it == init.end() ? 0.0f : it->second);
   return t;
 }
+
+/// How a slice summary composes with the state before the slice
+/// (passes/DistributePrefill.cpp names them "summary<kind>.<state>").
+enum class Compose {
+  Diagonal, // h = T (.) h0 + s (Mamba-1, Mamba-2, RWKV-5/6)
+  Matrix,   // h = h0 T + s per (N, N) matrix in the last two dimensions (RWKV-7)
+  Wkv4,     // RWKV-4's (aa, bb, pp) from the summed log decay: three states in a row
+};
+
+struct Recurrent {
+  int state = 0, summary = 0; // result indices
+  Compose kind = Compose::Diagonal;
+};
 
 /// One layer's functions and which of its states are recurrent (have a summary).
 struct Layer {
   const rt::FunctionInfo *seq = nullptr, *plain = nullptr, *step = nullptr;
   std::vector<int> stateResults;                    // result index of each state
-  std::vector<std::pair<int, int>> recurrent;       // (state result, summary result)
+  std::vector<Recurrent> recurrent;
 };
+
+/// h0 <- the state after a slice whose summary is (T, s), from h0 before it.
+/// `x` holds `count` states of `numel` values each, in the order of `kinds`.
+void compose(const Layer &L, std::vector<float *> &x, const std::vector<const float *> &T,
+             const std::vector<const float *> &s, const std::vector<HostTensor *> &shapes) {
+  for (size_t i = 0; i < L.recurrent.size(); ++i) {
+    size_t numel = shapes[i]->f32().size();
+    switch (L.recurrent[i].kind) {
+    case Compose::Diagonal:
+      for (size_t k = 0; k < numel; ++k)
+        x[i][k] = T[i][k] * x[i][k] + s[i][k];
+      break;
+    case Compose::Matrix: {
+      const std::vector<int64_t> &shape = shapes[i]->shape;
+      size_t n = static_cast<size_t>(shape.back());
+      std::vector<float> row(n);
+      for (size_t m = 0; m < numel; m += n * n)
+        for (size_t r = 0; r < n; ++r) {
+          float *xr = x[i] + m + r * n;
+          for (size_t c = 0; c < n; ++c) {
+            float acc = s[i][m + r * n + c];
+            for (size_t l = 0; l < n; ++l)
+              acc += xr[l] * T[i][m + l * n + c];
+            row[c] = acc;
+          }
+          std::copy(row.begin(), row.end(), xr);
+        }
+      break;
+    }
+    case Compose::Wkv4: {
+      // (aa, bb, pp) holds the sums A = aa e^pp, B = bb e^pp; over the slice
+      // A = e^{sum w} A0 + A_s, so with p1 = pp0 + sum w, p2 = pp_s and
+      // p = max(p1, p2): aa = aa0 e^{p1 - p} + aa_s e^{p2 - p}, pp = p.
+      float *aa = x[i], *bb = x[i + 1], *pp = x[i + 2];
+      for (size_t k = 0; k < numel; ++k) {
+        float p1 = pp[k] + T[i + 2][k], p2 = s[i + 2][k];
+        float p = std::max(p1, p2);
+        float e1 = std::exp(p1 - p), e2 = std::exp(p2 - p);
+        aa[k] = e1 * aa[k] + e2 * s[i][k];
+        bb[k] = e1 * bb[k] + e2 * s[i + 1][k];
+        pp[k] = p;
+      }
+      i += 2;
+      break;
+    }
+    }
+  }
+}
 
 } // namespace
 
@@ -154,7 +251,8 @@ void agreeFailure(MPI_Comm comm) {
 }
 
 Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
-               const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out) {
+               const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out,
+               const std::map<std::string, float> &stateInit) {
   int rank = 0, size = 1;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm, &rank);
@@ -220,16 +318,34 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
       const std::string &name = l.seq->results[r].name;
       if (name.rfind("summary_", 0) != 0)
         continue;
-      int found = -1;
-      for (int s : l.stateResults)
-        if ("summary_" + sanitized(l.seq->results[s].state) == name)
-          found = s;
-      if (found < 0) {
+      Recurrent rec;
+      rec.state = -1;
+      rec.summary = static_cast<int>(r);
+      static const std::pair<const char *, Compose> kinds[] = {
+          {"summary_", Compose::Diagonal},        {"summary_matrix_", Compose::Matrix},
+          {"summary_wkv4aa_", Compose::Wkv4},     {"summary_wkv4bb_", Compose::Wkv4},
+          {"summary_wkv4pp_", Compose::Wkv4}};
+      for (auto [prefix, kind] : kinds)
+        for (int s : l.stateResults)
+          if (prefix + sanitized(l.seq->results[s].state) == name)
+            rec.state = s, rec.kind = kind;
+      if (rec.state < 0) {
         local = {Code::Mismatch, "@" + l.seq->name + "'s result '" + name + "' names no state"};
         break;
       }
-      l.recurrent.push_back({found, static_cast<int>(r)});
+      l.recurrent.push_back(rec);
     }
+    // RWKV-4's three parts come together, in the order aa, bb, pp.
+    for (size_t k = 0; k < l.recurrent.size() && local.isOk(); ++k)
+      if (l.recurrent[k].kind == Compose::Wkv4) {
+        const std::string &name = l.seq->results[l.recurrent[k].summary].name;
+        bool ok = name.rfind("summary_wkv4aa_", 0) == 0 && k + 2 < l.recurrent.size() &&
+                  l.recurrent[k + 1].kind == Compose::Wkv4 &&
+                  l.recurrent[k + 2].kind == Compose::Wkv4;
+        if (!ok)
+          local = {Code::Mismatch, "@" + l.seq->name + ": the wkv4 summaries are not aa, bb, pp in a row"};
+        k += 2;
+      }
     layers.push_back(std::move(l));
   }
   if (local.isOk() && layers.empty())
@@ -241,6 +357,12 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
   std::vector<int64_t> lengths(size);
   if (int rc = MPI_Allgather(&n, 1, MPI_INT64_T, lengths.data(), 1, MPI_INT64_T, comm); rc != MPI_SUCCESS)
     return mpiFailed(rc, "Allgather (lengths)");
+  // The halo rows every rank uses: the most any rank's graph asks for (a
+  // rank's graph may not show a window: a one-token slice has no shift).
+  int64_t haloMax = haloRows;
+  if (int rc = MPI_Allreduce(&haloRows, &haloMax, 1, MPI_INT64_T, MPI_MAX, comm); rc != MPI_SUCCESS)
+    return mpiFailed(rc, "Allreduce (halo rows)");
+  haloRows = haloMax;
   out.totalTokens = 0;
   for (int64_t l : lengths)
     out.totalTokens += l;
@@ -299,7 +421,7 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     std::map<std::string, HostTensor> states;
     for (const TensorInfo &a : L.seq->arguments)
       if (!a.state.empty())
-        states[a.state] = zeros(a);
+        states[a.state] = initial(a, stateInit);
     // Point to point, not a collective: a rank sends its tail as soon as
     // it has this layer's input and goes on, so rank 0 is never held back
     // by the last rank, which runs one layer behind it (docs/distributed.md).
@@ -340,17 +462,20 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
       for (int64_t k = 0; k < got && st.isOk(); ++k) {
         std::memcpy(row.f32().data(), before.data() + k * width, sizeof(float) * width);
         std::vector<HostTensor> sres;
-        st = run.call(*L.step, row, states, sres);
+        st = run.call(*L.step, row, states, sres, /*zeroCarries=*/true);
         if (!st.isOk())
           break;
         for (size_t r = 0; r < L.step->results.size(); ++r)
           if (!L.step->results[r].state.empty())
             states[L.step->results[r].state] = std::move(sres[r]);
       }
-      // Only the window states are kept: the recurrent ones start from zero.
-      for (auto [s, sum] : L.recurrent)
-        for (float &v : states[L.seq->results[s].state].f32())
-          v = 0.0f;
+      // Only the window states are kept: the recurrent ones start from their init.
+      for (const Recurrent &rec : L.recurrent) {
+        const std::string &name = L.seq->results[rec.state].state;
+        auto it = stateInit.find(name);
+        for (float &v : states[name].f32())
+          v = it == stateInit.end() ? 0.0f : it->second;
+      }
     }
 
     tHalo = lap();
@@ -359,26 +484,46 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     // multiplies h0_0 = 0); the middle ranks' runs give (T, s); the last
     // rank's (T, s) is used by no one, so it waits for the exchange.
     std::vector<HostTensor> first;
-    if (st.isOk() && rank == 0)
+    // A layer without recurrent states (RWKV's channel mix after the pass
+    // split the block) is exact from its windows: one run, no exchange.
+    const bool windowsOnly = L.recurrent.empty();
+    if (st.isOk() && (rank == 0 || windowsOnly))
       st = run.call(*L.plain, h, states, first);
     else if (st.isOk() && rank < size - 1)
       st = run.call(*L.seq, h, states, first);
+    tFirst = lap();
+    if (windowsOnly) {
+      if (!st.isOk()) { // reported at the next exchange or the final agreement
+        pending = st;
+        continue;
+      }
+      out.bytesExchangedPerLayer = std::max(out.bytesExchangedPerLayer, layerBytes);
+      if (times)
+        std::fprintf(stderr, "ssm distributed: rank %d layer %zu: halo %.1f ms, run %.1f ms; cpu %.1f ms\n",
+                     rank, li, tHalo, tFirst, cpuMs() - cpu0);
+      run.keepCarries(*L.plain, first);
+      h = std::move(first[0]);
+      if (rank == size - 1)
+        for (int s : L.stateResults)
+          out.states.push_back({L.seq->results[s].state,
+                                std::vector<float>(first[s].f32().begin(), first[s].f32().end())});
+      continue;
+    }
     int64_t summaryFloats = 0;
-    for (auto [s, sum] : L.recurrent) {
-      (void)sum;
+    for (const Recurrent &rec : L.recurrent) {
       int64_t numel = 1;
-      for (int64_t d : L.seq->results[s].shape)
+      for (int64_t d : L.seq->results[rec.state].shape)
         numel *= d;
       summaryFloats += 2 * numel;
     }
-    tFirst = lap();
     // 3. Exchange (status, T, s) and compose.
     std::vector<float> mine(static_cast<size_t>(1 + summaryFloats), 0.0f),
         all(mine.size() * size);
     mine[0] = st.isOk() ? 1.0f : 0.0f;
     if (st.isOk() && !first.empty()) {
       float *p = mine.data() + 1;
-      for (auto [s, sum] : L.recurrent) {
+      for (const Recurrent &rec : L.recurrent) {
+        int s = rec.state, sum = rec.summary;
         size_t numel = first[s].f32().size();
         if (rank > 0)
           std::copy(first[sum].f32().begin(), first[sum].f32().end(), p);
@@ -423,19 +568,22 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     std::vector<HostTensor> *final = &first;
     std::vector<HostTensor> second;
     if (rank > 0) {
-      size_t offset = 0;
-      for (auto [s, sum] : L.recurrent) {
-        (void)sum;
-        HostTensor &h0 = states[L.seq->results[s].state];
-        float *x = h0.f32().data();
-        size_t numel = h0.f32().size();
-        for (int r = 0; r < rank; ++r) {
-          const float *T = all.data() + static_cast<size_t>(r) * mine.size() + 1 + offset;
-          const float *s0 = T + numel;
-          for (size_t k = 0; k < numel; ++k)
-            x[k] = T[k] * x[k] + s0[k];
+      std::vector<float *> x;
+      std::vector<HostTensor *> shapes;
+      for (const Recurrent &rec : L.recurrent) {
+        HostTensor &h0 = states[L.seq->results[rec.state].state];
+        x.push_back(h0.f32().data());
+        shapes.push_back(&h0);
+      }
+      for (int r = 0; r < rank; ++r) {
+        std::vector<const float *> T, s0;
+        const float *p = all.data() + static_cast<size_t>(r) * mine.size() + 1;
+        for (HostTensor *t : shapes) {
+          T.push_back(p);
+          s0.push_back(p + t->f32().size());
+          p += 2 * t->f32().size();
         }
-        offset += 2 * numel;
+        compose(L, x, T, s0, shapes);
       }
       tExchange = lap();
       // 4. The slice again from its true initial states. A failure is
@@ -458,6 +606,7 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
                    "ssm distributed: rank %d layer %zu: halo %.1f ms, first run %.1f ms, exchange "
                    "%.1f ms, rerun %.1f ms; cpu %.1f ms\n",
                    rank, li, tHalo, tFirst, tExchange, tRerun, cpuMs() - cpu0);
+    run.keepCarries(*L.plain, *final);
     h = std::move((*final)[0]);
     if (rank == size - 1)
       for (int s : L.stateResults) {

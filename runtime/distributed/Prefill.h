@@ -19,11 +19,17 @@
 //   3. one MPI_Allgather of (T_r, s_r) for every recurrent state (plus a
 //      status flag, so a failing rank stops the others instead of hanging
 //      them); rank r composes h0_r = T_{r-1} (.) h0_{r-1} + s_{r-1}, from
-//      h0_0 = 0 (elementwise: the transitions of Mamba-1 and Mamba-2 are
-//      diagonal);
+//      h0_0 = the initial state (elementwise for the diagonal transitions
+//      of Mamba-1/2 and RWKV-5/6; h0 P + s for RWKV-7's matrix; with the
+//      running maximum for RWKV-4: docs/distributed.md, "The summary per op");
 //   4. ranks 1..R-1 run dist_layer_plain<i> from (windows, h0_r): their
 //      slice's outputs and final states are now those of a single pass
 //      (DESIGN.md section 1).
+//
+// A layer with no summary (an RWKV channel mix, which the pass made a layer
+// of its own) is exact from its windows: every rank runs it once after the
+// halo, with no exchange. Results named "carry..." (RWKV-7's v_first) are
+// kept on the rank and passed to the later layers that take them.
 //
 // So the middle ranks compute their slice twice per layer (the "rerun"
 // correction), rank 0 and the last rank once. Rank 0 goes on to the next
@@ -32,8 +38,8 @@
 // the last rank one layer behind; slices weighted (2, 1, ..., 1, 2) balance
 // it (docs/distributed.md has the cost model and the measurements).
 // The last rank ends with every layer's final state and, through dist_head,
-// the logits after the last token. States start at zero (the Mamba models'
-// init); weights must be float32.
+// the logits after the last token. States start at `stateInit` (the
+// model's init values); weights must be float32.
 //
 // Errors: a module without the dist_ functions or whose arguments are not
 // h, tokens, states and weights (Mismatch), a weight missing (Mismatch), a
@@ -50,6 +56,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,9 +74,11 @@ struct PrefillResult {
 
 /// Runs on every rank of `comm` (collective); `tokens` are this rank's
 /// slice (n >= 1), in rank order along the sequence. `haloRows` is the
-/// dist_layer functions' ssm.halo_rows.
+/// dist_layer functions' ssm.halo_rows. `stateInit`: each state's initial
+/// value by name (model.json's "init"; absent: 0), e.g. RWKV-4's pp = -1e30.
 rt::Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
-                   const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out);
+                   const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out,
+                   const std::map<std::string, float> &stateInit = {});
 
 /// For a rank that cannot call prefill() (its files did not load): takes
 /// part in prefill()'s first agreement as a failure, so that the ranks that

@@ -46,8 +46,8 @@ extern "C" {
  * all succeeded; otherwise the failing rank's code on it and SSM_ERROR_INTERNAL
  * ("rank k failed") on the others, all returning, none left waiting.
  * Errors: a bad argument (1), a missing file (2), a module that is not a
- * distributed graph of this model or a weight missing (4), a model with state
- * that does not start at zero (5), a kernel failure (6), MPI (8). */
+ * distributed graph of this model or a weight missing (4), a kernel failure (6),
+ * MPI (8). States start at the model's init values (model.json). */
 int ssm_distributed_prefill(void *comm, const char *model_dir, const char *module_dir,
                             const int32_t *tokens, size_t n, int64_t halo_rows, int threads,
                             float *logits, size_t vocab, const char *state_out, char *error,

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #endif
 
@@ -173,10 +174,9 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
   rt::ModelSpec spec;
   if (rt::Status st = rt::ModelSpec::load(o.dir, spec); !st)
     return finish(kCannotRun, st.message());
+  std::map<std::string, float> stateInit;
   for (const rt::StateSpec &s : spec.states)
-    if (s.init != 0.0f)
-      return finish(kCannotRun, "state '" + s.name + "' starts at " + std::to_string(s.init) +
-                                    ": distributed prefill composes states from zero");
+    stateInit[s.name] = s.init;
   std::vector<int32_t> tokens;
   if (!readTokenIds(o.tokensFile, tokens, error))
     return finish(kCannotRun, error);
@@ -199,7 +199,7 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
   if (!weights)
     return finish(kCannotRun, status.message());
 
-  // The graph for this slice, refused (attention, RWKV) before anything runs.
+  // The graph for this slice, refused (attention, the gated delta rule) before anything runs.
   std::string text;
   int64_t halo = 0;
   bool ok = distributedGraph(spec, *weights, n, context(), text, halo, error);
@@ -228,7 +228,8 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
 
   dist::PrefillResult result;
   rt::Status st =
-      dist::prefill(MPI_COMM_WORLD, *module, *weights, tokens.data() + begin, n, halo, result);
+      dist::prefill(MPI_COMM_WORLD, *module, *weights, tokens.data() + begin, n, halo, result,
+                    stateInit);
   if (!st)
     return finish(st.code() == rt::Code::KernelFailed ? kFailed : kCannotRun, st.message());
 
