@@ -5,7 +5,14 @@ tokens/s in total and per client, time to first token, with and without a shared
 usage:
   serve_bench.py --serve build/bin/ssm-serve MODEL_DIR [--parallel 8] [--threads 2] [server flags...]
   serve_bench.py --url http://127.0.0.1:8080 [--model NAME]       # a server already running
+  serve_bench.py --peer-cmd "llama-server -m model.gguf -np 8 -c 9000 -t 2" \
+                 --serve build/bin/ssm-serve MODEL_DIR --parallel 8 --threads 2
+                 # both, the same prompts in alternating rounds, and the ratios
 options:
+  --peer-cmd CMD     a second server to compare with (llama-server: started with
+                     --host 127.0.0.1 --port P appended, ready when /health is 200);
+                     its requests also carry --peer-body (default {"ignore_eos": true},
+                     so it generates max_tokens as ours does from a model without a tokenizer)
   --clients 1,8,32   concurrent clients per round (each streams one completion)
   --tokens 64        max_tokens per request (greedy, temperature 0)
   --prompt 32        prompt tokens of a request without a shared prefix
@@ -55,6 +62,8 @@ def stream_one(host, port, body):
             if not event.startswith(b"data: ") or event == b"data: [DONE]":
                 continue
             chunk = json.loads(event[6:])
+            if chunk.get("error"):  # a server that fails mid-stream says so in an event
+                raise RuntimeError("%s:%d: %s" % (host, port, json.dumps(chunk["error"])[:300]))
             if chunk.get("usage"):
                 usage = chunk["usage"]
             for ch in chunk.get("choices", []):
@@ -69,13 +78,14 @@ def stream_one(host, port, body):
     return ttft if ttft is not None else total, total, tokens
 
 
-def round_of(host, port, model, prompts, tokens):
+def round_of(host, port, model, prompts, tokens, extra=None):
     results = [None] * len(prompts)
     start = threading.Barrier(len(prompts))
 
     def client(i):
         body = {"prompt": prompts[i], "max_tokens": tokens, "temperature": 0, "stream": True,
                 "stream_options": {"include_usage": True}}
+        body.update(extra or {})
         if model:
             body["model"] = model
         start.wait()
@@ -97,10 +107,55 @@ def round_of(host, port, model, prompts, tokens):
     }
 
 
+def free_port():
+    import socket
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+def start_ours(cmd):
+    proc = subprocess.Popen(cmd + ["--port", "0"], stderr=subprocess.PIPE, text=True)
+    url = None
+    for line in proc.stderr:
+        sys.stderr.write(line)
+        m = re.search(r"listening on (http://\S+)", line)
+        if m:
+            url = m.group(1)
+            break
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    if not url:
+        sys.exit("serve_bench: %s did not start" % cmd[0])
+    return proc, url
+
+
+def start_peer(cmd):
+    import shlex
+    port = free_port()
+    log = open("/tmp/serve_bench_peer.log", "w")
+    proc = subprocess.Popen(shlex.split(cmd) + ["--host", "127.0.0.1", "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            sys.exit("serve_bench: the peer exited (%d); see /tmp/serve_bench_peer.log" % proc.returncode)
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.request("GET", "/health")
+            if c.getresponse().status == 200:
+                return proc, "http://127.0.0.1:%d" % port
+        except OSError:
+            pass
+        time.sleep(0.5)
+    sys.exit("serve_bench: the peer did not become healthy in 600 s")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--serve", nargs=argparse.REMAINDER, help="ssm-serve binary, model folder, flags")
     p.add_argument("--url")
+    p.add_argument("--peer-cmd")
+    p.add_argument("--peer-body", default='{"ignore_eos": true}')
     p.add_argument("--model", default="")
     p.add_argument("--clients", default="1,8,32")
     p.add_argument("--tokens", type=int, default=64)
@@ -109,25 +164,24 @@ def main():
     p.add_argument("--vocab", type=int, default=256)
     p.add_argument("--rounds", type=int, default=1)
     a = p.parse_args()
-    proc = None
-    if a.serve:
-        proc = subprocess.Popen(a.serve + ["--port", "0"], stderr=subprocess.PIPE, text=True)
-        for line in proc.stderr:
-            sys.stderr.write(line)
-            m = re.search(r"listening on (http://\S+)", line)
-            if m:
-                a.url = m.group(1)
-                break
-        threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
-    if not a.url:
-        p.error("give --serve or --url")
-    u = urllib.parse.urlparse(a.url)
-    host, port = u.hostname, u.port
-    rng = random.Random(1)
-    ids = lambda n: [rng.randrange(a.vocab) for _ in range(n)]
+    procs, servers = [], []  # servers: (name, host, port, extra body)
     try:
-        print("%-10s %7s %12s %18s %10s %10s" % ("prompts", "clients", "tokens/s", "per client tok/s",
-                                               "TTFT ms", "TTFT p90"))
+        if a.serve:
+            proc, a.url = start_ours(a.serve)
+            procs.append(proc)
+        if not a.url:
+            p.error("give --serve or --url")
+        u = urllib.parse.urlparse(a.url)
+        servers.append(("ours", u.hostname, u.port, {}))
+        if a.peer_cmd:
+            proc, url = start_peer(a.peer_cmd)
+            procs.append(proc)
+            u = urllib.parse.urlparse(url)
+            servers.append(("peer", u.hostname, u.port, json.loads(a.peer_body)))
+        rng = random.Random(1)
+        ids = lambda n: [rng.randrange(a.vocab) for _ in range(n)]
+        print("%-6s %-10s %7s %12s %18s %10s %10s" % ("server", "prompts", "clients", "tokens/s",
+                                                      "per client tok/s", "TTFT ms", "TTFT p90"))
         for n in [int(c) for c in a.clients.split(",")]:
             kinds = [("distinct", lambda i: ids(a.prompt))]
             if a.prefix > 0:
@@ -135,20 +189,37 @@ def main():
                 shared = ids(a.prefix)
                 kinds.append(("prefix", lambda i: shared + ids(16)))
             for kind, make in kinds:
-                runs = []
-                for _ in range(a.rounds):
-                    if kind == "prefix":  # the server sees the prefix once first
-                        stream_one(host, port, {"prompt": shared + ids(16), "max_tokens": 1, "temperature": 0,
-                                                "stream": True})
-                    runs.append(round_of(host, port, a.model, [make(i) for i in range(n)], a.tokens))
-                med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-                print("%-10s %7d %12.1f %18.1f %10.1f %10.1f" % (kind, n, med["tokens_per_s"],
-                                                                 med["per_client_tokens_per_s"], med["ttft_ms"],
-                                                                 med["ttft_p90_ms"]), flush=True)
+                runs = {name: [] for name, *_ in servers}
+                for r in range(a.rounds):
+                    prompts = [make(i) for i in range(n)]
+                    prime = shared + ids(16) if kind == "prefix" else None
+                    # Alternating rounds: who goes first changes every round.
+                    order = servers if r % 2 == 0 else servers[::-1]
+                    for name, host, port, extra in order:
+                        if prime:  # the server sees the prefix once first
+                            body = {"prompt": prime, "max_tokens": 1, "temperature": 0, "stream": True}
+                            body.update(extra)
+                            stream_one(host, port, body)
+                        runs[name].append(round_of(host, port, a.model, prompts, a.tokens, extra))
+                med = {}
+                for name, *_ in servers:
+                    med[name] = {k: statistics.median(x[k] for x in runs[name]) for k in runs[name][0]}
+                    m = med[name]
+                    print("%-6s %-10s %7d %12.1f %18.1f %10.1f %10.1f" % (
+                        name, kind, n, m["tokens_per_s"], m["per_client_tokens_per_s"], m["ttft_ms"],
+                        m["ttft_p90_ms"]), flush=True)
+                if len(servers) == 2:
+                    o, q = med["ours"], med["peer"]
+                    print("%-6s %-10s %7d %11.2fx %18s %9.2fx" % (
+                        "ratio", kind, n, o["tokens_per_s"] / q["tokens_per_s"], "",
+                        o["ttft_ms"] / q["ttft_ms"]), flush=True)
     finally:
-        if proc:
+        for proc in procs:
             proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=120)
+            try:
+                proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 if __name__ == "__main__":
