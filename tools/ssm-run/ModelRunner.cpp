@@ -18,9 +18,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -51,34 +51,37 @@ int fail(int code, const std::string &msg) {
 
 /// Compiled kernels through the model library: one stream. A deployed
 /// folder's modules (<dir>/compiled/*/) run prompts of any length as their
-/// sequence calls plus steps, with no compilation; otherwise the graph for
-/// the first prompt's length is compiled (in a child ssm-compile, cached) the
-/// first time the model runs, and later runs with prompts of other lengths
-/// use that module (compileOnce).
+/// sequence calls plus steps, with no compilation; otherwise the model is
+/// compiled on first use, once for every prompt length: its graphs for calls
+/// of kFirstUseChunk tokens (256, at most the KV caches' length) and of the
+/// import's --seq-len (model.json "seq_len", default 16) when shorter, each
+/// with the one-token step (firstUseChunks). A prompt then runs as 256-token
+/// calls, then 16-token calls, then fewer than 16 steps, whatever the first
+/// prompt's length was; the modules are compile-cache entries, so later runs
+/// find them with no compilation. (Before, the first prompt's own length was
+/// compiled and reused: a 7-token first prompt made a 512-token one 73 calls
+/// and 1 step.)
 class CompilingStream : public rt::TokenStream {
 public:
+  static constexpr int64_t kFirstUseChunk = 256;
+
   CompilingStream(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
                   const std::function<mlir::MLIRContext &()> &context)
       : opts(o), model(model), stream(model), rows(rows), context(context) {}
 
   void reset() override { stream.reset(); }
   rt::Status prefill(const int32_t *tokens, size_t n, std::vector<float> *all) override {
-    std::vector<int64_t> lengths = model.sequenceLengths();
-    bool covered = model.hasStep() ||
-                   std::count(lengths.begin(), lengths.end(), static_cast<int64_t>(n));
     // A prompt past the KV caches is refused before a graph is built for it.
     if (rt::Status st = stream.checkContext(n); !st)
       return st;
-    if (!covered)
-      if (rt::Status st = compileOnce(static_cast<int64_t>(n)); !st)
+    if (!model.hasStep())
+      if (rt::Status st = compileFirstUse(); !st)
         return st;
     return stream.prefill(tokens, n, all);
   }
   rt::Status step(int32_t token) override {
-    // Any compiled graph has the step function; the one-token graph is the
-    // smallest to compile.
     if (!model.hasStep())
-      if (rt::Status st = compileOnce(1); !st)
+      if (rt::Status st = compileFirstUse(); !st)
         return st;
     return stream.step(token);
   }
@@ -89,107 +92,75 @@ public:
   /// Every state, the position and the logits (runtime/StateFile.h): --state-out.
   rt::Status save(const std::string &path) const { return stream.save(path); }
 
+  /// The sequence lengths compiled on first use: kFirstUseChunk, at most the
+  /// model's context (its KV caches), and model.json's "seq_len" (the
+  /// import's --seq-len; the shortest of a list; 16 when absent) when it is
+  /// shorter, longest first.
+  static std::vector<int64_t> firstUseChunks(const rt::Model &model) {
+    int64_t big = kFirstUseChunk;
+    if (int64_t context = model.contextLength(); context > 0)
+      big = std::min(big, context);
+    int64_t small = 16;
+    if (auto json = llvm::json::parse(model.spec().text))
+      if (const llvm::json::Object *o = json->getAsObject()) {
+        if (auto v = o->getInteger("seq_len"))
+          small = *v;
+        else if (const llvm::json::Array *list = o->getArray("seq_len"))
+          for (const llvm::json::Value &x : *list)
+            if (auto l = x.getAsInteger())
+              small = small == 16 ? *l : std::min(small, *l);
+      }
+    std::vector<int64_t> chunks = {big};
+    if (small > 1 && small < big)
+      chunks.push_back(small);
+    return chunks;
+  }
+
 private:
-  /// The first compiled module of a folder that has none: the graph for
-  /// `len` tokens when the compile cache holds it; else the graph compiled
-  /// earlier for another prompt length of this model (same target, logits
-  /// rows and compile options; the cache's lengths/ index lists them), whose
-  /// sequence calls and step run prompts of any length; else the graph for
-  /// `len`, compiled now and added to the index. So a model is compiled
-  /// once, not once per new prompt length.
-  rt::Status compileOnce(int64_t len) {
-    std::string text, error;
-    int code = kCannotRun;
-    if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
-      return {rt::Code::Mismatch, error};
-    std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs,
-                                       /*compileIfMissing=*/false);
-    if (!dir.empty())
-      return addModule(dir);
-    std::string index = lengthIndexPath();
-    for (int64_t earlier : readLengths(index)) {
-      std::string other;
-      if (earlier == len ||
-          !storedModelGraph(model.spec().text, earlier, rows, model.weights(), context(), other,
-                            error))
-        continue;
-      dir = compileWithCache(other, opts.target, opts.argv0, error, code, opts.compileArgs,
-                             /*compileIfMissing=*/false);
-      if (dir.empty())
-        continue;
-      llvm::errs() << "ssm-run: uses the module compiled for " << earlier
-                   << "-token prompts of this model (" << dir
-                   << "): other lengths run as its sequence calls and steps, no compilation\n";
-      return addModule(dir);
+  /// The first compiled modules of a folder that has none: the graph for
+  /// each of firstUseChunks, from the compile cache or compiled now (in a
+  /// child ssm-compile) into it.
+  rt::Status compileFirstUse() {
+    std::vector<int64_t> chunks = firstUseChunks(model);
+    std::vector<std::string> texts;
+    std::vector<std::string> dirs;
+    bool compiled = false;
+    for (int64_t len : chunks) {
+      std::string text, error;
+      if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
+        return {rt::Code::Mismatch, error};
+      int code = kCannotRun;
+      std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code,
+                                         opts.compileArgs, /*compileIfMissing=*/false);
+      if (dir.empty()) {
+        if (!compiled) {
+          std::string list;
+          for (int64_t l : chunks)
+            list += (list.empty() ? "" : " and ") + std::to_string(l);
+          llvm::errs() << "ssm-run: compiling " << model.spec().dir << " for calls of " << list
+                       << " tokens and one-token steps, once: prompts of every length run as "
+                          "those (cached; later runs need no compilation)\n";
+          compiled = true;
+        }
+        dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
+        if (dir.empty())
+          return {rt::Code::Unsupported, error};
+      }
+      if (rt::Status st = addModule(dir); !st)
+        return st;
+      dirs.push_back(dir);
     }
-    if (rt::Status st = compile(text); !st)
-      return st;
-    if (!index.empty()) {
-      std::vector<int64_t> lengths = readLengths(index);
-      if (std::find(lengths.begin(), lengths.end(), len) == lengths.end())
-        lengths.push_back(len);
-      writeLengths(index, lengths);
+    if (!compiled) {
+      std::string list;
+      for (int64_t l : chunks)
+        list += (list.empty() ? "" : " and ") + std::to_string(l);
+      llvm::errs() << "ssm-run: uses the modules compiled for calls of " << list
+                   << " tokens of this model (" << dirs.front()
+                   << (dirs.size() > 1 ? ", ..." : "") << "): no compilation\n";
     }
     return rt::Status::ok();
   }
 
-  /// <cache>/lengths/<key>: the prompt lengths compiled for this model's
-  /// graphs with this target, logits rows and compile options, one a line.
-  /// The key hashes the one-token graph (the model and its weights' storage)
-  /// with those. "" when the graph cannot be built.
-  std::string lengthIndexPath() {
-    std::string base, error;
-    if (!storedModelGraph(model.spec().text, 1, rows, model.weights(), context(), base, error))
-      return "";
-    llvm::SHA256 hash;
-    for (const std::string &field :
-         {base, opts.target, std::string(rows == LogitsRows::All ? "all" : "last")}) {
-      hash.update(field);
-      hash.update(llvm::StringRef("\0", 1));
-    }
-    for (const std::string &a : opts.compileArgs) {
-      hash.update(a);
-      hash.update(llvm::StringRef("\0", 1));
-    }
-    return compileCacheDir() + "/lengths/" +
-           llvm::toHex(hash.final(), /*LowerCase=*/true).substr(0, 32);
-  }
-  static std::vector<int64_t> readLengths(const std::string &path) {
-    std::vector<int64_t> out;
-    if (path.empty())
-      return out;
-    std::ifstream in(path);
-    int64_t l;
-    while (in >> l)
-      if (l > 0)
-        out.push_back(l);
-    return out;
-  }
-  /// Written beside and renamed in (a reader sees a whole list; of two
-  /// writers at once, one list wins: a length lost is compiled again once).
-  static void writeLengths(const std::string &path, const std::vector<int64_t> &lengths) {
-    if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
-      return;
-    std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp);
-      for (int64_t l : lengths)
-        out << l << "\n";
-      if (!out)
-        return (void)llvm::sys::fs::remove(tmp);
-    }
-    if (llvm::sys::fs::rename(tmp, path))
-      llvm::sys::fs::remove(tmp);
-  }
-
-  rt::Status compile(const std::string &text) {
-    std::string error;
-    int code = kCannotRun;
-    std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
-    if (dir.empty())
-      return {rt::Code::Unsupported, error};
-    return addModule(dir);
-  }
   rt::Status addModule(const std::string &dir) {
     if (!opts.compileArgs.empty())
       if (auto note = llvm::MemoryBuffer::getFile(dir + "/tuning-db.txt"))
