@@ -178,13 +178,24 @@ std::unique_ptr<TuningDb> TuningDb::openOnce(const std::string &path, Mode mode,
     error = "'" + path + "' " + why;
     return nullptr;
   };
+  // A first read that fails for want of space or permission (a full disk:
+  // the WAL's -shm and -wal files cannot be made) says so, not that the file
+  // is damaged (it was not changed).
+  auto unreadable = [&](const std::string &e) {
+    int primary = sqlite3_errcode(raw) & 0xff;
+    if (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN ||
+        primary == SQLITE_READONLY || primary == SQLITE_PERM)
+      return refuse("cannot be used here (" + e +
+                    "): is its disk full, or its folder not writable? The file was not changed");
+    return refuse("is not a SQLite database or is damaged (" + e + ")");
+  };
   std::string e;
   std::optional<int64_t> appId = queryInt(raw, "PRAGMA application_id", e);
   if (!appId)
-    return refuse("is not a SQLite database or is damaged (" + e + ")");
+    return unreadable(e);
   std::optional<int64_t> objects = queryInt(raw, "SELECT count(*) FROM sqlite_master", e);
   if (!objects)
-    return refuse("is not a SQLite database or is damaged (" + e + ")");
+    return unreadable(e);
   if (*appId != kApplicationId && !(fresh || (*appId == 0 && *objects == 0)))
     return refuse("is not an ssm-tune database (another program's SQLite file); nothing was "
                   "changed");

@@ -9,6 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdlib>
+#include <sys/resource.h>
+
 namespace {
 
 using ssm::tune::Record;
@@ -154,6 +158,39 @@ TEST_F(TuningDbBest, ReportNamesAnAutoschedulerWhoseFinalRoundsFailed) {
   std::string row = text.substr(text.find("\n1 ") + 1);
   row = row.substr(0, row.find('\n'));
   EXPECT_NE(row.find("wrong"), std::string::npos) << text;
+}
+
+// A good database that cannot be used for want of space (a full disk, here a
+// file size limit of 0 bytes: the WAL's -shm file cannot grow) is named as
+// such, not as "not a SQLite database or is damaged" (issue 35 hostile re-run:
+// ssm-tune on a full disk), and the file is not changed.
+TEST_F(TuningDbBest, AFullDiskIsNotCalledADamagedDatabase) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  add("r1", "heuristic", kHeur, 2.0);
+  db.reset(); // closed: the -wal and -shm files go
+  // The verdict by exit code: under the limit the child cannot write its
+  // stderr (gtest captures it to a file). 0: the message names the cause; 5:
+  // another message ("not a SQLite database or is damaged"); 4: it opened.
+  auto openWithoutSpace = [&] {
+    struct rlimit none = {0, 0};
+    std::signal(SIGXFSZ, SIG_IGN);
+    if (::setrlimit(RLIMIT_FSIZE, &none) != 0)
+      std::exit(3);
+    std::string error;
+    auto again = TuningDb::open(std::string(path), TuningDb::Mode::ReadWrite, error);
+    if (again)
+      std::exit(4);
+    std::exit(error.find("cannot be used here") != std::string::npos &&
+                      error.find("is its disk full, or its folder not writable? The file was "
+                                 "not changed") != std::string::npos
+                  ? 0
+                  : 5);
+  };
+  EXPECT_EXIT(openWithoutSpace(), ::testing::ExitedWithCode(0), "");
+  std::string error;
+  db = TuningDb::open(std::string(path), TuningDb::Mode::ReadWrite, error);
+  ASSERT_TRUE(db) << error;
+  EXPECT_TRUE(best().has_value()) << "the record is still there";
 }
 
 } // namespace
