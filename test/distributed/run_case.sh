@@ -7,6 +7,10 @@
 #       --state-out, --logits-out), then under mpirun with <ranks> ranks
 #       (SSM_DISTRIBUTED_SLICES=<slices> when given) and compares the last
 #       logits and every final state within 1e-4 (compare_states.py).
+#   run_case.sh <bin-dir> <work-dir> expected <model-kind> <model-path> <ranks> <slices> <expected.bin>
+#       the same as equal on the bytes of "in (34, 105, 110), and the last logits
+#       also against <expected.bin> (256 float32 from rwkv.cpp, ../shared/models/rwkv)
+#       within 1e-4 (max |a - b|).
 #   run_case.sh <bin-dir> <work-dir> refuse <model-kind> <model-path> <ranks> <message>
 #       expects every rank to exit non-zero naming <message>, before any kernel
 #       runs (no "distributed prefill:" line).
@@ -16,7 +20,7 @@
 #       rank <rank> exits mid-run (SSM_DISTRIBUTED_TEST_EXIT_RANK): mpirun must
 #       end the others with a message within 60 s.
 set -euo pipefail
-bin=$1 work=$2 what=$3 kind=$4 src=$5 ranks=$6 extra=${7:-}
+bin=$1 work=$2 what=$3 kind=$4 src=$5 ranks=$6 extra=${7:-} expected=${8:-}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ! -e "$src" ]; then
   echo "FAIL: $src is missing: the distributed tests need ../shared/models" >&2
@@ -36,6 +40,12 @@ case $kind in
 esac
 tokens=$src/tokens.npy
 [ -e "$tokens" ] || tokens=$(dirname "$src")/../mamba/tiny-mamba-seed5/tokens.npy
+if [ "$what" = expected ]; then
+  if [ ! -e "$expected" ]; then echo "FAIL: $expected is missing" >&2; exit 1; fi
+  tokens=$work/in.npy
+  /usr/bin/python3 -c "import numpy; numpy.save('$tokens', numpy.array([34, 105, 110], numpy.int32))"
+  what=equal
+fi
 
 case $what in
   equal)
@@ -46,6 +56,18 @@ case $what in
       --state-out "$work/dist.state" --force
     /usr/bin/python3 "$here/compare_states.py" "$work/dist.state" "$work/single.state" \
       "$work/dist.npy" "$work/single.npy" --tol 1e-4
+    if [ -n "$expected" ]; then
+      /usr/bin/python3 - "$work/dist.npy" "$expected" <<'PY'
+import sys
+import numpy as np
+got = np.load(sys.argv[1]).reshape(-1)
+want = np.fromfile(sys.argv[2], "<f4")
+err = float(np.max(np.abs(got - want))) if got.shape == want.shape else float("inf")
+ok = err <= 1e-4
+print(f"{'expected ok' if ok else 'FAIL'}: logits against {sys.argv[2]}: max |diff| {err:.3g} (tol 1e-4)")
+sys.exit(0 if ok else 1)
+PY
+    fi
     ;;
   capi)
     # ssm_distributed_prefill from a program of our own (capi_prefill.cpp, path
