@@ -124,7 +124,7 @@ std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOp
     return nullptr;
   }
   s->model_->setThreads(o.threads);
-  if (std::filesystem::exists(modelDir + "/tokenizer.json")) {
+  if (rt::tok::Tokenizer::inFolder(modelDir)) {
     s->tokenizer_ = rt::tok::Tokenizer::open(modelDir, st);
     if (!s->tokenizer_) {
       error = st.message();
@@ -171,7 +171,7 @@ Server::~Server() {
 std::string Server::describe() const {
   std::ostringstream o;
   o << modelName_ << " (" << model_->spec().architecture << ", vocabulary " << model_->vocab()
-    << "; " << (tokenizer_ ? "tokenizer.json" : model_->spec().byteTokens ? "byte tokens" : "token ids only")
+    << "; " << (tokenizer_ ? tokenizer_->description() : model_->spec().byteTokens ? "byte tokens" : "token ids only")
     << "; chat " << (chat_.available ? chat_.name : "off") << "; "
     << (model_->stepBatch() > 0 ? "batched step of " + std::to_string(model_->stepBatch())
                                 : std::string("per-stream steps"))

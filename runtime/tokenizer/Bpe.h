@@ -9,6 +9,8 @@
 #ifndef SSM_RUNTIME_TOKENIZER_BPE_H
 #define SSM_RUNTIME_TOKENIZER_BPE_H
 
+#include "runtime/tokenizer/TokenModel.h"
+
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -30,7 +32,7 @@ struct BpeOptions {
   bool ignoreMerges = false;           // a word in the vocabulary is one token, unmerged
 };
 
-class Bpe {
+class Bpe : public TokenModel {
 public:
   /// Builds the model; false with `error` when a merge or the unknown token
   /// names a string that is not in the vocabulary.
@@ -39,14 +41,14 @@ public:
             std::string &error);
 
   /// Appends the ids of `word` to `ids`. Thread-safe.
-  void tokenize(const std::string &word, std::vector<int32_t> &ids) const;
+  void tokenize(const std::string &word, std::vector<int32_t> &ids) const override;
 
   /// -1 when `token` is not in the vocabulary.
-  int32_t tokenToId(std::string_view token) const;
+  int32_t tokenToId(std::string_view token) const override;
   /// Null when no token has `id`.
-  const std::string *idToToken(int32_t id) const;
+  const std::string *idToToken(int32_t id) const override;
   /// One past the largest id (0 for an empty vocabulary).
-  int64_t idSpan() const { return static_cast<int64_t>(tokens_.size()); }
+  int64_t idSpan() const override { return static_cast<int64_t>(tokens_.size()); }
 
 private:
   void merge(const std::string &word, std::vector<int32_t> &ids) const;

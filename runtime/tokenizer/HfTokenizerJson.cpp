@@ -1,5 +1,6 @@
 // Reading Hugging Face's tokenizer.json and tokenizer_config.json (runtime/tokenizer/HfTokenizerJson.h).
 #include "runtime/tokenizer/HfTokenizerJson.h"
+#include "runtime/tokenizer/WorldVocab.h"
 
 #include <nlohmann/json.hpp>
 
@@ -574,20 +575,38 @@ std::unique_ptr<Tokenizer> Tokenizer::fromJson(const std::string &tokenizerJson,
   return std::make_unique<Tokenizer>(std::move(parts));
 }
 
+std::string Tokenizer::fileInFolder(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char *name : {"tokenizer.json", kWorldVocabFile})
+    if (fs::is_regular_file(fs::path(dir) / name, ec))
+      return (fs::path(dir) / name).string();
+  return "";
+}
+
+bool Tokenizer::inFolder(const std::string &dir) { return !fileInFolder(dir).empty(); }
+
 std::unique_ptr<Tokenizer> Tokenizer::open(const std::string &path, Status &status) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path file(path);
+  bool world = false;
   if (fs::is_directory(file, ec)) {
-    file /= "tokenizer.json";
-    if (!fs::exists(file, ec)) {
-      status = {Code::NotFound, path + ": no tokenizer.json in this folder"};
+    if (fs::exists(file / "tokenizer.json", ec)) {
+      file /= "tokenizer.json";
+    } else if (fs::exists(file / kWorldVocabFile, ec)) {
+      file /= kWorldVocabFile;
+      world = true;
+    } else {
+      status = {Code::NotFound, path + ": no tokenizer.json (nor RWKV's " +
+                                    std::string(kWorldVocabFile) + ") in this folder"};
       return nullptr;
     }
   } else if (!fs::exists(file, ec)) {
     status = {Code::NotFound, path + ": no such file or folder"};
     return nullptr;
   }
+  world = world || file.extension() == ".txt";
   std::string text, config;
   bool tooLarge = false;
   auto large = [](const fs::path &p) {
@@ -599,6 +618,8 @@ std::unique_ptr<Tokenizer> Tokenizer::open(const std::string &path, Status &stat
     status = tooLarge ? large(file) : Status{Code::NotFound, file.string() + ": cannot be read"};
     return nullptr;
   }
+  if (world)
+    return fromWorldVocab(text, file.string(), status);
   const fs::path configPath = file.parent_path() / "tokenizer_config.json";
   if (fs::exists(configPath, ec) && !readFile(configPath.string(), config, tooLarge)) {
     status = tooLarge ? large(configPath)

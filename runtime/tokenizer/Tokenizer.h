@@ -24,6 +24,7 @@
 #include "runtime/tokenizer/Decoder.h"
 #include "runtime/tokenizer/Normalizer.h"
 #include "runtime/tokenizer/PreTokenizer.h"
+#include "runtime/tokenizer/TokenModel.h"
 
 #include <cstdint>
 #include <memory>
@@ -44,7 +45,7 @@ struct SpecialTokenIds {
 struct TokenizerParts {
   std::unique_ptr<Normalizer> normalizer;     // may be null
   std::unique_ptr<PreTokenizer> preTokenizer; // may be null: each segment is one word
-  std::unique_ptr<Bpe> model;
+  std::unique_ptr<TokenModel> model;          // Bpe, or WorldVocab (RWKV)
   std::unique_ptr<Decoder> decoder;           // may be null: tokens joined with spaces
   AddedTokens added;
   /// Ids put before and after the text's ids when special tokens are added.
@@ -60,12 +61,24 @@ struct TokenizerParts {
 
 class Tokenizer {
 public:
-  /// `path`: a tokenizer.json, or a folder holding one (a model folder).
+  /// `path`: a tokenizer.json, or a folder holding one (a model folder);
+  /// or RWKV's World vocabulary: a file named *.txt, or a folder holding
+  /// rwkv_vocab_v20230424.txt and no tokenizer.json (fromWorldVocab).
   /// tokenizer_config.json beside it, when present, gives the special
   /// tokens' ids. NotFound, InvalidFile (malformed JSON, a merge naming a
   /// token not in the vocabulary) or Unsupported (a component type this
   /// library does not implement, named) on failure.
   static std::unique_ptr<Tokenizer> open(const std::string &path, Status &status);
+  /// Whether the folder `dir` holds a tokenizer open() reads (tokenizer.json,
+  /// or RWKV's World vocabulary file).
+  static bool inFolder(const std::string &dir);
+  /// The file of the folder's tokenizer that open() reads ("" when none).
+  static std::string fileInFolder(const std::string &dir);
+  /// RWKV's World tokenizer from its vocabulary file's text
+  /// (rwkv_vocab_v20230424.txt, WorldVocab.h): no normalizer or
+  /// pre-tokenizer, eos id 0. InvalidFile naming the line on a malformed one.
+  static std::unique_ptr<Tokenizer> fromWorldVocab(std::string_view text, const std::string &name,
+                                                   Status &status);
   /// From the files' text; `configJson` may be empty. `name` is used in messages.
   static std::unique_ptr<Tokenizer> fromJson(const std::string &tokenizerJson,
                                              const std::string &configJson,

@@ -26,6 +26,7 @@
 #include "passes/InitAll.h"
 #include "passes/WeightStorage.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/tokenizer/WorldVocab.h"
 #include "tools/Version.h"
 
 #include "import/MambaModel.h"
@@ -381,6 +382,32 @@ int importHybridModel(const std::string &safetensors, const std::string &configF
 /// folder so that ssm-run --prompt and ssm-tokenize use it. One the runtime
 /// cannot read (a Unigram model, say) is left out with a warning: the model
 /// still runs from token ids. A checkpoint without one copies nothing.
+/// RWKV's World vocabulary (rwkv_vocab_v20230424.txt) beside a .bin, checked
+/// by reading it, into the folder; none there, or one that does not read
+/// (a warning), leaves the model running from token ids.
+bool copyWorldVocab(const fs::path &checkpoint, const std::string &staged, std::string &error) {
+  std::error_code ec;
+  const fs::path vocab = checkpoint / ssm::rt::tok::kWorldVocabFile;
+  if (!fs::exists(vocab, ec))
+    return true;
+  ssm::rt::Status st;
+  auto tok = ssm::rt::tok::Tokenizer::open(vocab.string(), st);
+  if (!tok) {
+    std::cerr << "ssm-import: warning: the World vocabulary is not copied (the model runs from "
+                 "token ids): " << st.message() << "\n";
+    return true;
+  }
+  fs::copy_file(vocab, fs::path(staged) / ssm::rt::tok::kWorldVocabFile,
+                fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    error = "cannot copy the World vocabulary from " + vocab.string() + ": " + ec.message();
+    return false;
+  }
+  std::cout << "ssm-import: tokenizer: " << ssm::rt::tok::kWorldVocabFile << " (" << tok->description()
+            << ")\n";
+  return true;
+}
+
 bool copyTokenizer(const fs::path &checkpoint, const std::string &staged, std::string &error) {
   std::error_code ec;
   const fs::path json = checkpoint / "tokenizer.json", config = checkpoint / "tokenizer_config.json";
@@ -766,6 +793,8 @@ int main(int argc, char **argv) {
                                                    seqLen, rows, batch);
   // Checkpoints of Hugging Face's layout keep their tokenizer beside the weights.
   if (rc == 0 && format != "rwkv" && format != "gguf" && !copyTokenizer(fs::path(input).parent_path(), staged, error))
+    rc = cannotRun(error);
+  if (rc == 0 && format == "rwkv" && !copyWorldVocab(fs::path(input).parent_path(), staged, error))
     rc = cannotRun(error);
   if (rc == 0 && format == "gguf")
     rc = writeGgufTokenizer(ggufFile, staged);

@@ -317,7 +317,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   // The folder's tokenizer (ssm-import copies a checkpoint's tokenizer.json),
   // for the prompt's text and the generated tokens' text.
   std::unique_ptr<rt::tok::Tokenizer> tokenizer;
-  if ((o.hasPrompt || o.generate > 0) && llvm::sys::fs::exists(o.dir + "/tokenizer.json")) {
+  if ((o.hasPrompt || o.generate > 0) && rt::tok::Tokenizer::inFolder(o.dir)) {
     rt::Status ts;
     tokenizer = rt::tok::Tokenizer::open(o.dir, ts);
     if (!tokenizer)
@@ -332,8 +332,9 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     std::string ids;
     for (size_t i = 0; i < tokens.size() && i < 32; ++i)
       ids += (i ? " " : "") + std::to_string(tokens[i]);
-    llvm::errs() << "ssm-run: the prompt is " << tokens.size() << " tokens of " << o.dir
-                 << "/tokenizer.json: " << ids << (tokens.size() > 32 ? " ..." : "") << "\n";
+    llvm::errs() << "ssm-run: the prompt is " << tokens.size() << " tokens of "
+                 << rt::tok::Tokenizer::fileInFolder(o.dir) << ": " << ids
+                 << (tokens.size() > 32 ? " ..." : "") << "\n";
   } else if (o.hasPrompt && spec.byteTokens) {
     // A byte-vocabulary model (model.json "byte_tokens", or a vocabulary of 256).
     for (unsigned char c : o.prompt)

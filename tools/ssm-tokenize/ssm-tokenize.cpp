@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
     if (!tok)
       return cannotRun(st.message());
   }
-  if (fs::is_directory(path, ec) && !fs::exists(fs::path(path) / "tokenizer.json", ec) &&
+  if (fs::is_directory(path, ec) && !Tokenizer::inFolder(path) &&
       fs::exists(fs::path(path) / "model.json", ec))
     return cannotRun(path + ": this model folder has no tokenizer (no tokenizer.json; ssm-import copies "
                             "it from a checkpoint folder that has one)");
