@@ -12,12 +12,12 @@
 // * a symbolic link to a file: that file is replaced as above, beside it (the
 //   link stays a link);
 // * an existing regular file: replaced, keeping its permission bits;
-// * a device, FIFO or socket (/dev/null, a pipe), or any path under /dev/ or
-//   /proc/ (/dev/stdout, /dev/fd/3, whatever they lead to): written in place,
-//   as a shell redirection would (it has no old content to keep, and a rename
-//   would put a regular file where the device was: as root, ssm-run
-//   --logits-out /dev/null replaced /dev/null); a write error (/dev/full) is
-//   reported;
+// * a device, FIFO or socket (/dev/null, a pipe), or a descriptor's name
+//   (/dev/stdout, /dev/fd/3, /proc/self/fd/1, whatever it leads to; a
+//   regular file behind it is appended to): written in place, as a shell
+//   redirection would (it has no old content to keep, and a rename would put
+//   a regular file where the device was: as root, ssm-run --logits-out
+//   /dev/null replaced /dev/null); a write error (/dev/full) is reported;
 // * a directory: refused.
 // Header-only, POSIX.
 #ifndef SSM_RUNTIME_ATOMICFILE_H
@@ -69,13 +69,20 @@ inline std::string folderOf(const std::string &path) {
     return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
-/// A path written in place: an existing device, FIFO or socket, or a name
-/// under /dev/ or /proc/ (/dev/stdout names the caller's descriptor, even
-/// when that is a regular file).
+/// A name for one of the process's descriptors (/dev/stdout, /dev/stderr,
+/// /dev/fd/N, /proc/<pid>/fd/N): written where that descriptor points, even
+/// when that is a regular file (a shell's `> file`).
+inline bool namesADescriptor(const std::string &path) {
+  return path == "/dev/stdout" || path == "/dev/stderr" || path.rfind("/dev/fd/", 0) == 0 ||
+         (path.rfind("/proc/", 0) == 0 && path.find("/fd/") != std::string::npos);
+}
+
+/// A path written in place: an existing device, FIFO or socket, or a
+/// descriptor's name.
 inline bool writtenInPlace(const std::string &path, bool exists, const struct stat &st) {
-  if (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0)
-    return exists;
-  return exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  if (!exists)
+    return false;
+  return namesADescriptor(path) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
 }
 } // namespace atomic_file_detail
 
@@ -94,8 +101,10 @@ inline bool writeFileAtomically(const std::string &named, std::initializer_list<
     return false;
   }
   if (writtenInPlace(named, exists, st)) {
-    // A device, FIFO or socket: written in place (see the file comment).
-    int fd = ::open(named.c_str(), O_WRONLY | O_CLOEXEC);
+    // A device, FIFO or socket: written in place (see the file comment); a
+    // regular file behind a descriptor's name (stdout redirected to a file)
+    // gets the bytes after what the descriptor wrote before.
+    int fd = ::open(named.c_str(), O_WRONLY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_APPEND : 0));
     bool ok = fd >= 0;
     for (const FileChunk &c : chunks)
       if (ok && c.size > 0 && !writeAll(fd, c.data, c.size))

@@ -347,6 +347,26 @@ TEST(NpyTest, AtomicWriteIntoAFifoWritesInPlace) {
   ::unlink(path.c_str());
 }
 
+// A descriptor's name (/proc/self/fd/N, as /dev/stdout is) leading to a
+// regular file: the bytes go after what the descriptor holds (a shell's
+// `> file`), and the file is not replaced by another.
+TEST(NpyTest, AtomicWriteToADescriptorNameAppendsInPlace) {
+  std::string path = tempPath("descriptor.bin"), error;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "abc", 3), 3);
+  struct stat before, after;
+  ASSERT_EQ(::fstat(fd, &before), 0);
+  std::string name = "/proc/self/fd/" + std::to_string(fd);
+  EXPECT_FALSE(wouldReplaceFile(name)) << "a descriptor's name needs no --force";
+  ASSERT_TRUE(writeFileAtomically(name, std::string("def"), error)) << error;
+  ::close(fd);
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "the file was replaced";
+  EXPECT_EQ(readBytes(path), "abcdef");
+  ::unlink(path.c_str());
+}
+
 TEST(NpyTest, AtomicWriteRefusesADirectory) {
   // (Devices take the FIFO's path above; the test does not write to /dev/full
   // or /dev/null, which a regression would replace when run as root.)
