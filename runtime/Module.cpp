@@ -5,6 +5,7 @@
 
 #include "runtime/CpuFeatures.h"
 #include "runtime/MappedFaults.h"
+#include "runtime/DenormalMode.h"
 #include "runtime/ThreadPool.h"
 
 #include "HalideBuffer.h"
@@ -203,6 +204,7 @@ struct BoundCall::Impl {
     int rc;
     {
       ParallelScope scope(threads ? KernelThreadPool::get(*threads) : nullptr, halideParallelFor);
+      DenormalsFlushed flushed; // runtime/DenormalMode.h: the caller's mode is put back after
       rc = fn(argv.data());
     }
     if (!device || rc != 0)

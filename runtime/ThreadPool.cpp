@@ -1,6 +1,8 @@
 //===- ThreadPool.cpp - the pool the kernels' parallel loops run on -------===//
 #include "runtime/ThreadPool.h"
 
+#include "runtime/DenormalMode.h"
+
 #include <pthreadpool.h>
 
 #include <dlfcn.h>
@@ -36,6 +38,7 @@ int64_t nowNs();
 
 void runOne(void *context, size_t i) {
   auto *loop = static_cast<Loop *>(context);
+  flushDenormalsOnThisThread(); // the pool's workers (DenormalMode.h); one register read once set
   if (int r = loop->task(loop->userContext, loop->min + static_cast<int>(i), loop->closure)) {
     int expected = 0;
     loop->result.compare_exchange_strong(expected, r, std::memory_order_relaxed);
