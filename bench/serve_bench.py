@@ -20,6 +20,8 @@ options:
   --vocab 256        prompts are random token ids below this (seeded), so every
                      server sees the same ids whatever its tokenizer
   --rounds 1         repeat each measurement; the medians are printed
+  --timeout 1800     seconds one request may take (32 clients x 1,016 prompt tokens
+                     take minutes on 2 cores)
 
 Prompts are arrays of token ids (OpenAI's completions API takes them, and so
 does llama-server). Tokens are counted from the usage chunk
@@ -43,9 +45,12 @@ import time
 import urllib.parse
 
 
+TIMEOUT_S = 1800
+
+
 def stream_one(host, port, body):
     """(ttft_s, total_s, tokens) of one streamed completion."""
-    c = http.client.HTTPConnection(host, port, timeout=600)
+    c = http.client.HTTPConnection(host, port, timeout=TIMEOUT_S)
     t0 = time.perf_counter()
     c.request("POST", "/v1/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
     r = c.getresponse()
@@ -89,7 +94,10 @@ def round_of(host, port, model, prompts, tokens, extra=None):
         if model:
             body["model"] = model
         start.wait()
-        results[i] = stream_one(host, port, body)
+        try:
+            results[i] = stream_one(host, port, body)
+        except Exception as e:  # noqa: BLE001 - reported below, with the others' results
+            results[i] = e
 
     threads = [threading.Thread(target=client, args=(i,)) for i in range(len(prompts))]
     t0 = time.perf_counter()
@@ -98,6 +106,9 @@ def round_of(host, port, model, prompts, tokens, extra=None):
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
+    failed = [r for r in results if isinstance(r, Exception)]
+    if failed:
+        raise RuntimeError("%d of %d clients failed, the first: %r" % (len(failed), len(results), failed[0]))
     total_tokens = sum(r[2] for r in results)
     return {
         "tokens_per_s": total_tokens / wall,
@@ -163,7 +174,9 @@ def main():
     p.add_argument("--prefix", type=int, default=1000)
     p.add_argument("--vocab", type=int, default=256)
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds a request may take")
     a = p.parse_args()
+    globals()["TIMEOUT_S"] = a.timeout
     procs, servers = [], []  # servers: (name, host, port, extra body)
     try:
         if a.serve:
