@@ -32,13 +32,18 @@ struct Loop {
   uint8_t *closure;
   std::atomic<int> result{0};
   std::atomic<int64_t> lastTaskEnd{0}; // nowNs() after the latest task
+  pthread_t caller = pthread_self();   // runs tasks too; its mode is its caller's business
 };
 
 int64_t nowNs();
 
 void runOne(void *context, size_t i) {
   auto *loop = static_cast<Loop *>(context);
-  flushDenormalsOnThisThread(); // the pool's workers (DenormalMode.h); one register read once set
+  // The pool's workers keep denormals flushed (DenormalMode.h; one register
+  // read once set). The thread that started the loop also runs tasks: it is
+  // inside a kernel call's DenormalsFlushed scope, which puts its mode back.
+  if (!pthread_equal(pthread_self(), loop->caller))
+    flushDenormalsOnThisThread();
   if (int r = loop->task(loop->userContext, loop->min + static_cast<int>(i), loop->closure)) {
     int expected = 0;
     loop->result.compare_exchange_strong(expected, r, std::memory_order_relaxed);

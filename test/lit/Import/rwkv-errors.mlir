@@ -21,7 +21,7 @@
 // NOOUT: no output directory
 // NOOUT: exit=2
 // RUN: sh -c 'ssm-import rwkv %t/good.bin -o %t/x --seq-len 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SEQLEN
-// SEQLEN: --seq-len takes an integer from 1
+// SEQLEN: --seq-len takes integers from 1 to 1048576 (N or N,M,...), got '0'
 // SEQLEN: exit=2
 // RUN: sh -c 'ssm-import rwkv %t/good.bin -o %t/x --frobnicate; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=OPT
 // OPT: unknown option '--frobnicate'
