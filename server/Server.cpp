@@ -197,8 +197,9 @@ std::string Server::prefillNote() const {
   if (shortest <= 16)
     return "";
   return "the shortest compiled prefill call is " + std::to_string(shortest) + " tokens, so up to " +
-         std::to_string(shortest - 1) + " tokens of a prompt run as single steps; import with "
-         "--seq-len " + std::to_string(shortest) + ",16 --compile for fewer calls";
+         std::to_string(shortest - 1) + " tokens of a prompt run as single steps; import with a "
+         "ladder of lengths (--seq-len " + std::to_string(shortest) + ",64,32,16,8,4 --compile, say) "
+         "for fewer calls";
 }
 
 int Server::bind() {

@@ -524,7 +524,10 @@ int compileStaged(const std::string &compiler, const std::string &staged,
   std::vector<std::string> dirs;
   for (const auto &e : fs::directory_iterator(fs::path(staged) / "compiled", ec))
     dirs.push_back((fs::path(outDir) / "compiled" / e.path().filename()).string());
-  std::sort(dirs.begin(), dirs.end());
+  // seq4 before seq16: by the name's length, then the name.
+  std::sort(dirs.begin(), dirs.end(), [](const std::string &a, const std::string &b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
   std::cout << "ssm-import: compiled ";
   for (size_t i = 0; i < dirs.size(); ++i)
     std::cout << (i ? ", " : "") << dirs[i];
