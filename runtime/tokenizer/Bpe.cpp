@@ -36,22 +36,9 @@ struct Candidate {
 bool Bpe::init(std::unordered_map<std::string, int32_t> vocab,
                const std::vector<std::pair<std::string, std::string>> &merges, BpeOptions options,
                std::string &error) {
-  vocab_ = std::move(vocab);
   options_ = std::move(options);
-  int32_t maxId = -1;
-  for (const auto &[token, id] : vocab_) {
-    if (id < 0) {
-      error = "token '" + token + "' has a negative id " + std::to_string(id);
-      return false;
-    }
-    maxId = std::max(maxId, id);
-  }
-  tokens_.assign(static_cast<size_t>(maxId + 1), std::string());
-  hasToken_.assign(static_cast<size_t>(maxId + 1), false);
-  for (const auto &[token, id] : vocab_) {
-    tokens_[id] = token;
-    hasToken_[id] = true;
-  }
+  if (!table_.assign(std::move(vocab), error))
+    return false;
 
   const size_t prefixLen = options_.continuingSubwordPrefix.size();
   merges_.reserve(merges.size());
@@ -89,16 +76,9 @@ bool Bpe::init(std::unordered_map<std::string, int32_t> vocab,
   return true;
 }
 
-int32_t Bpe::tokenToId(std::string_view token) const {
-  auto it = vocab_.find(std::string(token));
-  return it == vocab_.end() ? -1 : it->second;
-}
+int32_t Bpe::tokenToId(std::string_view token) const { return table_.find(token); }
 
-const std::string *Bpe::idToToken(int32_t id) const {
-  if (id < 0 || static_cast<size_t>(id) >= tokens_.size() || !hasToken_[id])
-    return nullptr;
-  return &tokens_[id];
-}
+const std::string *Bpe::idToToken(int32_t id) const { return table_.at(id); }
 
 void Bpe::tokenize(const std::string &word, std::vector<int32_t> &ids) const {
   if (word.empty())

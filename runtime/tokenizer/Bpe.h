@@ -10,6 +10,7 @@
 #define SSM_RUNTIME_TOKENIZER_BPE_H
 
 #include "runtime/tokenizer/TokenModel.h"
+#include "runtime/tokenizer/TokenTable.h"
 
 #include <array>
 #include <cstdint>
@@ -48,14 +49,12 @@ public:
   /// Null when no token has `id`.
   const std::string *idToToken(int32_t id) const override;
   /// One past the largest id (0 for an empty vocabulary).
-  int64_t idSpan() const override { return static_cast<int64_t>(tokens_.size()); }
+  int64_t idSpan() const override { return table_.span(); }
 
 private:
   void merge(const std::string &word, std::vector<int32_t> &ids) const;
 
-  std::unordered_map<std::string, int32_t> vocab_;
-  std::vector<std::string> tokens_;   // by id ("" where none)
-  std::vector<bool> hasToken_;
+  TokenTable table_;
   /// (left id, right id) -> (rank, merged id).
   std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges_;
   BpeOptions options_;

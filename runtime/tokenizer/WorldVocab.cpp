@@ -2,29 +2,12 @@
 #include "runtime/tokenizer/WorldVocab.h"
 
 #include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/tokenizer/Utf8.h"
 
 #include <cstdlib>
 
 namespace ssm::rt::tok {
 namespace {
-
-void appendUtf8(uint32_t cp, std::string &out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 bool hexValue(std::string_view s, size_t at, size_t n, uint32_t &v) {
   if (at + n > s.size())
@@ -89,7 +72,7 @@ bool parsePythonLiteral(std::string_view s, std::string &bytes, size_t &used, st
       if (isBytes)
         bytes += static_cast<char>(v);
       else
-        appendUtf8(v, bytes); // a str's \xNN is the code point U+00NN
+        appendUtf8(bytes, static_cast<int32_t>(v)); // a str's \xNN is the code point U+00NN
       break;
     case 'u':
     case 'U': {
@@ -99,7 +82,7 @@ bool parsePythonLiteral(std::string_view s, std::string &bytes, size_t &used, st
         return false;
       }
       i += n;
-      appendUtf8(v, bytes);
+      appendUtf8(bytes, static_cast<int32_t>(v));
       break;
     }
     default:
@@ -110,7 +93,7 @@ bool parsePythonLiteral(std::string_view s, std::string &bytes, size_t &used, st
         if (isBytes)
           bytes += static_cast<char>(v & 0xFF);
         else
-          appendUtf8(v, bytes);
+          appendUtf8(bytes, static_cast<int32_t>(v));
         break;
       }
       error = std::string("an unknown escape \\") + e;
@@ -126,9 +109,8 @@ bool parsePythonLiteral(std::string_view s, std::string &bytes, size_t &used, st
 }
 
 bool WorldVocab::parse(std::string_view text, const std::string &name, std::string &error) {
-  vocab_.clear();
-  tokens_.clear();
-  hasToken_.clear();
+  std::unordered_map<std::string, int32_t> vocab;
+  std::vector<bool> idSeen;
   children_.clear();
   nodeToken_.assign(1, -1);
   size_t lineNo = 0;
@@ -168,17 +150,14 @@ bool WorldVocab::parse(std::string_view text, const std::string &name, std::stri
     if (static_cast<long>(bytes.size()) != len)
       return fail("the literal has " + std::to_string(bytes.size()) + " bytes, the line says " +
                   std::to_string(len));
-    if (static_cast<size_t>(id) < hasToken_.size() && hasToken_[id])
+    if (static_cast<size_t>(id) < idSeen.size() && idSeen[id])
       return fail("id " + std::to_string(id) + " again");
-    if (!vocab_.emplace(bytes, static_cast<int32_t>(id)).second)
+    if (!vocab.emplace(bytes, static_cast<int32_t>(id)).second)
       return fail("the token of id " + std::to_string(id) + " is already id " +
-                  std::to_string(vocab_[bytes]));
-    if (static_cast<size_t>(id) >= tokens_.size()) {
-      tokens_.resize(id + 1);
-      hasToken_.resize(id + 1, false);
-    }
-    tokens_[id] = bytes;
-    hasToken_[id] = true;
+                  std::to_string(vocab[bytes]));
+    if (static_cast<size_t>(id) >= idSeen.size())
+      idSeen.resize(id + 1, false);
+    idSeen[id] = true;
     int32_t node = 0;
     for (unsigned char c : bytes) {
       auto [it, added] = children_.emplace((static_cast<uint64_t>(node) << 8) | c,
@@ -189,11 +168,11 @@ bool WorldVocab::parse(std::string_view text, const std::string &name, std::stri
     }
     nodeToken_[node] = static_cast<int32_t>(id);
   }
-  if (vocab_.empty()) {
+  if (vocab.empty()) {
     error = name + ": no tokens (an empty World vocabulary)";
     return false;
   }
-  return true;
+  return table_.assign(std::move(vocab), error); // ids are >= 1: no error
 }
 
 void WorldVocab::tokenize(const std::string &word, std::vector<int32_t> &ids) const {
@@ -222,16 +201,9 @@ void WorldVocab::tokenize(const std::string &word, std::vector<int32_t> &ids) co
   }
 }
 
-int32_t WorldVocab::tokenToId(std::string_view token) const {
-  auto it = vocab_.find(std::string(token));
-  return it == vocab_.end() ? -1 : it->second;
-}
+int32_t WorldVocab::tokenToId(std::string_view token) const { return table_.find(token); }
 
-const std::string *WorldVocab::idToToken(int32_t id) const {
-  if (id < 0 || static_cast<size_t>(id) >= tokens_.size() || !hasToken_[id])
-    return nullptr;
-  return &tokens_[id];
-}
+const std::string *WorldVocab::idToToken(int32_t id) const { return table_.at(id); }
 
 std::unique_ptr<Tokenizer> Tokenizer::fromWorldVocab(std::string_view text, const std::string &name,
                                                      Status &status) {

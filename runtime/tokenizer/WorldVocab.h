@@ -13,6 +13,7 @@
 #define SSM_RUNTIME_TOKENIZER_WORLDVOCAB_H
 
 #include "runtime/tokenizer/TokenModel.h"
+#include "runtime/tokenizer/TokenTable.h"
 
 #include <string>
 #include <string_view>
@@ -35,13 +36,11 @@ public:
   void tokenize(const std::string &word, std::vector<int32_t> &ids) const override;
   int32_t tokenToId(std::string_view token) const override;
   const std::string *idToToken(int32_t id) const override;
-  int64_t idSpan() const override { return static_cast<int64_t>(tokens_.size()); }
-  size_t size() const { return vocab_.size(); }
+  int64_t idSpan() const override { return table_.span(); }
+  size_t size() const { return table_.size(); }
 
 private:
-  std::unordered_map<std::string, int32_t> vocab_;
-  std::vector<std::string> tokens_; // by id ("" where none)
-  std::vector<bool> hasToken_;
+  TokenTable table_;
   /// The trie: (node << 8 | byte) -> child node; node 0 the root.
   std::unordered_map<uint64_t, int32_t> children_;
   std::vector<int32_t> nodeToken_; // the id of the token ending at a node, or -1
