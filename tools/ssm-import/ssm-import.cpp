@@ -377,11 +377,6 @@ int importHybridModel(const std::string &safetensors, const std::string &configF
   return 0;
 }
 
-/// The checkpoint's tokenizer, as from_pretrained finds it (tokenizer.json and
-/// tokenizer_config.json in the checkpoint's folder), copied into the model
-/// folder so that ssm-run --prompt and ssm-tokenize use it. One the runtime
-/// cannot read (a Unigram model, say) is left out with a warning: the model
-/// still runs from token ids. A checkpoint without one copies nothing.
 /// RWKV's World vocabulary (rwkv_vocab_v20230424.txt) beside a .bin, checked
 /// by reading it, into the folder; none there, or one that does not read
 /// (a warning), leaves the model running from token ids.
@@ -408,6 +403,11 @@ bool copyWorldVocab(const fs::path &checkpoint, const std::string &staged, std::
   return true;
 }
 
+/// The checkpoint's tokenizer, as from_pretrained finds it (tokenizer.json and
+/// tokenizer_config.json in the checkpoint's folder), copied into the model
+/// folder so that ssm-run --prompt and ssm-tokenize use it. One the runtime
+/// cannot read (a Unigram model, say) is left out with a warning: the model
+/// still runs from token ids. A checkpoint without one copies nothing.
 bool copyTokenizer(const fs::path &checkpoint, const std::string &staged, std::string &error) {
   std::error_code ec;
   const fs::path json = checkpoint / "tokenizer.json", config = checkpoint / "tokenizer_config.json";
@@ -466,20 +466,6 @@ int writeGgufTokenizer(const GgufFile &file, const std::string &staged) {
 /// folder is published, so a failed compile publishes nothing. Its stderr
 /// (progress on a terminal, errors) passes through; ssm-import prints the
 /// deployed module's final path.
-/// The staged folder's graph at `len` tokens, with the weights' storage as
-/// model.mlir has it (the runner builds other lengths the same way:
-/// reference/ModelStream.cpp storedModelGraph).
-bool graphAtLength(const std::string &staged, int64_t len, LogitsRows rows, std::string &mlir,
-                   std::string &error) {
-  std::vector<char> bytes;
-  if (!readWholeFile((fs::path(staged) / "model.json").string(), "model.json", bytes, error) ||
-      !buildModelMLIR(std::string(bytes.begin(), bytes.end()), len, mlir, error, rows))
-    return false;
-  StFile stored;
-  return readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error) &&
-         storeGraph(mlir, stored, error);
-}
-
 int compileStaged(const std::string &compiler, const std::string &staged,
                   const std::string &outDir, const std::string &target,
                   const std::vector<int64_t> &moreLengths, LogitsRows rows) {
@@ -490,10 +476,26 @@ int compileStaged(const std::string &compiler, const std::string &staged,
   // single steps.
   std::vector<std::pair<std::vector<std::string>, std::string>> jobs; // args, temporary graph
   jobs.push_back({{compiler, staged}, ""});
+  // The further lengths' graphs, with the weights' storage as model.mlir has
+  // it (the runner builds other lengths the same way: reference/ModelStream.cpp
+  // storedModelGraph); model.json and the weights' dtypes are read once.
+  std::string json, error;
+  StFile stored;
+  if (!moreLengths.empty()) {
+    std::vector<char> bytes;
+    if (!readWholeFile((fs::path(staged) / "model.json").string(), "model.json", bytes, error) ||
+        !readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error)) {
+      std::cerr << "ssm-import: error: --compile: " << error << "; nothing was written to "
+                << outDir << "\n";
+      return 2;
+    }
+    json.assign(bytes.begin(), bytes.end());
+  }
   for (int64_t len : moreLengths) {
-    std::string mlir, error;
+    std::string mlir;
     fs::path file = fs::path(staged) / (".seq" + std::to_string(len) + ".mlir");
-    if (!graphAtLength(staged, len, rows, mlir, error) || !writeTextFile(file, mlir, error)) {
+    if (!buildModelMLIR(json, len, mlir, error, rows) || !storeGraph(mlir, stored, error) ||
+        !writeTextFile(file, mlir, error)) {
       std::cerr << "ssm-import: error: --compile: the graph for " << len << " tokens: " << error
                 << "; nothing was written to " << outDir << "\n";
       return 2;
