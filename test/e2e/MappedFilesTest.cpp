@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -101,29 +102,39 @@ TEST(MappedFilesDeathTest, AFaultElsewhereStillKillsWithSigbus) {
   ::unlink(other.c_str());
 }
 
+/// In a death test's child: compiles the @decode module into a folder named
+/// after `name`, calls it once, lets `damage` change its library file in
+/// place (exit 5 when it cannot), and calls it again. Exits 0 if that call
+/// returns; the runtime's fault handler is expected to exit 1 first.
+[[noreturn]] void callDamageAndCallAgain(const std::string &name,
+                                         const std::function<bool(const std::string &)> &damage) {
+  auto module = compileText(moduleText(), name, "host");
+  if (!module)
+    std::exit(3);
+  std::mt19937 rng(3);
+  StepInputs in(rng);
+  HostTensor h = random({1, kDim, kN}, rng, -1, 1);
+  std::vector<HostTensor> out;
+  std::string error;
+  auto call = module->bind(*module->find("decode"), {&h, &in.x, &in.dt, &in.A, &in.B, &in.C, &in.D},
+                           out, error);
+  if (!call || !call->invoke(error))
+    std::exit(4);
+  std::string lib =
+      ::testing::TempDir() + name + "-host-" + std::to_string(getpid()) + "/libssm_module.so";
+  if (!damage(lib))
+    std::exit(5);
+  call->invoke(error);
+  std::exit(0);
+}
+
 TEST(MappedFilesDeathTest, AModuleLibraryTruncatedAfterLoadingIsANamedError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   // All in the child: a library truncated under this process would also
   // fault in its unloading here.
   auto truncatedAfterACall = [] {
-    auto module = compileText(moduleText(), "ssm-mapped-library", "host");
-    if (!module)
-      std::exit(3);
-    std::mt19937 rng(3);
-    StepInputs in(rng);
-    HostTensor h = random({1, kDim, kN}, rng, -1, 1);
-    std::vector<HostTensor> out;
-    std::string error;
-    auto call = module->bind(*module->find("decode"),
-                             {&h, &in.x, &in.dt, &in.A, &in.B, &in.C, &in.D}, out, error);
-    if (!call || !call->invoke(error))
-      std::exit(4);
-    std::string lib = ::testing::TempDir() + "ssm-mapped-library-host-" +
-                      std::to_string(getpid()) + "/libssm_module.so";
-    if (::truncate(lib.c_str(), 0) != 0)
-      std::exit(5);
-    call->invoke(error);
-    std::exit(0);
+    callDamageAndCallAgain("ssm-mapped-library",
+                           [](const std::string &lib) { return ::truncate(lib.c_str(), 0) == 0; });
   };
   EXPECT_EXIT(truncatedAfterACall(), ::testing::ExitedWithCode(1),
               "ssm runtime: [^ ]*ssm-mapped-library-host-[0-9]+/libssm_module.so changed while "
@@ -139,32 +150,19 @@ TEST(MappedFilesDeathTest, AModuleLibraryTruncatedAfterLoadingIsANamedError) {
 TEST(MappedFilesDeathTest, AModuleLibraryRewrittenInPlaceIsANamedError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto rewrittenAfterACall = [] {
-    auto module = compileText(moduleText(), "ssm-rewritten-library", "host");
-    if (!module)
-      std::exit(3);
-    std::mt19937 rng(3);
-    StepInputs in(rng);
-    HostTensor h = random({1, kDim, kN}, rng, -1, 1);
-    std::vector<HostTensor> out;
-    std::string error;
-    auto call = module->bind(*module->find("decode"),
-                             {&h, &in.x, &in.dt, &in.A, &in.B, &in.C, &in.D}, out, error);
-    if (!call || !call->invoke(error))
-      std::exit(4);
-    std::string lib = ::testing::TempDir() + "ssm-rewritten-library-host-" +
-                      std::to_string(getpid()) + "/libssm_module.so";
-    struct stat st;
-    if (::stat(lib.c_str(), &st) != 0)
-      std::exit(5);
     // Zeros over every byte, in place (the same inode and size).
-    FILE *f = std::fopen(lib.c_str(), "r+b");
-    if (!f)
-      std::exit(6);
-    std::vector<char> zeros(static_cast<size_t>(st.st_size), 0);
-    std::fwrite(zeros.data(), 1, zeros.size(), f);
-    std::fclose(f);
-    call->invoke(error);
-    std::exit(0);
+    callDamageAndCallAgain("ssm-rewritten-library", [](const std::string &lib) {
+      struct stat st;
+      if (::stat(lib.c_str(), &st) != 0)
+        return false;
+      FILE *f = std::fopen(lib.c_str(), "r+b");
+      if (!f)
+        return false;
+      std::vector<char> zeros(static_cast<size_t>(st.st_size), 0);
+      std::fwrite(zeros.data(), 1, zeros.size(), f);
+      std::fclose(f);
+      return true;
+    });
   };
   EXPECT_EXIT(rewrittenAfterACall(), ::testing::ExitedWithCode(1),
               "ssm runtime: [^ ]*ssm-rewritten-library-host-[0-9]+/libssm_module.so changed while "
