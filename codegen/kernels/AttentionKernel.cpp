@@ -84,6 +84,13 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
       select(jj < Tk, select(c < Dv, value(min(c, Dv - 1), g, row), select(c == Dv, 1.0f, 0.0f)),
              select(c == Dv + 1, 1.0f, 0.0f));
 
+  // The key tiles query tile io can read (the others' partials are never
+  // combined): their reductions are predicated on it, so that where the
+  // caches' rows are a constant C (several streams per call, each at its
+  // own position) the tiles past a stream's position cost no loads.
+  Expr tileRead = t * Tk <= min(p0 + io * Tq + (Tq - 1), C - 1);
+  if (in.window > 0)
+    tileRead = tileRead && t * Tk + (Tk - 1) > p0 + io * Tq - static_cast<int>(in.window);
   k.s = Func("attn_score");
   k.s(ii, jj, t, h, io, b) = 0.0f;
   const int lanes = std::max(1, in.lanes);
@@ -92,6 +99,7 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
     // row's vectors (read in place, contiguous), then one horizontal sum.
     Var l("l");
     k.channels = RDom(0, k.headDim / lanes, "dvec");
+    k.channels.where(tileRead);
     k.sp = Func("attn_score_lanes");
     k.sp(l, jj, t, h, io, b) = 0.0f;
     Expr ch = k.channels * lanes + l;
@@ -100,6 +108,7 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
     k.s(ii, jj, t, h, io, b) += k.sp(k.lanesDom, jj, t, h, io, b);
   } else {
     k.channels = RDom(0, k.headDim, "dch");
+    k.channels.where(tileRead);
     k.s(ii, jj, t, h, io, b) += k.qs(ii, k.channels, h, io, b) * k.kt(k.channels, jj, h / group, t, b);
   }
 
@@ -131,6 +140,7 @@ AttentionKernel buildAttention(const AttentionKernelInputs &in) {
   k.part = Func("attn_tile_part");
   k.part(ii, c, t, h, io, b) = 0.0f;
   k.partKeys = RDom(0, Tk + 1, "keyx");
+  k.partKeys.where(tileRead);
   k.part(ii, c, t, h, io, b) += k.pt(ii, k.partKeys, t, h, io, b) * k.vt(c, k.partKeys, h / group, t, b);
 
   // The key tiles query tile io reads: from its first query's window start
