@@ -389,7 +389,17 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     // compiles the graph for its own target instead of running them.
     const bool gpu = o.engine == "opencl" || o.engine == "cuda";
     if (!gpu && !(status = model->addCompiledModules()))
-      return fail(kCannotRun, status.message());
+      return fail(kCannotRun, status.message() +
+                                  (o.engineDefaulted
+                                       ? " (the cpu engine is the default for a model folder; "
+                                         "--engine reference runs the interpreter instead)"
+                                       : ""));
+    if (o.engineDefaulted)
+      llvm::errs() << "ssm-run: running on the cpu engine, the default for a model folder ("
+                   << (model->hasStep() || !model->sequenceLengths().empty()
+                           ? "its compiled modules"
+                           : "no compiled modules: kernels compiled once on first use, and cached")
+                   << "; --engine reference runs the reference interpreter)\n";
     if (model->hasStep() || !model->sequenceLengths().empty()) {
       std::string lengths;
       for (int64_t l : model->sequenceLengths())

@@ -21,7 +21,8 @@ struct ModelRunOptions {
   bool hasPrompt = false;
   std::string tokensFile;   // --tokens: an int32 (or int64) .npy vector
   std::string mode = "sequence"; // sequence | step
-  std::string engine = "reference";
+  std::string engine = "cpu";     // ssm-run's default for a model folder; reference, opencl, cuda
+  bool engineDefaulted = false;   // no --engine given: the run says which engine and why
   std::string target = "host";
   unsigned threads = 0;
   std::string logitsOut, allLogitsOut;

@@ -69,9 +69,13 @@ cl::opt<std::string> emitGraph(
     cl::value_desc("file.mlir"), cl::cat(category));
 cl::opt<std::string> goldenDir("golden", cl::desc("Run a golden case folder (case.json, inputs/, expected/)"),
                                cl::value_desc("case-dir"), cl::init(""), cl::cat(category));
-cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (default), cpu (compiled Halide kernels), "
+cl::opt<std::string> engine("engine", cl::desc("Execution engine: reference (the interpreter, the semantic "
+                                             "definition), cpu (compiled Halide kernels), "
                                              "opencl (target host-opencl), cuda (target "
-                                             "host-cuda-cuda_capability_80)"),
+                                             "host-cuda-cuda_capability_80). Default: cpu for a model "
+                                             "folder (its compiled/ modules, or kernels compiled once "
+                                             "on first use and cached), reference for a graph (.mlir) "
+                                             "and a golden case"),
                             cl::init("reference"), cl::cat(category));
 cl::opt<std::string> target("target", cl::desc("Halide target for compiled engines (default: host for cpu, "
                                              "host-opencl for opencl, host-cuda-cuda_capability_80 "
@@ -799,7 +803,8 @@ int main(int argc, char **argv) {
                                    "  ssm-run <file.mlir> [--function F] (--input x.npy)... "
                                    "[--seed N] [--expected r.npy]... [--output-dir D]\n"
                                    "  ssm-run <model-dir> (--prompt TEXT | --tokens F.npy) [--mode sequence|step] "
-                                   "[--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n"
+                                   "[--engine cpu|reference|...]\n"
+                                   "      [--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n"
                                    "      [--temperature T] [--top-k K] [--top-p P] [--min-p M] "
                                    "[--repeat-penalty R] [--seed S] [--stop STR]...\n"
                                    "  ssm-run --cache-prune [--cache-max-mb N]\n",
@@ -840,6 +845,12 @@ int main(int argc, char **argv) {
   if (memory)
     return cannotRun("--memory reports a model folder's state memory: give a folder with model.json");
   if (ssm::isModelDir(inputFile)) {
+    // A model folder runs fast by default: on the cpu engine (its compiled
+    // modules, or kernels compiled once on first use), as llama.cpp runs a
+    // model; --engine reference runs the interpreter, which checks use.
+    const bool engineDefaulted = engine.getNumOccurrences() == 0;
+    if (engineDefaulted)
+      engine = "cpu";
     if (int rc = checkEngine())
       return rc;
     if (flushCache || !flushArgs.empty())
@@ -852,6 +863,7 @@ int main(int argc, char **argv) {
     o.tokensFile = tokensFile;
     o.mode = mode;
     o.engine = engine;
+    o.engineDefaulted = engineDefaulted;
     o.target = target;
     o.threads = threads;
     o.logitsOut = logitsOut;

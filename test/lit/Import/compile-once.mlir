@@ -26,10 +26,10 @@
 // REUSE-NOT: compiling
 // RUN: ls %t.cache | grep -c '^[0-9a-f]\{32\}$' | FileCheck %s --check-prefix=ENTRIES
 // ENTRIES: {{^}}2{{$}}
-// RUN: ssm-run %t/m --prompt 'seven!!' --logits-out %t/r7.npy
-// RUN: ssm-run %t/m --prompt 'nine!!!!!' --logits-out %t/r9.npy
-// RUN: ssm-run %t/m --prompt 'forty tokens of prompt, forty of them!!!' --logits-out %t/r40.npy
-// RUN: sh -c 'ssm-run %t/m --prompt "$(printf "%%0300d" 7)" --logits-out %t/r300.npy'
+// RUN: ssm-run %t/m --engine reference --prompt 'seven!!' --logits-out %t/r7.npy
+// RUN: ssm-run %t/m --engine reference --prompt 'nine!!!!!' --logits-out %t/r9.npy
+// RUN: ssm-run %t/m --engine reference --prompt 'forty tokens of prompt, forty of them!!!' --logits-out %t/r40.npy
+// RUN: sh -c 'ssm-run %t/m --engine reference --prompt "$(printf "%%0300d" 7)" --logits-out %t/r300.npy'
 // RUN: python3 %S/Inputs/compare_npy.py %t/r7.npy %t/c7.npy 1e-4 | FileCheck %s --check-prefix=CMP
 // RUN: python3 %S/Inputs/compare_npy.py %t/r9.npy %t/c9.npy 1e-4 | FileCheck %s --check-prefix=CMP
 // RUN: python3 %S/Inputs/compare_npy.py %t/r9.npy %t/s9.npy 1e-4 | FileCheck %s --check-prefix=CMP
@@ -42,5 +42,5 @@
 // RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/m5 --seq-len 5
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m5 --engine cpu --prompt 'twelve!!!!!!' --logits-out %t/c12.npy 2>&1 | FileCheck %s --check-prefix=FIVE
 // FIVE: ssm-run: compiling {{.*}}m5 for calls of 256 and 5 tokens and one-token steps, once
-// RUN: ssm-run %t/m5 --prompt 'twelve!!!!!!' --logits-out %t/r12.npy
+// RUN: ssm-run %t/m5 --engine reference --prompt 'twelve!!!!!!' --logits-out %t/r12.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/r12.npy %t/c12.npy 1e-4 | FileCheck %s --check-prefix=CMP

@@ -7,7 +7,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: python3 %S/Inputs/st_set.py %shared/models/mamba/tiny-mamba-seed5/model.safetensors %t/d.safetensors backbone.layers.0.mixer.D --fill 1e38
 // RUN: ssm-import mamba %t/d.safetensors --config %shared/models/mamba/tiny-mamba-seed5/config.json -o %t/md
-// RUN: ssm-run %t/md --prompt 'ABBA, A.' --logits-out %t/d-ref.npy
+// RUN: ssm-run %t/md --engine reference --prompt 'ABBA, A.' --logits-out %t/d-ref.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/d-ref.npy %t/d-ref.npy 0 | FileCheck %s --check-prefix=REF
 // REF: shape=(256) max_abs_diff=0 PASS
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/md --engine cpu --prompt 'ABBA, A.' 2>&1 | FileCheck %s --check-prefix=WARN

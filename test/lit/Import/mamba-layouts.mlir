@@ -19,10 +19,10 @@
 // MSJSON-DAG: "source_layout": "mamba_ssm"
 // MSJSON-DAG: "source_config": "mamba_ssm"
 // MSJSON-DAG: "vocab_size": 256
-// RUN: ssm-run %t/mhf --prompt 'two layouts, one model' --all-logits-out %t/hf.npy
-// RUN: ssm-run %t/mms --prompt 'two layouts, one model' --all-logits-out %t/ms.npy
+// RUN: ssm-run %t/mhf --engine reference --prompt 'two layouts, one model' --all-logits-out %t/hf.npy
+// RUN: ssm-run %t/mms --engine reference --prompt 'two layouts, one model' --all-logits-out %t/ms.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/hf.npy %t/ms.npy 0 | FileCheck %s --check-prefix=SAME
-// RUN: ssm-run %t/mms --prompt 'two layouts, one model' --mode step --all-logits-out %t/ms-step.npy
+// RUN: ssm-run %t/mms --engine reference --prompt 'two layouts, one model' --mode step --all-logits-out %t/ms-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/hf.npy %t/ms-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
 // SAME: shape=(22, 256) max_abs_diff={{.*}} PASS
 
@@ -37,15 +37,15 @@
 // RUN: ssm-import mamba %t/h/model.safetensors -o %t/mh | FileCheck %s --check-prefix=H
 // H: mamba_ssm layout, F16 -> F16
 // RUN: ssm-import mamba %t/h32/model.safetensors -o %t/mh32
-// RUN: ssm-run %t/mbf --prompt 'half precision' --all-logits-out %t/bf.npy
-// RUN: ssm-run %t/mbf32 --prompt 'half precision' --all-logits-out %t/bf32.npy
+// RUN: ssm-run %t/mbf --engine reference --prompt 'half precision' --all-logits-out %t/bf.npy
+// RUN: ssm-run %t/mbf32 --engine reference --prompt 'half precision' --all-logits-out %t/bf32.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/bf.npy %t/bf32.npy 0 | FileCheck %s --check-prefix=HALF
-// RUN: ssm-run %t/mh --prompt 'half precision' --all-logits-out %t/h.npy
-// RUN: ssm-run %t/mh32 --prompt 'half precision' --all-logits-out %t/h32.npy
+// RUN: ssm-run %t/mh --engine reference --prompt 'half precision' --all-logits-out %t/h.npy
+// RUN: ssm-run %t/mh32 --engine reference --prompt 'half precision' --all-logits-out %t/h32.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/h.npy %t/h32.npy 0 | FileCheck %s --check-prefix=HALF
 // HALF: shape=(14, 256) max_abs_diff=0 PASS
 // The rounding is real: the BF16 model's logits are not the F32 model's.
-// RUN: ssm-run %t/mhf --prompt 'half precision' --all-logits-out %t/hf-short.npy
+// RUN: ssm-run %t/mhf --engine reference --prompt 'half precision' --all-logits-out %t/hf-short.npy
 // RUN: not python3 %S/Inputs/compare_npy.py %t/bf.npy %t/hf-short.npy 1e-6
 
 // Without --config and no config.json beside the model: exit 2, saying so.

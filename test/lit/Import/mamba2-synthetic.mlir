@@ -13,9 +13,9 @@
 // RUN: python3 %S/Inputs/make_mamba2.py %t/a --hidden 32 --heads 8 --head-dim 8 --state 8 --groups 2 --layers 2 --conv 3 --chunk 8 --bias --tied --norm-before-gate --dt-limit 0.05 0.2 --layout mamba_ssm --prompt 'grouped SSD, clamped dt, tied!' --seed 3
 // RUN: ssm-import mamba %t/a/model.safetensors -o %t/ma | FileCheck %s --check-prefix=IMPORTA
 // IMPORTA: mamba2, mamba_ssm layout
-// RUN: ssm-run %t/ma --tokens %t/a/tokens.npy --mode sequence --all-logits-out %t/a-ref-seq.npy
+// RUN: ssm-run %t/ma --engine reference --tokens %t/a/tokens.npy --mode sequence --all-logits-out %t/a-ref-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-seq.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
-// RUN: ssm-run %t/ma --tokens %t/a/tokens.npy --mode step --all-logits-out %t/a-ref-step.npy
+// RUN: ssm-run %t/ma --engine reference --tokens %t/a/tokens.npy --mode step --all-logits-out %t/a-ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-step.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/ma --engine cpu --tokens %t/a/tokens.npy --mode sequence --all-logits-out %t/a-cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-cpu-seq.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
@@ -25,9 +25,9 @@
 
 // RUN: python3 %S/Inputs/make_mamba2.py %t/b --hidden 32 --heads 4 --head-dim 16 --state 8 --groups 4 --layers 2 --conv 4 --chunk 16 --no-conv-bias --layout transformers --prompt 'four groups, gate then norm, 40 bytes...' --seed 8
 // RUN: ssm-import mamba %t/b/model.safetensors -o %t/mb
-// RUN: ssm-run %t/mb --tokens %t/b/tokens.npy --mode sequence --all-logits-out %t/b-ref-seq.npy
+// RUN: ssm-run %t/mb --engine reference --tokens %t/b/tokens.npy --mode sequence --all-logits-out %t/b-ref-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-ref-seq.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B
-// RUN: ssm-run %t/mb --tokens %t/b/tokens.npy --mode step --all-logits-out %t/b-ref-step.npy
+// RUN: ssm-run %t/mb --engine reference --tokens %t/b/tokens.npy --mode step --all-logits-out %t/b-ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-ref-step.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mb --engine cpu --tokens %t/b/tokens.npy --mode sequence --all-logits-out %t/b-cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-cpu-seq.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B

@@ -8,29 +8,29 @@
 // model.json edits: a state entry of the wrong size (the reference engine
 // read past its end), no states, a negative shape, a field of the wrong type.
 // RUN: cp -r %t/m %t/pp7 && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['states'][4]['shape']=[7];json.dump(j,open(p,'w'))" %t/pp7/model.json
-// RUN: sh -c 'ssm-run %t/pp7 --prompt a --mode step; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=PP7
+// RUN: sh -c 'ssm-run %t/pp7 --engine reference --prompt a --mode step; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=PP7
 // PP7: state 'blocks.0.pp' has 7 values, the model 128
 // PP7: exit=2
 // RUN: cp -r %t/m %t/nostates && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));del j['states'];json.dump(j,open(p,'w'))" %t/nostates/model.json
-// RUN: sh -c 'ssm-run %t/nostates --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSTATES
+// RUN: sh -c 'ssm-run %t/nostates --engine reference --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSTATES
 // NOSTATES: state 'blocks.0.ffn_xx' has 0 values, the model 128
 // NOSTATES: exit=2
 // RUN: cp -r %t/m %t/neg && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['states'][0]['shape']=[-1];json.dump(j,open(p,'w'))" %t/neg/model.json
-// RUN: sh -c 'ssm-run %t/neg --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: sh -c 'ssm-run %t/neg --engine reference --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NEG
 // NEG: state 'blocks.0.ffn_xx' has shape (-1,) (negative or over 2^28 values)
 // NEG: exit=2
 // RUN: cp -r %t/m %t/type && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['config']['n_vocab']='256';json.dump(j,open(p,'w'))" %t/type/model.json
-// RUN: sh -c 'ssm-run %t/type --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TYPE
+// RUN: sh -c 'ssm-run %t/type --engine reference --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TYPE
 // TYPE: model.json: config.n_vocab "256" is not an integer
 // TYPE: exit=2
 // A number that does not fit its type is refused, not converted (fuzz-model-json: 5e45).
 // RUN: cp -r %t/m %t/huge && python3 -c "import json,sys;p=sys.argv[1];j=json.load(open(p));j['states'][0]['shape']=[5e45];json.dump(j,open(p,'w'))" %t/huge/model.json
-// RUN: sh -c 'ssm-run %t/huge --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: sh -c 'ssm-run %t/huge --engine reference --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: state 'blocks.0.ffn_xx' has a shape entry 5e+45 that is not an integer
 // HUGE: exit=2
 // weights.safetensors replaced by a folder.
 // RUN: cp -r %t/m %t/wdir && rm %t/wdir/weights.safetensors && mkdir %t/wdir/weights.safetensors
-// RUN: sh -c 'ssm-run %t/wdir --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=WDIR
+// RUN: sh -c 'ssm-run %t/wdir --engine reference --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=WDIR
 // WDIR: weights.safetensors: is a directory, not a safetensors file
 // WDIR: exit=2
 
@@ -87,10 +87,10 @@
 
 // Options: one file for both outputs, a negative --generate, a file that is
 // not a model folder given a prompt.
-// RUN: sh -c 'ssm-run %t/m --prompt a --logits-out %t/x.npy --all-logits-out %t/x.npy; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SAME
+// RUN: sh -c 'ssm-run %t/m --engine reference --prompt a --logits-out %t/x.npy --all-logits-out %t/x.npy; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SAME
 // SAME: --logits-out and --all-logits-out name the same file
 // SAME: exit=2
-// RUN: sh -c 'ssm-run %t/m --prompt a --generate -1; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=GEN
+// RUN: sh -c 'ssm-run %t/m --engine reference --prompt a --generate -1; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=GEN
 // GEN: --generate takes a non-negative count, got -1
 // GEN: exit=2
 // RUN: sh -c 'ssm-run %t/m/weights.safetensors --prompt a; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOTDIR

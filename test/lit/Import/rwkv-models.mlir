@@ -22,38 +22,38 @@
 // RUN: ssm-import rwkv %t/synth51.bin -o %t/51 | FileCheck %s --check-prefix=IMP51
 // IMP51: rwkv5.1, n_vocab 256, n_embed 64, n_layer 12, 8 heads x 8, FP32 -> F32, 246 tensors
 
-// RUN: ssm-run %t/4fp32 --prompt '"in' --mode sequence --logits-out %t/4fp32-seq.npy
+// RUN: ssm-run %t/4fp32 --engine reference --prompt '"in' --mode sequence --logits-out %t/4fp32-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/4fp32-seq.npy %shared/models/rwkv/expected-logits-4v0-660K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/4fp32 --prompt '"in' --mode step --logits-out %t/4fp32-step.npy
+// RUN: ssm-run %t/4fp32 --engine reference --prompt '"in' --mode step --logits-out %t/4fp32-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/4fp32-step.npy %shared/models/rwkv/expected-logits-4v0-660K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/4fp16 --prompt '"in' --mode sequence --logits-out %t/4fp16-seq.npy
+// RUN: ssm-run %t/4fp16 --engine reference --prompt '"in' --mode sequence --logits-out %t/4fp16-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/4fp16-seq.npy %shared/models/rwkv/expected-logits-4v0-660K.bin 1e-2 | FileCheck %s
-// RUN: ssm-run %t/4fp16 --prompt '"in' --mode step --logits-out %t/4fp16-step.npy
+// RUN: ssm-run %t/4fp16 --engine reference --prompt '"in' --mode step --logits-out %t/4fp16-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/4fp16-step.npy %shared/models/rwkv/expected-logits-4v0-660K.bin 1e-2 | FileCheck %s
-// RUN: ssm-run %t/4re --prompt '"in' --mode sequence --logits-out %t/4re-seq.npy
+// RUN: ssm-run %t/4re --engine reference --prompt '"in' --mode sequence --logits-out %t/4re-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/4re-seq.npy %shared/models/rwkv/expected-logits-reseeded-4v0-seed1.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/4re --prompt '"in' --mode step --logits-out %t/4re-step.npy
+// RUN: ssm-run %t/4re --engine reference --prompt '"in' --mode step --logits-out %t/4re-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/4re-step.npy %shared/models/rwkv/expected-logits-reseeded-4v0-seed1.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/52fp32 --prompt '"in' --mode sequence --logits-out %t/52fp32-seq.npy
+// RUN: ssm-run %t/52fp32 --engine reference --prompt '"in' --mode sequence --logits-out %t/52fp32-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/52fp32-seq.npy %shared/models/rwkv/expected-logits-5v2-730K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/52fp32 --prompt '"in' --mode step --logits-out %t/52fp32-step.npy
+// RUN: ssm-run %t/52fp32 --engine reference --prompt '"in' --mode step --logits-out %t/52fp32-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/52fp32-step.npy %shared/models/rwkv/expected-logits-5v2-730K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/52fp16 --prompt '"in' --mode sequence --logits-out %t/52fp16-seq.npy
+// RUN: ssm-run %t/52fp16 --engine reference --prompt '"in' --mode sequence --logits-out %t/52fp16-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/52fp16-seq.npy %shared/models/rwkv/expected-logits-5v2-730K.bin 1e-2 | FileCheck %s
-// RUN: ssm-run %t/52fp16 --prompt '"in' --mode step --logits-out %t/52fp16-step.npy
+// RUN: ssm-run %t/52fp16 --engine reference --prompt '"in' --mode step --logits-out %t/52fp16-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/52fp16-step.npy %shared/models/rwkv/expected-logits-5v2-730K.bin 1e-2 | FileCheck %s
-// RUN: ssm-run %t/51 --prompt '"in' --mode sequence --logits-out %t/51-seq.npy
+// RUN: ssm-run %t/51 --engine reference --prompt '"in' --mode sequence --logits-out %t/51-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/51-seq.npy %S/Inputs/expected-logits-synthetic-5v1.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/51 --prompt '"in' --mode step --logits-out %t/51-step.npy
+// RUN: ssm-run %t/51 --engine reference --prompt '"in' --mode step --logits-out %t/51-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/51-step.npy %S/Inputs/expected-logits-synthetic-5v1.bin 1e-4 | FileCheck %s
 // CHECK: max_abs_diff={{.*}} PASS
 
 // A longer prompt: the scan form equals the token-by-token form at every
 // position (the sequence is one call; chunked ssd_scan for RWKV-5).
-// RUN: ssm-run %t/4re --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/4re-long-seq.npy
-// RUN: ssm-run %t/4re --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/4re-long-step.npy
+// RUN: ssm-run %t/4re --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/4re-long-seq.npy
+// RUN: ssm-run %t/4re --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/4re-long-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/4re-long-seq.npy %t/4re-long-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
-// RUN: ssm-run %t/52fp32 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/52-long-seq.npy
-// RUN: ssm-run %t/52fp32 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/52-long-step.npy
+// RUN: ssm-run %t/52fp32 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/52-long-seq.npy
+// RUN: ssm-run %t/52fp32 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/52-long-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/52-long-seq.npy %t/52-long-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
 // SAME: shape=(56, 256) max_abs_diff={{.*}} PASS

@@ -42,7 +42,7 @@
 // and against the reference engine's scan form.
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/7 --engine cpu --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/7-long-seq.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/7 --engine cpu --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/7-long-step.npy
-// RUN: ssm-run %t/7 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/7-long-ref.npy
+// RUN: ssm-run %t/7 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/7-long-ref.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/7-long-seq.npy %t/7-long-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/7-long-seq.npy %t/7-long-ref.npy 1e-4 | FileCheck %s --check-prefix=SAME
 // SAME: shape=(56, 256) max_abs_diff={{.*}} PASS

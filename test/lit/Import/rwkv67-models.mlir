@@ -27,31 +27,31 @@
 // RUN: ssm-import rwkv %t/7h.bin -o %t/7h --seq-len 3 | FileCheck %s --check-prefix=IMP7H
 // IMP7H: rwkv7, n_vocab 256, n_embed 64, n_layer 12, 1 heads x 64, FP16 -> F16 x263 + F32 x76, 339 tensors
 
-// RUN: ssm-run %t/6 --prompt '"in' --mode sequence --logits-out %t/6-seq.npy
+// RUN: ssm-run %t/6 --engine reference --prompt '"in' --mode sequence --logits-out %t/6-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/6-seq.npy %shared/models/rwkv/expected-logits-6v0-170K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/6 --prompt '"in' --mode step --logits-out %t/6-step.npy
+// RUN: ssm-run %t/6 --engine reference --prompt '"in' --mode step --logits-out %t/6-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/6-step.npy %shared/models/rwkv/expected-logits-6v0-170K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/7 --prompt '"in' --mode sequence --logits-out %t/7-seq.npy
+// RUN: ssm-run %t/7 --engine reference --prompt '"in' --mode sequence --logits-out %t/7-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/7-seq.npy %shared/models/rwkv/expected-logits-7v0-834K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/7 --prompt '"in' --mode step --logits-out %t/7-step.npy
+// RUN: ssm-run %t/7 --engine reference --prompt '"in' --mode step --logits-out %t/7-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/7-step.npy %shared/models/rwkv/expected-logits-7v0-834K.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/7h --prompt '"in' --mode sequence --logits-out %t/7h-seq.npy
+// RUN: ssm-run %t/7h --engine reference --prompt '"in' --mode sequence --logits-out %t/7h-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/7h-seq.npy %shared/models/rwkv/expected-logits-7v0-834K.bin 1e-2 | FileCheck %s
-// RUN: ssm-run %t/7h --prompt '"in' --mode step --logits-out %t/7h-step.npy
+// RUN: ssm-run %t/7h --engine reference --prompt '"in' --mode step --logits-out %t/7h-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/7h-step.npy %shared/models/rwkv/expected-logits-7v0-834K.bin 1e-2 | FileCheck %s
-// RUN: ssm-run %t/6h --prompt '"in' --mode sequence --logits-out %t/6h-seq.npy
+// RUN: ssm-run %t/6h --engine reference --prompt '"in' --mode sequence --logits-out %t/6h-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/6h-seq.npy %S/Inputs/expected-logits-6v0-fp16.bin 1e-4 | FileCheck %s
 // RUN: python3 %S/Inputs/compare_logits.py %t/6h-seq.npy %shared/models/rwkv/expected-logits-6v0-170K.bin 2e-2 | FileCheck %s
-// RUN: ssm-run %t/6h --prompt '"in' --mode step --logits-out %t/6h-step.npy
+// RUN: ssm-run %t/6h --engine reference --prompt '"in' --mode step --logits-out %t/6h-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/6h-step.npy %S/Inputs/expected-logits-6v0-fp16.bin 1e-4 | FileCheck %s
 // CHECK: max_abs_diff={{.*}} PASS
 
 // A longer prompt: the scan form equals the token-by-token form at every position.
-// RUN: ssm-run %t/6 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/6-long-seq.npy
-// RUN: ssm-run %t/6 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/6-long-step.npy
+// RUN: ssm-run %t/6 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/6-long-seq.npy
+// RUN: ssm-run %t/6 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/6-long-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/6-long-seq.npy %t/6-long-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
-// RUN: ssm-run %t/7 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/7-long-seq.npy
-// RUN: ssm-run %t/7 --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/7-long-step.npy
+// RUN: ssm-run %t/7 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode sequence --all-logits-out %t/7-long-seq.npy
+// RUN: ssm-run %t/7 --engine reference --prompt 'The quick brown fox jumps over the lazy dog; 0123456789!' --mode step --all-logits-out %t/7-long-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/7-long-seq.npy %t/7-long-step.npy 1e-4 | FileCheck %s --check-prefix=SAME
 // SAME: shape=(56, 256) max_abs_diff={{.*}} PASS
 
@@ -68,15 +68,15 @@
 // RUN: ssm-import rwkv %t/s7l1.bin -o %t/s7l1 --seq-len 3
 // RUN: ssm-import rwkv %t/s6h4.bin -o %t/s6h4 --seq-len 3 | FileCheck %s --check-prefix=S6H4
 // S6H4: rwkv6, n_vocab 256, n_embed 64, n_layer 2, 4 heads x 16
-// RUN: ssm-run %t/s7h2 --prompt '"in' --mode sequence --logits-out %t/s7h2-seq.npy
+// RUN: ssm-run %t/s7h2 --engine reference --prompt '"in' --mode sequence --logits-out %t/s7h2-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/s7h2-seq.npy %S/Inputs/expected-logits-synthetic-7v0-2heads-4layers.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/s7h2 --prompt '"in' --mode step --logits-out %t/s7h2-step.npy
+// RUN: ssm-run %t/s7h2 --engine reference --prompt '"in' --mode step --logits-out %t/s7h2-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/s7h2-step.npy %S/Inputs/expected-logits-synthetic-7v0-2heads-4layers.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/s7l1 --prompt '"in' --mode sequence --logits-out %t/s7l1-seq.npy
+// RUN: ssm-run %t/s7l1 --engine reference --prompt '"in' --mode sequence --logits-out %t/s7l1-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/s7l1-seq.npy %S/Inputs/expected-logits-synthetic-7v0-1layer.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/s7l1 --prompt '"in' --mode step --logits-out %t/s7l1-step.npy
+// RUN: ssm-run %t/s7l1 --engine reference --prompt '"in' --mode step --logits-out %t/s7l1-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/s7l1-step.npy %S/Inputs/expected-logits-synthetic-7v0-1layer.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/s6h4 --prompt '"in' --mode sequence --logits-out %t/s6h4-seq.npy
+// RUN: ssm-run %t/s6h4 --engine reference --prompt '"in' --mode sequence --logits-out %t/s6h4-seq.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/s6h4-seq.npy %S/Inputs/expected-logits-synthetic-6v0-4heads.bin 1e-4 | FileCheck %s
-// RUN: ssm-run %t/s6h4 --prompt '"in' --mode step --logits-out %t/s6h4-step.npy
+// RUN: ssm-run %t/s6h4 --engine reference --prompt '"in' --mode step --logits-out %t/s6h4-step.npy
 // RUN: python3 %S/Inputs/compare_logits.py %t/s6h4-step.npy %S/Inputs/expected-logits-synthetic-6v0-4heads.bin 1e-4 | FileCheck %s

@@ -13,8 +13,8 @@
 // RUN: ssm-import %t/three -o %t/m3 | FileCheck %s --check-prefix=THREE
 // THREE: ssm-import: {{.*}}three: config.json (model_type 'mamba'), 3 safetensors shards (model-00001-of-00003.safetensors ... model-00003-of-00003.safetensors, {{[0-9]+}} tensors in model.safetensors.index.json)
 // THREE: ssm-import: {{.*}}three/model.safetensors.index.json -> {{.*}}m3: mamba1
-// RUN: ssm-run %t/m1 --prompt 'shards' --all-logits-out %t/l1.npy
-// RUN: ssm-run %t/m3 --prompt 'shards' --all-logits-out %t/l3.npy
+// RUN: ssm-run %t/m1 --engine reference --prompt 'shards' --all-logits-out %t/l1.npy
+// RUN: ssm-run %t/m3 --engine reference --prompt 'shards' --all-logits-out %t/l3.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/l1.npy %t/l3.npy 0 | FileCheck %s --check-prefix=SAME
 // SAME: shape=(6, 256) max_abs_diff=0 PASS
 

@@ -11,7 +11,7 @@
 // No tokenizer: token ids run, a prompt is refused.
 // RUN: ssm-import %t/ckpt -o %t/plain | FileCheck %s --check-prefix=PLAIN
 // PLAIN-NOT: ssm-import: tokenizer:
-// RUN: sh -c 'ssm-run %t/plain --prompt hi; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOTOK
+// RUN: sh -c 'ssm-run %t/plain --engine reference --prompt hi; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOTOK
 // NOTOK: plain: this model has no tokenizer (no tokenizer.json in the folder, and its vocabulary of 64 is not bytes): give the token ids with --tokens FILE.npy
 // NOTOK: exit=2
 // RUN: sh -c 'ssm-tokenize %t/plain < /dev/null; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TOKNOTOK
@@ -24,7 +24,7 @@
 // IMPORT: ssm-import: tokenizer: tokenizer.json, tokenizer_config.json (BPE, 24 tokens, 10 merges, byte fallback, 3 added tokens, 24 ids)
 // RUN: cmp %S/Inputs/tiny-tokenizer/tokenizer.json %t/m/tokenizer.json
 // RUN: cmp %S/Inputs/tiny-tokenizer/tokenizer_config.json %t/m/tokenizer_config.json
-// RUN: ssm-run %t/m --prompt 'hello world' --generate 4 > %t/gen.txt 2> %t/gen.err
+// RUN: ssm-run %t/m --engine reference --prompt 'hello world' --generate 4 > %t/gen.txt 2> %t/gen.err
 // RUN: FileCheck %s --check-prefix=PROMPT < %t/gen.err
 // PROMPT: ssm-run: the prompt is 3 tokens of {{.*}}/m/tokenizer.json: 1 18 22
 // PROMPT: ssm-run: generated ids: 22 22 22 22
@@ -34,13 +34,13 @@
 // GEN: world world world world
 // GEN-NOT: {{.}}
 // A stop string across tokens ("d w" spans "▁world▁world"): the text before it.
-// RUN: ssm-run %t/m --prompt 'hello world' --generate 4 --stop 'd w' 2> %t/stop.err | FileCheck %s --check-prefix=STOP --match-full-lines
+// RUN: ssm-run %t/m --engine reference --prompt 'hello world' --generate 4 --stop 'd w' 2> %t/stop.err | FileCheck %s --check-prefix=STOP --match-full-lines
 // STOP: worl
 // RUN: FileCheck %s --check-prefix=STOPERR < %t/stop.err
 // STOPERR: ssm-run: generated 2 tokens in {{.*}}, stopped at --stop 'd w'
 // Sampling at a seed: the same text twice.
-// RUN: ssm-run %t/m --prompt 'hello world' --generate 8 --temperature 2 --seed 11 > %t/s1.txt
-// RUN: ssm-run %t/m --prompt 'hello world' --generate 8 --temperature 2 --seed 11 > %t/s2.txt
+// RUN: ssm-run %t/m --engine reference --prompt 'hello world' --generate 8 --temperature 2 --seed 11 > %t/s1.txt
+// RUN: ssm-run %t/m --engine reference --prompt 'hello world' --generate 8 --temperature 2 --seed 11 > %t/s2.txt
 // RUN: cmp %t/s1.txt %t/s2.txt
 // RUN: echo '"hello world"' | ssm-tokenize %t/m | FileCheck %s --check-prefix=TOKENIZE
 // TOKENIZE: [18,22]

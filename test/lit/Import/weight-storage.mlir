@@ -23,8 +23,8 @@
 // MLIRQ: ssm.dequantize %arg21, %arg22 : (tensor<256x128xi8>, tensor<256x4xf16>) -> tensor<256x128xf32>
 // MLIRQ: func.func private @block_sequence(
 // MLIRQ-SAME: tensor<256x128xi8>, %{{.*}}: tensor<256x4xf16>
-// RUN: ssm-run %t/q4 --prompt '"in' --mode sequence --logits-out %t/q4-ref-seq.npy
-// RUN: ssm-run %t/q4 --prompt '"in' --mode step --logits-out %t/q4-ref-step.npy
+// RUN: ssm-run %t/q4 --engine reference --prompt '"in' --mode sequence --logits-out %t/q4-ref-seq.npy
+// RUN: ssm-run %t/q4 --engine reference --prompt '"in' --mode step --logits-out %t/q4-ref-step.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q4 --engine cpu --prompt '"in' --mode sequence --logits-out %t/q4-cpu-seq.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q4 --engine cpu --prompt '"in' --mode step --logits-out %t/q4-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4-cpu-seq.npy %t/q4-ref-seq.npy 1e-5 | FileCheck %s --check-prefix=SAME
@@ -33,7 +33,7 @@
 // RUN: python3 %S/Inputs/compare_logits.py %t/q4-cpu-step.npy %shared/models/rwkv/expected-logits-4v0-660K.bin 0.1 | FileCheck %s
 // The same model with the dequantised weights as F32.
 // RUN: cp -r %t/q4 %t/q4f && python3 %S/Inputs/st_dequant.py %t/q4/weights.safetensors %t/q4f/weights.safetensors
-// RUN: ssm-run %t/q4f --prompt '"in' --mode sequence --logits-out %t/q4f-seq.npy
+// RUN: ssm-run %t/q4f --engine reference --prompt '"in' --mode sequence --logits-out %t/q4f-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4f-seq.npy %t/q4-ref-seq.npy 0 | FileCheck %s --check-prefix=SAME
 // CHECK: max_abs_diff={{.*}} PASS
 // SAME: max_abs_diff={{.*}} PASS
@@ -50,15 +50,15 @@
 // MB: F32 -> BF16 x10 + F32 x13 (--weights bf16)
 // RUN: ssm-import mamba %shared/models/mamba/tiny-mamba-seed5/model.safetensors -o %t/mq --weights q8 --seq-len 4 | FileCheck %s --check-prefix=MQ
 // MQ: F32 -> F16 x8 + F32 x15 + I8 x8 (--weights q8)
-// RUN: ssm-run %t/mh --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mh-ref.npy
+// RUN: ssm-run %t/mh --engine reference --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mh-ref.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mh --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --all-logits-out %t/mh-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/mh-cpu.npy %t/mh-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/mh-ref.npy %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy 1e-2 | FileCheck %s --check-prefix=SAME
-// RUN: ssm-run %t/mb --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mb-ref.npy
+// RUN: ssm-run %t/mb --engine reference --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mb-ref.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mb --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mb-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/mb-cpu.npy %t/mb-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/mb-ref.npy %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy 0.1 | FileCheck %s --check-prefix=SAME
-// RUN: ssm-run %t/mq --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mq-ref.npy
+// RUN: ssm-run %t/mq --engine reference --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mq-ref.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mq --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mq-cpu.npy
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mq --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --all-logits-out %t/mq-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/mq-cpu.npy %t/mq-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
@@ -71,11 +71,11 @@
 // BADW: ssm-import: error: --weights takes source, f32, f16, bf16 or q8, got 'q4'
 // BADW: exit=2
 // RUN: cp -r %t/q4 %t/qd && python3 %S/Inputs/st_drop.py %t/q4/weights.safetensors %t/qd/weights.safetensors head.weight_scale
-// RUN: sh -c 'ssm-run %t/qd --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSCALE
+// RUN: sh -c 'ssm-run %t/qd --engine reference --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSCALE
 // RUN: sh -c 'SSM_CACHE_DIR=%t.cache ssm-run %t/qd --engine cpu --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSCALE
 // NOSCALE: tensor 'head.weight' has dtype I8; {{.*}}'head.weight_scale'{{.*}}missing?
 // NOSCALE: exit=2
 // RUN: cp -r %t/q4 %t/qt && head -c 700000 %t/q4/weights.safetensors > %t/qt/weights.safetensors
-// RUN: sh -c 'ssm-run %t/qt --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TRUNC
+// RUN: sh -c 'ssm-run %t/qt --engine reference --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TRUNC
 // TRUNC: truncated: tensor 'head.weight' occupies bytes {{[0-9]+}} to 728688 of the file, but the file has 700000 bytes
 // TRUNC: exit=2

@@ -11,7 +11,7 @@
 // RUN: not ssm-run %s --seed 1 --target bogus-arch 2>&1 | FileCheck %s -DT=bogus-arch
 // RUN: not ssm-run %s --seed 1 --engine cpu --target x86-64-linux-avx3 2>&1 | FileCheck %s -DT=x86-64-linux-avx3
 // RUN: not ssm-run %t/m --prompt 'ab' --engine cpu --target bogus-arch 2>&1 | FileCheck %s -DT=bogus-arch
-// RUN: not ssm-run %t/m --prompt 'ab' --target bogus-arch 2>&1 | FileCheck %s -DT=bogus-arch
+// RUN: not ssm-run %t/m --engine reference --prompt 'ab' --target bogus-arch 2>&1 | FileCheck %s -DT=bogus-arch
 // RUN: not ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/m2 --compile --target bogus-arch 2>&1 | FileCheck %s -DT=bogus-arch
 // RUN: not ls %t/m2
 // RUN: not ssm-tune %S/Inputs/tune-small.mlir --db %t/t.db --target bogus-arch --budget 1 2>&1 | FileCheck %s -DT=bogus-arch

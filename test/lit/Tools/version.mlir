@@ -20,6 +20,6 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/m > /dev/null
 // RUN: sed -i 's/"version": 1,/"version": 2,/' %t/m/model.json
-// RUN: sh -c 'ssm-run %t/m --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FUTURE
+// RUN: sh -c 'ssm-run %t/m --engine reference --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FUTURE
 // FUTURE: model.json version 2; this runtime reads version 1 (import the model again with this ssm-import)
 // FUTURE: exit=2

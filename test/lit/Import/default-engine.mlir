@@ -1,0 +1,34 @@
+// The default engine (issue 35 Deliver 4): a model folder runs on the cpu
+// engine unless --engine says otherwise, and says so: a folder with compiled
+// modules runs them (no compilation), a folder without compiles its kernels
+// once on first use (into the compile cache). --engine reference still runs
+// the interpreter, and the default's logits agree with it within 1e-4. A
+// graph (.mlir) keeps the reference engine by default, as a golden case does
+// (../shared/CONTRACTS.md).
+// REQUIRES: ssm-run
+// RUN: rm -rf %t %t.cache && mkdir -p %t
+// RUN: python3 %S/Inputs/make_mamba.py %t/a --hidden 32 --state 8 --layers 2 --conv 4 --dt-rank 2 --seed 5
+// RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/plain
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/deployed --compile --seq-len 4
+//
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/plain --prompt 'default engine' --logits-out %t/plain.npy 2>&1 | FileCheck %s --check-prefix=PLAIN
+// PLAIN: ssm-run: running on the cpu engine, the default for a model folder (no compiled modules: kernels compiled once on first use, and cached; --engine reference runs the reference interpreter)
+// PLAIN: prompt: 14 tokens in {{.*}}, sequence, cpu engine
+//
+// RUN: env SSM_CACHE_DIR=%t.empty-cache ssm-run %t/deployed --prompt 'default engine' --logits-out %t/deployed.npy 2>&1 | FileCheck %s --check-prefix=DEPLOYED
+// DEPLOYED-NOT: compiling
+// DEPLOYED: ssm-run: running on the cpu engine, the default for a model folder (its compiled modules; --engine reference runs the reference interpreter)
+// DEPLOYED-NOT: compiling
+// DEPLOYED: prompt: 14 tokens in {{.*}}, sequence, cpu engine
+// RUN: not ls %t.empty-cache
+//
+// RUN: ssm-run %t/deployed --engine reference --prompt 'default engine' --logits-out %t/ref.npy 2>&1 | FileCheck %s --check-prefix=REF
+// REF-NOT: running on the cpu engine
+// REF: prompt: 14 tokens in {{.*}}, sequence, reference engine
+// RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/plain.npy 1e-4 | FileCheck %s --check-prefix=CMP
+// RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/deployed.npy 1e-4 | FileCheck %s --check-prefix=CMP
+// CMP: max_abs_diff={{.*}} PASS
+//
+// A graph: the reference engine unless told.
+// RUN: ssm-run %t/plain/model.mlir --function forward_step --seed 1 2>&1 | FileCheck %s --check-prefix=GRAPH
+// GRAPH: @forward_step ran on the reference engine
