@@ -36,17 +36,54 @@ std::string mpiError(int code) {
   return std::string(buf, len);
 }
 
+/// A view of rows [begin, begin + rows) of `t` (row-major, first axis the rows) as a
+/// tensor of `shape` (shape[0] == rows), without copying.
+HostTensor rowView(const HostTensor &t, int64_t begin, const std::vector<int64_t> &shape) {
+  HostTensor v;
+  v.shape = shape;
+  v.dtype = t.dtype;
+  int64_t rowElems = 1;
+  for (size_t d = 1; d < shape.size(); ++d)
+    rowElems *= shape[d];
+  const size_t bytes = t.dtype == "int32" ? sizeof(int32_t) : sizeof(float);
+  v.view = static_cast<const unsigned char *>(t.elements()) + begin * rowElems * bytes;
+  return v;
+}
+
+/// Elements after the first axis (one row's worth).
+int64_t rowElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (size_t d = 1; d < shape.size(); ++d)
+    n *= shape[d];
+  return n;
+}
+
+/// The rows (tokens) a dist_ function takes: its "h" or "tokens" argument's first axis.
+int64_t rowsOf(const rt::FunctionInfo &fn) {
+  for (const TensorInfo &a : fn.arguments)
+    if ((a.name == "h" || a.name == "tokens") && !a.shape.empty())
+      return a.shape[0];
+  return 0;
+}
+
 class Runner {
 public:
-  Runner(rt::CompiledModule &m, rt::WeightFile &w) : module(m), weights(w) {}
+  Runner(rt::CompiledModule &m, rt::CompiledModule *tail, rt::WeightFile &w)
+      : module(m), tail(tail), weights(w) {}
 
+  /// `name` in the module compiled for the chunk length, and in the one for
+  /// the slice's last, shorter piece (null where there is none).
   const rt::FunctionInfo *find(const std::string &name) const { return module.find(name); }
+  const rt::FunctionInfo *findTail(const std::string &name) const {
+    return tail ? tail->find(name) : nullptr;
+  }
 
   /// Per-token values a layer passes to later ones on this rank ("carry<l>_<r>":
-  /// RWKV-7's first-layer values), by name, as the last layer that made them left them.
+  /// RWKV-7's first-layer values): every row of the slice, as the last layer
+  /// that made them left them.
   std::map<std::string, HostTensor> carries;
 
-  /// Keeps the "carry..." results of `fn` in `carries`.
+  /// Keeps the "carry..." results of `fn` (every row of the slice) in `carries`.
   void keepCarries(const rt::FunctionInfo &fn, std::vector<HostTensor> &results) {
     for (size_t r = 0; r < fn.results.size() && r < results.size(); ++r)
       if (fn.results[r].name.rfind("carry", 0) == 0)
@@ -54,30 +91,35 @@ public:
   }
 
   /// Calls `fn` with `h` as its "h" or "tokens" argument, `states` (by
-  /// name) for its state arguments and the kept carries (zeros with
-  /// `zeroCarries`: the halo rows, whose carried values no window reads);
-  /// results into `out` (manifest order).
+  /// name) for its state arguments and the rows of the kept carries from
+  /// `row` on (zeros with `zeroCarries`: the halo rows, whose carried values
+  /// no window reads); results into `out` (manifest order; storage of the
+  /// same size is reused from call to call).
   Status call(const rt::FunctionInfo &fn, const HostTensor &h,
               const std::map<std::string, HostTensor> &states, std::vector<HostTensor> &out,
-              bool zeroCarries = false) {
+              bool zeroCarries = false, int64_t row = 0) {
     std::vector<const HostTensor *> inputs;
-    std::vector<std::unique_ptr<HostTensor>> zeros;
+    std::vector<std::unique_ptr<HostTensor>> temps; // zero carries and carry row views
     for (const TensorInfo &a : fn.arguments) {
       if (a.name.rfind("carry", 0) == 0 && a.param.empty() && a.state.empty()) {
         auto it = carries.find(a.name);
         if (zeroCarries) {
-          zeros.push_back(std::make_unique<HostTensor>());
-          zeros.back()->shape = a.shape;
+          temps.push_back(std::make_unique<HostTensor>());
+          temps.back()->shape = a.shape;
           int64_t n = 1;
           for (int64_t d : a.shape)
             n *= d;
-          zeros.back()->allocate<float>(static_cast<size_t>(n), 0.0f);
-          inputs.push_back(zeros.back().get());
-        } else if (it == carries.end() || it->second.shape != a.shape) {
+          temps.back()->allocate<float>(static_cast<size_t>(n), 0.0f);
+          inputs.push_back(temps.back().get());
+        } else if (it == carries.end() || a.shape.empty() || it->second.shape.empty() ||
+                   it->second.shape[0] < row + a.shape[0] ||
+                   std::vector<int64_t>(it->second.shape.begin() + 1, it->second.shape.end()) !=
+                       std::vector<int64_t>(a.shape.begin() + 1, a.shape.end())) {
           return {Code::Mismatch, "@" + fn.name + " takes '" + a.name +
                                       "', which no earlier layer gave with its shape"};
         } else {
-          inputs.push_back(&it->second);
+          temps.push_back(std::make_unique<HostTensor>(rowView(it->second, row, a.shape)));
+          inputs.push_back(temps.back().get());
         }
         continue;
       }
@@ -92,6 +134,9 @@ public:
           return {Code::Mismatch, "@" + fn.name + " takes state '" + a.state + "' that no layer gives"};
         inputs.push_back(&it->second);
       } else if (a.name == "h" || a.name == "tokens") {
+        if (h.shape != a.shape)
+          return {Code::Mismatch, "@" + fn.name + " takes '" + a.name + "' of another shape than "
+                                      "the rows given (a module compiled for another length?)"};
         inputs.push_back(&h);
       } else {
         return {Code::Mismatch, "@" + fn.name + " takes '" + a.name +
@@ -99,7 +144,7 @@ public:
       }
     }
     std::string error;
-    auto bound = module.bind(fn, inputs, out, error);
+    auto bound = owner(fn).bind(fn, inputs, out, error);
     if (!bound)
       return {Code::Mismatch, "@" + fn.name + ": " + error};
     if (!bound->invoke(error))
@@ -108,6 +153,11 @@ public:
   }
 
 private:
+  rt::CompiledModule &owner(const rt::FunctionInfo &fn) {
+    const std::vector<rt::FunctionInfo> &f = module.functions();
+    return tail && !(&fn >= f.data() && &fn < f.data() + f.size()) ? *tail : module;
+  }
+
   Status weight(const rt::FunctionInfo &fn, const TensorInfo &a, const HostTensor *&out) {
     auto it = views.find(a.param);
     if (it == views.end()) {
@@ -131,6 +181,7 @@ private:
   }
 
   rt::CompiledModule &module;
+  rt::CompiledModule *tail;
   rt::WeightFile &weights;
   std::map<std::string, HostTensor> views;
 };
@@ -186,8 +237,11 @@ struct Recurrent {
 };
 
 /// One layer's functions and which of its states are recurrent (have a summary).
+/// seq and plain take a chunk of the slice (the module's length); tseq and
+/// tplain, of the tail module, its last n mod chunk rows (null: no tail).
 struct Layer {
   const rt::FunctionInfo *seq = nullptr, *plain = nullptr, *step = nullptr;
+  const rt::FunctionInfo *tseq = nullptr, *tplain = nullptr;
   std::vector<int> stateResults;                    // result index of each state
   std::vector<Recurrent> recurrent;
 };
@@ -240,6 +294,106 @@ void compose(const Layer &L, std::vector<float *> &x, const std::vector<const fl
   }
 }
 
+/// acc <- the summary of two pieces in a row, `acc` the earlier one's and
+/// `next` the later one's (a slice run as several calls): the transitions
+/// compose like the states, with nothing added. Diagonal: next (.) acc;
+/// Matrix: acc next (the state is a row vector times the product); Wkv4:
+/// the summed log decays add (all three parts carry the same sum).
+void chain(const Recurrent &rec, HostTensor &acc, const HostTensor &next) {
+  float *a = acc.f32().data();
+  const float *t = next.f32().data();
+  size_t numel = acc.f32().size();
+  switch (rec.kind) {
+  case Compose::Diagonal:
+    for (size_t k = 0; k < numel; ++k)
+      a[k] *= t[k];
+    break;
+  case Compose::Matrix: {
+    size_t n = static_cast<size_t>(acc.shape.back());
+    std::vector<float> row(n);
+    for (size_t m = 0; m < numel; m += n * n)
+      for (size_t r = 0; r < n; ++r) {
+        float *ar = a + m + r * n;
+        for (size_t c = 0; c < n; ++c) {
+          float v = 0;
+          for (size_t l = 0; l < n; ++l)
+            v += ar[l] * t[m + l * n + c];
+          row[c] = v;
+        }
+        std::copy(row.begin(), row.end(), ar);
+      }
+    break;
+  }
+  case Compose::Wkv4:
+    for (size_t k = 0; k < numel; ++k)
+      a[k] += t[k];
+    break;
+  }
+}
+
+/// Runs one function over the `n` rows of `h` as calls of the chunk
+/// module's length (`fn`) and one call of the tail module's for the rest
+/// (`tailFn`), each call starting from the states the one before left
+/// (`states`, by name, updated), as one call over the n rows would.
+/// `results` gets what that call would return: the rows of each per-token
+/// result (result 0, the carries) for all n rows, the final states, and for
+/// `rec` the summaries chained across the calls (chain()).
+Status runPieces(Runner &run, const rt::FunctionInfo &fn, const rt::FunctionInfo *tailFn,
+                 const HostTensor &h, int64_t n, std::map<std::string, HostTensor> &states,
+                 const std::vector<Recurrent> &rec, std::vector<HostTensor> &results,
+                 std::vector<HostTensor> &scratch) {
+  const int64_t chunk = fn.arguments.empty() ? 0 : rowsOf(fn);
+  if (chunk < 1)
+    return {Code::Mismatch, "@" + fn.name + " takes no rows"};
+  results.clear();
+  for (int64_t begin = 0; begin < n;) {
+    const int64_t len = std::min(chunk, n - begin);
+    const rt::FunctionInfo *f = len == chunk ? &fn : tailFn;
+    if (!f || rowsOf(*f) != len)
+      return {Code::Mismatch, "@" + fn.name + " is compiled for " + std::to_string(chunk) +
+                                  " tokens and the slice has " + std::to_string(n) +
+                                  ": the last " + std::to_string(len) +
+                                  " need a module compiled for that many"};
+    std::vector<int64_t> shape = h.shape;
+    shape[0] = len;
+    HostTensor rows = rowView(h, begin, shape);
+    if (Status st = run.call(*f, rows, states, scratch, false, begin); !st.isOk())
+      return st;
+    if (results.empty()) {
+      results.resize(scratch.size());
+      for (size_t r = 0; r < scratch.size(); ++r)
+        if (r == 0 || f->results[r].name.rfind("carry", 0) == 0) {
+          results[r].shape = scratch[r].shape;
+          results[r].shape[0] = n;
+          results[r].allocate<float>(static_cast<size_t>(n * rowElements(scratch[r].shape)));
+        }
+    }
+    for (size_t r = 0; r < scratch.size(); ++r) {
+      const std::string &name = f->results[r].name;
+      if (r == 0 || name.rfind("carry", 0) == 0) {
+        int64_t row = rowElements(scratch[r].shape);
+        std::copy(scratch[r].f32().begin(), scratch[r].f32().end(),
+                  results[r].f32().begin() + begin * row);
+      } else if (!f->results[r].state.empty()) {
+        states[f->results[r].state] = scratch[r];
+      }
+    }
+    for (const Recurrent &x : rec) {
+      if (static_cast<size_t>(x.summary) >= scratch.size())
+        continue; // the plain form: no summaries
+      if (begin == 0)
+        results[x.summary] = scratch[x.summary];
+      else
+        chain(x, results[x.summary], scratch[x.summary]);
+    }
+    begin += len;
+  }
+  for (size_t r = 0; r < results.size(); ++r)
+    if (r != 0 && !fn.results[r].state.empty())
+      results[r] = states[fn.results[r].state];
+  return Status::ok();
+}
+
 } // namespace
 
 void agreeFailure(MPI_Comm comm) {
@@ -252,7 +406,7 @@ void agreeFailure(MPI_Comm comm) {
 
 Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
                const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out,
-               const std::map<std::string, float> &stateInit) {
+               const std::map<std::string, float> &stateInit, rt::CompiledModule *tail) {
   int rank = 0, size = 1;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm, &rank);
@@ -288,16 +442,31 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     return Status::ok();
   };
 
-  Runner run(module, weights);
+  Runner run(module, tail, weights);
   const rt::FunctionInfo *embed = run.find("dist_embed"), *head = run.find("dist_head");
+  const rt::FunctionInfo *tailEmbed = run.findTail("dist_embed"), *tailHead = run.findTail("dist_head");
   std::vector<Layer> layers;
   Status local;
+  // The slice runs as calls of the module's length (chunk) and one call of
+  // the tail module's for the last n mod chunk tokens.
+  const int64_t chunk = embed ? rowsOf(*embed) : 0;
+  const int64_t rest = chunk > 0 ? n % chunk : 0;
   if (n < 1)
     local = {Code::InvalidArgument, "rank " + std::to_string(rank) + " has no tokens: every rank "
                                     "needs a slice of at least one token"};
-  else if (!embed || !head)
+  else if (!embed || !head || (tail && (!tailEmbed || !tailHead)))
     local = {Code::Mismatch, "the module has no @dist_embed / @dist_head: compile the graph after "
                              "the ssm-distribute-prefill pass"};
+  else if (chunk < 1)
+    local = {Code::Mismatch, "@dist_embed takes no tokens"};
+  else if (rest != 0 && (!tailEmbed || rowsOf(*tailEmbed) != rest))
+    local = {Code::Mismatch, "rank " + std::to_string(rank) + "'s slice of " + std::to_string(n) +
+                                 " tokens runs as calls of " + std::to_string(chunk) +
+                                 " (the module's length), but the last " + std::to_string(rest) +
+                                 " need a module compiled for " + std::to_string(rest) +
+                                 (tailEmbed ? " (the tail module's is " +
+                                                  std::to_string(rowsOf(*tailEmbed)) + ")"
+                                            : " (none given)")};
   for (int i = 0; local.isOk(); ++i) {
     Layer l;
     l.seq = run.find("dist_layer" + std::to_string(i));
@@ -310,6 +479,23 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
                                    " but no @dist_step" + std::to_string(i) +
                                    " or @dist_layer_plain" + std::to_string(i)};
       break;
+    }
+    if (rest != 0) {
+      // The same graph at another length: the same results in the same order.
+      l.tseq = run.findTail("dist_layer" + std::to_string(i));
+      l.tplain = run.findTail("dist_layer_plain" + std::to_string(i));
+      auto names = [](const rt::FunctionInfo *f) {
+        std::vector<std::string> v;
+        for (const TensorInfo &t : f->results)
+          v.push_back(t.name);
+        return v;
+      };
+      if (!l.tseq || !l.tplain || names(l.tseq) != names(l.seq) ||
+          names(l.tplain) != names(l.plain)) {
+        local = {Code::Mismatch, "the tail module's @dist_layer" + std::to_string(i) +
+                                     " is missing or returns other results than the module's"};
+        break;
+      }
     }
     for (size_t r = 0; r < l.seq->results.size(); ++r)
       if (!l.seq->results[r].state.empty())
@@ -378,14 +564,18 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     mark = now;
     return ms;
   };
-  std::vector<HostTensor> res;
+  std::vector<HostTensor> res, scratch;
   HostTensor tok;
   tok.shape = {n};
   tok.dtype = "int32";
   tok.allocate<int32_t>(static_cast<size_t>(n));
   std::memcpy(tok.i32().data(), tokens, sizeof(int32_t) * n);
-  if (Status st = agree(run.call(*embed, tok, {}, res)); !st.isOk())
-    return st;
+  {
+    std::map<std::string, HostTensor> none;
+    if (Status st = agree(runPieces(run, *embed, tailEmbed, tok, n, none, {}, res, scratch));
+        !st.isOk())
+      return st;
+  }
   HostTensor h = std::move(res[0]);
   if (h.shape.size() != 2 || h.shape[0] != n)
     return {Code::Mismatch, "@dist_embed returns no (tokens, width) rows"};
@@ -487,10 +677,13 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
     // A layer without recurrent states (RWKV's channel mix after the pass
     // split the block) is exact from its windows: one run, no exchange.
     const bool windowsOnly = L.recurrent.empty();
-    if (st.isOk() && (rank == 0 || windowsOnly))
-      st = run.call(*L.plain, h, states, first);
-    else if (st.isOk() && rank < size - 1)
-      st = run.call(*L.seq, h, states, first);
+    if (st.isOk() && (rank == 0 || windowsOnly)) {
+      std::map<std::string, HostTensor> s0 = states;
+      st = runPieces(run, *L.plain, L.tplain, h, n, s0, L.recurrent, first, scratch);
+    } else if (st.isOk() && rank < size - 1) {
+      std::map<std::string, HostTensor> s0 = states;
+      st = runPieces(run, *L.seq, L.tseq, h, n, s0, L.recurrent, first, scratch);
+    }
     tFirst = lap();
     if (windowsOnly) {
       if (!st.isOk()) { // reported at the next exchange or the final agreement
@@ -589,7 +782,7 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
       // 4. The slice again from its true initial states. A failure is
       // reported at the next exchange (or the final agreement): agreeing
       // here would hold rank 0 back until the last rank is done.
-      st = run.call(*L.plain, h, states, second);
+      st = runPieces(run, *L.plain, L.tplain, h, n, states, L.recurrent, second, scratch);
       final = &second;
       if (!st.isOk()) // the ranks after this one stop at their next receive; before it, at the end
         pending = st;
@@ -620,8 +813,14 @@ Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weight
   if (Status st = agree(pending); !st.isOk())
     return pending.isOk() ? st : pending;
   if (rank == size - 1) {
+    // The head on the last call's rows (it reads the last row).
+    const rt::FunctionInfo *last = rest != 0 ? tailHead : head;
+    std::vector<int64_t> shape = h.shape;
+    shape[0] = rowsOf(*last);
     std::vector<HostTensor> logits;
-    if (Status st = run.call(*head, h, {}, logits); !st.isOk())
+    if (shape[0] < 1 || shape[0] > n)
+      return {Code::Mismatch, "@dist_head takes " + std::to_string(shape[0]) + " rows"};
+    if (Status st = run.call(*last, rowView(h, n - shape[0], shape), {}, logits); !st.isOk())
       return st;
     out.logits.assign(logits[0].f32().begin(), logits[0].f32().end());
   }

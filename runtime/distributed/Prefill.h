@@ -76,9 +76,20 @@ struct PrefillResult {
 /// slice (n >= 1), in rank order along the sequence. `haloRows` is the
 /// dist_layer functions' ssm.halo_rows. `stateInit`: each state's initial
 /// value by name (model.json's "init"; absent: 0), e.g. RWKV-4's pp = -1e30.
+///
+/// `module` is compiled for C tokens (its dist_embed's length): C = n, or
+/// C < n, and then each function runs over the slice as calls of C tokens,
+/// each from the states the one before left (the conv window and the
+/// recurrent state; the summaries chained), the last n mod C tokens through
+/// `tail`, the same graph compiled for n mod C tokens (needed when C does
+/// not divide n; Mismatch naming both lengths otherwise). Calls of a few
+/// hundred tokens keep a layer's intermediates in cache: at mamba-130m
+/// shapes, one thread, a layer took 124 us per token as one call of 8,192
+/// tokens and 86 us as calls of 256 (docs/distributed.md, "Measured").
 rt::Status prefill(MPI_Comm comm, rt::CompiledModule &module, rt::WeightFile &weights,
                    const int32_t *tokens, int64_t n, int64_t haloRows, PrefillResult &out,
-                   const std::map<std::string, float> &stateInit = {});
+                   const std::map<std::string, float> &stateInit = {},
+                   rt::CompiledModule *tail = nullptr);
 
 /// For a rank that cannot call prefill() (its files did not load): takes
 /// part in prefill()'s first agreement as a failure, so that the ranks that

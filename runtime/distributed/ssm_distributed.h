@@ -12,8 +12,11 @@
  *   ssm-opt --ssm-distribute-prefill model/model.mlir -o dist.mlir
  *   ssm-compile dist.mlir -o module-<my slice>
  *
- * `halo_rows` is the `ssm.halo_rows` of its dist_layer functions (the short
- * conv's width - 1: 3 for Mamba-1 and Mamba-2).
+ * A module compiled for a length C that divides the slice also does: the slice
+ * then runs as calls of C tokens, the states carried from call to call (calls
+ * of a few hundred tokens are faster per token than one long call:
+ * runtime/distributed/Prefill.h). `halo_rows` is the `ssm.halo_rows` of its
+ * dist_layer functions (the short conv's width - 1: 3 for Mamba-1 and Mamba-2).
  */
 #ifndef SSM_DISTRIBUTED_H
 #define SSM_DISTRIBUTED_H

@@ -5,7 +5,8 @@
 #   run_case.sh <bin-dir> <work-dir> equal <model-kind> <model-path> <ranks> [slices]
 #       imports the model, runs its tokens.npy single-process (cpu engine,
 #       --state-out, --logits-out), then under mpirun with <ranks> ranks
-#       (SSM_DISTRIBUTED_SLICES=<slices> when given) and compares the last
+#       (SSM_DISTRIBUTED_SLICES=<slices> when given; SSM_DISTRIBUTED_CHUNK
+#       passed on from the environment) and compares the last
 #       logits and every final state within 1e-4 (compare_states.py).
 #   run_case.sh <bin-dir> <work-dir> expected <model-kind> <model-path> <ranks> <slices> <expected.bin>
 #       the same as equal on the bytes of "in (34, 105, 110), and the last logits
@@ -51,7 +52,9 @@ case $what in
   equal)
     "$bin/ssm-run" "$model" --tokens "$tokens" --engine cpu --logits-out "$work/single.npy" \
       --state-out "$work/single.state" --force
-    SSM_DISTRIBUTED_SLICES=$extra "${mpirun[@]}" -x SSM_DISTRIBUTED_SLICES "$bin/ssm-run" "$model" \
+    # SSM_DISTRIBUTED_CHUNK (from the test's environment) goes to every rank.
+    SSM_DISTRIBUTED_SLICES=$extra SSM_DISTRIBUTED_CHUNK=${SSM_DISTRIBUTED_CHUNK:-} "${mpirun[@]}" \
+      -x SSM_DISTRIBUTED_SLICES -x SSM_DISTRIBUTED_CHUNK "$bin/ssm-run" "$model" \
       --tokens "$tokens" --engine cpu --distributed --logits-out "$work/dist.npy" \
       --state-out "$work/dist.state" --force
     /usr/bin/python3 "$here/compare_states.py" "$work/dist.state" "$work/single.state" \

@@ -44,6 +44,13 @@ int runDistributed(const ModelRunOptions &, const std::function<mlir::MLIRContex
 namespace {
 
 constexpr int kOk = 0, kFailed = 1, kCannotRun = 2;
+/// Tokens per kernel call of a rank's slice ($SSM_DISTRIBUTED_CHUNK sets
+/// it): the single-process prompt's call length (ModelRunner.cpp,
+/// kFirstUseChunk), so a rank's per-token cost is the single process's; one
+/// call over a whole slice of 8,192 tokens cost 1.44x more per token at
+/// mamba-130m shapes (its intermediates leave the caches; 64 to 1,024 tokens
+/// per call: 103, 97, 86, 103, 107 us per token and layer).
+constexpr int64_t kDistributedChunk = 256;
 
 /// The slice lengths: $SSM_DISTRIBUTED_SLICES ("a,b,c", one per rank,
 /// summing to n) or n split by weights 1 (R <= 2) or 2, 1, ..., 1, 2 (the
@@ -199,25 +206,50 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
   if (!weights)
     return finish(kCannotRun, status.message());
 
-  // The graph for this slice, refused (attention, the gated delta rule) before anything runs.
-  std::string text;
+  // The slice runs as calls of `chunk` tokens and one of the rest
+  // (runtime/distributed/Prefill.h): a graph for each length, refused
+  // (attention, the gated delta rule) before anything runs.
+  int64_t chunk = kDistributedChunk;
+  if (const char *env = std::getenv("SSM_DISTRIBUTED_CHUNK"); env && *env) {
+    char *end = nullptr;
+    long long v = std::strtoll(env, &end, 10);
+    if (*end != '\0' || v < 1)
+      return finish(kCannotRun, "SSM_DISTRIBUTED_CHUNK='" + std::string(env) +
+                                    "': the tokens per kernel call, a count >= 1");
+    chunk = v;
+  }
+  std::vector<int64_t> lengths = {std::min(n, chunk)};
+  if (n > chunk && n % chunk != 0)
+    lengths.push_back(n % chunk);
+  std::vector<std::string> texts(lengths.size());
   int64_t halo = 0;
-  bool ok = distributedGraph(spec, *weights, n, context(), text, halo, error);
+  bool ok = true;
+  for (size_t i = 0; i < lengths.size() && ok; ++i) {
+    int64_t h = 0;
+    ok = distributedGraph(spec, *weights, lengths[i], context(), texts[i], h, error);
+    halo = std::max(halo, h);
+  }
   if (!ok)
     llvm::errs() << who << ": error: " << error << "\n";
   if (!agree(ok))
     return finish(kCannotRun, ok ? "another rank could not build its graph (its message is above)" : "");
-  int code = kCannotRun;
-  std::string dir = compileWithCache(text, o.target, o.argv0, error, code, o.compileArgs);
-  std::unique_ptr<rt::CompiledModule> module;
-  if (!dir.empty())
-    module = rt::CompiledModule::load(dir, error);
-  if (module)
+  std::vector<std::unique_ptr<rt::CompiledModule>> modules;
+  for (const std::string &text : texts) {
+    int code = kCannotRun;
+    std::string dir = compileWithCache(text, o.target, o.argv0, error, code, o.compileArgs);
+    std::unique_ptr<rt::CompiledModule> module;
+    if (!dir.empty())
+      module = rt::CompiledModule::load(dir, error);
+    if (!module)
+      break;
     module->setThreads(static_cast<int>(o.threads));
-  else
+    modules.push_back(std::move(module));
+  }
+  ok = modules.size() == texts.size();
+  if (!ok)
     llvm::errs() << who << ": error: " << error << "\n";
-  if (!agree(module != nullptr))
-    return finish(kCannotRun, module ? "another rank could not compile (its message is above)" : "");
+  if (!agree(ok))
+    return finish(kCannotRun, ok ? "another rank could not compile (its message is above)" : "");
   // Test hook (test/distributed): this rank dies here, mid-run for the others.
   if (const char *die = std::getenv("SSM_DISTRIBUTED_TEST_EXIT_RANK"))
     if (std::atoi(die) == rank) {
@@ -228,8 +260,8 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
 
   dist::PrefillResult result;
   rt::Status st =
-      dist::prefill(MPI_COMM_WORLD, *module, *weights, tokens.data() + begin, n, halo, result,
-                    stateInit);
+      dist::prefill(MPI_COMM_WORLD, *modules[0], *weights, tokens.data() + begin, n, halo, result,
+                    stateInit, modules.size() > 1 ? modules[1].get() : nullptr);
   if (!st)
     return finish(st.code() == rt::Code::KernelFailed ? kFailed : kCannotRun, st.message());
 
