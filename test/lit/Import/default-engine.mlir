@@ -32,3 +32,13 @@
 // A graph: the reference engine unless told.
 // RUN: ssm-run %t/plain/model.mlir --function forward_step --seed 1 2>&1 | FileCheck %s --check-prefix=GRAPH
 // GRAPH: @forward_step ran on the reference engine
+//
+// A folder whose modules this CPU cannot run (avx512_knl: Knights Landing's
+// instructions, on no CPU this runs on) is refused as with --engine cpu, and
+// the message says that the default was the cpu engine and how to run the
+// interpreter instead.
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/knl --compile --seq-len 4 --target x86-64-linux-avx512_knl
+// RUN: not ssm-run %t/knl --prompt 'default engine' 2>&1 | FileCheck %s --check-prefix=KNL
+// KNL: this CPU cannot run its 'avx512_knl' instructions (compile it here with --target host) (the cpu engine is the default for a model folder; --engine reference runs the interpreter instead)
+// RUN: ssm-run %t/knl --engine reference --prompt 'default engine' --logits-out %t/knl-ref.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/knl-ref.npy 0 | FileCheck %s --check-prefix=CMP
