@@ -151,7 +151,7 @@ rt::TensorInfo tensorInfo(const TensorSignature &t) {
   rt::TensorInfo info{t.name, t.param, t.state, t.shape, t.dtype, std::nullopt};
   if (t.append)
     info.append = rt::TensorInfo::Append{t.append->axis, t.append->argument,
-                                         t.append->position, t.append->length};
+                                         t.append->position, t.append->length, t.append->rows};
   return info;
 }
 

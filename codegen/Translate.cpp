@@ -64,7 +64,11 @@ Value throughReshapes(Value v) {
 /// (through reshapes) the k_cache_new or v_cache_new of an ssm.attention of
 /// one stream whose cache operand is (through reshapes) an argument of
 /// `func` of the result's type and whose position is an argument of `func`.
-std::optional<TensorSignature::Append> appendWindowOf(Value result, func::FuncOp func) {
+/// Several streams (a batch > 1, no reshapes): the rows form
+/// (TensorSignature::Append::rows), `newRows` set to the attention's k or v
+/// operand, the rows the kernel writes.
+std::optional<TensorSignature::Append> appendWindowOf(Value result, func::FuncOp func,
+                                                      Value &newRows) {
   auto res = dyn_cast<OpResult>(throughReshapes(result));
   auto att = res ? dyn_cast<ssm::AttentionOp>(res.getOwner()) : ssm::AttentionOp();
   if (!att || res.getResultNumber() == 0)
@@ -76,8 +80,20 @@ std::optional<TensorSignature::Append> appendWindowOf(Value result, func::FuncOp
   auto cacheType = cast<RankedTensorType>(cacheOperand.getType()); // (B, C, Hkv, D)
   auto resultType = dyn_cast<RankedTensorType>(result.getType());
   if (!cache || !position || cache.getOwner() != entry || position.getOwner() != entry ||
-      cache.getType() != result.getType() || !resultType || cacheType.getDimSize(0) != 1)
+      cache.getType() != result.getType() || !resultType)
     return std::nullopt;
+  if (cacheType.getDimSize(0) != 1) {
+    if (result != res || cacheOperand != cache || resultType.getRank() != 4)
+      return std::nullopt;
+    TensorSignature::Append a;
+    a.axis = 1;
+    a.argument = static_cast<int>(cache.getArgNumber());
+    a.position = static_cast<int>(position.getArgNumber());
+    a.length = cast<RankedTensorType>(att.getK().getType()).getDimSize(1);
+    a.rows = true;
+    newRows = res.getResultNumber() == 1 ? att.getK() : att.getV();
+    return a;
+  }
   // The cache's position axis in the result: (1, C, Hkv, D) or (C, Hkv, D).
   const int axis = resultType.getRank() == 4 ? 1 : resultType.getRank() == 3 ? 0 : -1;
   if (axis < 0 || resultType.getDimSize(axis) != cacheType.getDimSize(1))
@@ -242,13 +258,16 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
     // module keeps its own device copies), and the caches they append to,
     // whose position axis stays symbolic (min 0): the runtime passes only
     // the rows the call reads, 0 .. p + L - 1 (runtime/Module.cpp).
+    // Rows-form results (several streams) keep their arguments' bounds.
     std::vector<std::optional<TensorSignature::Append>> appends;
+    std::vector<Value> appendRows;
     std::map<unsigned, int> appendAxisOf;
     if (!out.chunking && manual && targetFamily(target) != TargetFamily::Gpu)
       if (auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator()))
         for (Value r : ret.getOperands()) {
-          appends.push_back(appendWindowOf(r, func));
-          if (appends.back())
+          appendRows.emplace_back();
+          appends.push_back(appendWindowOf(r, func, appendRows.back()));
+          if (appends.back() && !appends.back()->rows)
             appendAxisOf[static_cast<unsigned>(appends.back()->argument)] = appends.back()->axis;
         }
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
@@ -346,7 +365,9 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
         return func.emitError() << "result " << i
                                 << " must be a statically shaped f32 tensor for compiled engines";
-      TensorFunc t = state.get(returned[i]);
+      // A rows-form result's kernel output is the rows it writes.
+      const bool rows = i < appends.size() && appends[i] && appends[i]->rows;
+      TensorFunc t = state.get(rows ? appendRows[i] : returned[i]);
       // An output must be a computed stage of its own: not an input, an
       // inlined constant, or another result.
       auto sameFunc = [&](const TensorFunc &g) { return g.func.name() == t.func.name(); };
@@ -370,9 +391,12 @@ FailureOr<TranslatedFunction> translateFunction(func::FuncOp func, const Halide:
       if (i < appends.size())
         sig.append = appends[i];
       Halide::Func f = t.func;
-      constrain([&](int d) { return f.output_buffer().dim(d); }, sig.shape,
+      std::vector<int64_t> bufferShape = sig.shape;
+      if (rows)
+        bufferShape[sig.append->axis] = sig.append->length;
+      constrain([&](int d) { return f.output_buffer().dim(d); }, bufferShape,
                 out.chunking ? out.chunking->resultTimeAxis[i] : -1,
-                sig.append ? sig.append->axis : -1);
+                sig.append && !rows ? sig.append->axis : -1);
       outputs.push_back(f);
       out.results.push_back(sig);
     }

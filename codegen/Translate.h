@@ -25,9 +25,18 @@ struct TensorSignature {
   /// ssm.attention, one stream). The output's `axis` is left unbounded so
   /// that the runtime may pass that window of the argument's memory
   /// (rt::TensorInfo::Append in the manifest).
+  ///
+  /// `rows`: several streams per call (a batched step: position is (B), one
+  /// per stream, so the written rows are no box of the argument). The
+  /// kernel's output buffer is then the new rows alone, (B, length, ...),
+  /// row b's going to rows [position[b], + length) of the argument; the
+  /// manifest shape stays the argument's, and the runtime either writes
+  /// the rows into the argument in place or builds the whole result from
+  /// the argument and the rows (runtime/Module.cpp).
   struct Append {
     int axis = -1, argument = -1, position = -1;
     int64_t length = 0;
+    bool rows = false;
   };
   std::optional<Append> append;
 };

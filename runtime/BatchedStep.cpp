@@ -40,6 +40,21 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
                                     "' but does not return it in the same shape"};
       return nullptr;
     }
+  // The KV caches in the rows form: one buffer each, read and written in
+  // place by both calls.
+  b.inPlace.assign(spec_.states.size(), false);
+  b.cacheCarried.assign(spec_.states.size(), false);
+  b.caches.resize(spec_.states.size());
+  for (size_t i = 0; i < fn.arguments.size(); ++i)
+    if (int s = e.argumentState[i]; s >= 0) {
+      // A cache state of (B, C, ...): the module says below whether the
+      // call writes it in place (a kernel's result in the rows form).
+      if (spec_.states[s].kind == StateKind::Cache && fn.arguments[i].shape.size() >= 2) {
+        b.inPlace[s] = true;
+        shapeTensor(b.caches[s], fn.arguments[i]);
+        std::fill(b.caches[s].f32().begin(), b.caches[s].f32().end(), spec_.states[s].init);
+      }
+    }
   // results[1] first holds call[0]'s inputs: sized here, then bound as
   // call[1]'s outputs (bind keeps their storage: same sizes).
   b.results[1].resize(fn.results.size());
@@ -56,6 +71,8 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
         args.push_back(&b.tokens);
       else if (static_cast<int>(i) == e.positionArgument)
         args.push_back(&b.position);
+      else if (int s = e.argumentState[i]; s >= 0 && b.inPlace[s])
+        args.push_back(&b.caches[s]);
       else if (int s = e.argumentState[i]; s >= 0)
         args.push_back(&b.results[1 - p][b.stateResult[s]]);
       else
@@ -72,8 +89,27 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
       status = {Code::Internal, "@" + fn.name + ": binding moved a batch buffer"};
       return nullptr;
     }
+  // Each call writes the caches' new rows in place; the results that
+  // would hold the whole caches are then never written, and freed.
+  for (size_t i = 0; i < fn.arguments.size(); ++i)
+    if (int s = e.argumentState[i]; s >= 0 && b.inPlace[s]) {
+      const size_t r = static_cast<size_t>(b.stateResult[s]);
+      bool carried[2];
+      for (int p = 0; p < 2; ++p)
+        carried[p] = b.call[p]->carryState(r, i) && b.call[p]->carriesInPlace(r);
+      if (carried[0] != carried[1]) {
+        status = {Code::Internal, "@" + fn.name + ": one of two like calls writes state '" +
+                                      spec_.states[s].name + "' in place, the other not"};
+        return nullptr;
+      }
+      b.cacheCarried[s] = carried[0];
+      if (b.cacheCarried[s])
+        for (auto &results : b.results)
+          HostTensor().storage.swap(results[r].storage);
+    }
   for (auto &rows : b.rows)
     rows.assign(static_cast<size_t>(B), BatchSlot::Row{});
+  b.cacheRows.assign(static_cast<size_t>(B), BatchSlot::Row{});
   status = Status::ok();
   return slot;
 }
@@ -151,28 +187,32 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       }
       b.tokens.i32()[j] = tokens[start + j];
       b.position.i32()[j] = static_cast<int32_t>(s.position_);
-      BatchSlot::Row &row = inRows[j];
-      if (row.stream == &s && row.version == s.stateVersion_ && !s.statesOnHost_)
-        continue;
+      auto holds = [&](const BatchSlot::Row &row) {
+        return row.stream == &s && row.version == s.stateVersion_ && !s.statesOnHost_;
+      };
+      const bool fixedHeld = holds(inRows[j]), cachesHeld = holds(b.cacheRows[j]);
       for (size_t si = 0; si < b.stateResult.size(); ++si)
-        if (b.stateResult[si] >= 0) {
+        if (b.stateResult[si] >= 0 && !(b.inPlace[si] ? cachesHeld : fixedHeld)) {
           const auto &src = s.states_[si].f32();
-          std::copy(src.begin(), src.end(), in[b.stateResult[si]].f32().begin() + j * src.size());
+          auto &dst = b.inPlace[si] ? b.caches[si] : in[b.stateResult[si]];
+          std::copy(src.begin(), src.end(), dst.f32().begin() + j * src.size());
         }
-      row = {&s, s.stateVersion_, false};
+      inRows[j] = b.cacheRows[j] = {&s, s.stateVersion_, false};
     }
     // Padding rows: the init state and token 0 (their results are dropped).
     for (size_t j = k; j < B; ++j) {
       b.tokens.i32()[j] = 0;
       b.position.i32()[j] = 0;
-      if (inRows[j].init)
-        continue;
+      // (A padding row's call writes row 0 of its caches: they stay
+      // finite, which is all a row no stream reads needs.)
+      const bool fixedInit = inRows[j].init, cachesInit = b.cacheRows[j].init;
       for (size_t si = 0; si < b.stateResult.size(); ++si)
-        if (b.stateResult[si] >= 0) {
+        if (b.stateResult[si] >= 0 && !(b.inPlace[si] ? cachesInit : fixedInit)) {
           const size_t numel = static_cast<size_t>(spec_.states[si].numel);
-          std::fill_n(in[b.stateResult[si]].f32().begin() + j * numel, numel, spec_.states[si].init);
+          auto &dst = b.inPlace[si] ? b.caches[si] : in[b.stateResult[si]];
+          std::fill_n(dst.f32().begin() + j * numel, numel, spec_.states[si].init);
         }
-      inRows[j] = {nullptr, 0, true};
+      inRows[j] = b.cacheRows[j] = {nullptr, 0, true};
     }
     std::string error;
     if (!b.call[p]->invoke(error)) {
@@ -185,12 +225,26 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
     // bandwidth: mamba-130m, 8 streams, 22.5 MB per call).
     const std::vector<HostTensor> &out = b.results[p];
     const auto &logits = out[e.logitsResult].f32();
+    // A cache the module would not write in place came back whole.
+    for (size_t si = 0; si < b.stateResult.size(); ++si)
+      if (b.inPlace[si] && !b.cacheCarried[si]) {
+        const auto &whole = out[b.stateResult[si]].f32();
+        std::copy(whole.begin(), whole.end(), b.caches[si].f32().begin());
+      }
     auto copyOut = [&](size_t from, size_t to) {
       for (size_t j = from; j < to; ++j) {
         Stream &s = *streams[start + j];
         for (size_t r = 0; r < out.size(); ++r)
           if (int si = e.resultState[r]; si >= 0) {
             auto dst = s.states_[si].f32();
+            if (b.inPlace[si]) {
+              // This call's row of the cache: (1, C, ...) per stream.
+              const size_t rowSize = dst.size() / static_cast<size_t>(e.fn->results[r].shape[1]);
+              const size_t at = static_cast<size_t>(b.position.i32()[j]) * rowSize;
+              auto row = b.caches[si].f32().begin() + j * dst.size() + at;
+              std::copy(row, row + rowSize, dst.begin() + at);
+              continue;
+            }
             auto row = out[r].f32().begin() + j * dst.size();
             std::copy(row, row + dst.size(), dst.begin());
           }
@@ -214,7 +268,7 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       Stream &s = *streams[start + j];
       s.position_ += 1;
       s.touchStates();
-      b.rows[p][j] = {&s, s.stateVersion_, false};
+      b.rows[p][j] = b.cacheRows[j] = {&s, s.stateVersion_, false};
     }
     for (size_t j = k; j < B; ++j)
       b.rows[p][j] = {};

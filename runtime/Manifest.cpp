@@ -23,11 +23,14 @@ ordered tensorJson(const TensorInfo &t) {
     j["state"] = t.state;
   j["shape"] = t.shape;
   j["dtype"] = t.dtype;
-  if (t.append)
+  if (t.append) {
     j["append"] = {{"axis", t.append->axis},
                    {"argument", t.append->argument},
                    {"position", t.append->position},
                    {"length", t.append->length}};
+    if (t.append->rows)
+      j["append"]["rows"] = true;
+  }
   return j;
 }
 
@@ -172,8 +175,14 @@ bool readTensors(const json &j, const char *key, std::vector<TensorInfo> &out,
                 (t["append"].dump());
         return false;
       }
+      const bool rows = a.contains("rows") && a["rows"].is_boolean() && a["rows"].get<bool>();
+      if (rows && (axis != 1 || info.shape.size() < 2)) {
+        error = where + ": '" + info.name + "' has a malformed \"append\" " + a.dump() +
+                " (rows appends along axis 1, after the streams)";
+        return false;
+      }
       info.append = TensorInfo::Append{static_cast<int>(axis), static_cast<int>(argument),
-                                       static_cast<int>(position), length};
+                                       static_cast<int>(position), length, rows};
     }
     out.push_back(std::move(info));
   }
@@ -213,10 +222,10 @@ bool readFunction(const json &f, const std::string &path, FunctionInfo &info,
     if (static_cast<size_t>(a.argument) >= n || static_cast<size_t>(a.position) >= n ||
         info.arguments[a.argument].shape != r.shape || info.arguments[a.argument].dtype != r.dtype ||
         info.arguments[a.position].dtype != "int32" ||
-        info.arguments[a.position].shape != std::vector<int64_t>{1}) {
+        info.arguments[a.position].shape != std::vector<int64_t>{a.rows ? r.shape[0] : 1}) {
       error = path + ": @" + info.name + ": result '" + r.name +
               "' appends to an argument that is not of its shape and dtype, or its position "
-              "is not one int32";
+              "is not one int32 (one per stream for \"rows\")";
       return false;
     }
   }

@@ -40,9 +40,18 @@ struct TensorInfo {
   /// covers and never reads the result, so a runtime may pass the window
   /// [p, p + length) of the argument's own memory as the result and write
   /// the cache in place (BoundCall::carryState does on CPU modules).
+  ///
+  /// `rows` (manifest "rows": true; several streams per call, a batched
+  /// step): `position` is (B) int32, one per stream (dim 0), axis 1, and
+  /// stream b's rows go to [position[b], + length), clamped as the kernel
+  /// does to [0, rows - length]. The kernel's own output buffer is then
+  /// the new rows alone, shaped as the result with `length` along `axis`;
+  /// the runtime (runtime/Module.cpp) builds the result from the argument
+  /// and those rows, or, carried, writes them into the argument in place.
   struct Append {
     int axis = -1, argument = -1, position = -1;
     int64_t length = 0;
+    bool rows = false;
   };
   std::optional<Append> append;
 };

@@ -179,8 +179,22 @@ struct BoundCall::Impl {
     size_t positionBuffer = 0;  // c.from's kernel input holding p (int32)
     int64_t length = 0;
     int32_t rows = 0;           // the argument's rows (its capacity)
+    bool rowsForm = false;      // a RowsResult's (written after the call, not windowed)
   };
   std::vector<Carry> carries;
+  // Results in the rows form (TensorInfo::Append::rows: several streams,
+  // each at its own position): the kernel writes only the new rows, into
+  // `rows` (B, length, ...); after each call finishRows puts them into the
+  // result, a copy of the argument with those rows replaced, or, carried
+  // (BoundCall::carryState), straight into the argument's own memory.
+  struct RowsResult {
+    size_t buffer = 0, argumentBuffer = 0, positionBuffer = 0; // kernel buffer indices
+    HostTensor rows;
+    Halide::Runtime::Buffer<void> rowsBuffer;
+    int64_t streams = 0, capacity = 0, length = 0, rowElements = 0; // B, C, L, one row's
+    bool carried = false;
+  };
+  std::vector<RowsResult> rowsResults;
   const FunctionInfo *info = nullptr;
   int64_t transferBytes = 0;
   // The module's thread count (set again by CompiledModule::setThreads) and
@@ -352,6 +366,16 @@ struct BoundCall::Impl {
     if (!src->host || !dst->host || src->host == dst->host || buffersOn(dst->host) != 1 ||
         src->dimensions != dst->dimensions || r.append->axis >= dst->dimensions)
       return false;
+    if (r.append->rows) {
+      auto it = std::find_if(k->rowsResults.begin(), k->rowsResults.end(),
+                             [&](const RowsResult &rr) { return rr.buffer == c.fromBuffer; });
+      if (it == k->rowsResults.end())
+        return false;
+      it->carried = true;
+      c.inPlace = c.rowsForm = true;
+      carries.push_back(c);
+      return true;
+    }
     c.inPlace = true;
     c.halideDim = dst->dimensions - 1 - r.append->axis;
     c.positionBuffer = static_cast<size_t>(r.append->position);
@@ -394,7 +418,7 @@ struct BoundCall::Impl {
   /// outside the argument (the model checks the context before a call).
   bool placeWindows(std::string &error) {
     for (Carry &c : carries) {
-      if (!c.inPlace)
+      if (!c.inPlace || c.rowsForm)
         continue;
       halide_buffer_t *out = raw(c.from, c.fromBuffer);
       halide_buffer_t *arg = raw(c.to[0].first, c.to[0].second);
@@ -427,7 +451,32 @@ struct BoundCall::Impl {
         error += ": " + lastHalideError;
       return false;
     }
+    finishRows();
     return true;
+  }
+
+  /// Each RowsResult's rows to where they belong: stream b's to rows
+  /// [p_b, p_b + L) of the result (first a copy of the argument) or, when
+  /// carried, of the argument itself; p_b clamped to [0, C - L] as the
+  /// kernel clamps it.
+  void finishRows() {
+    for (RowsResult &r : rowsResults) {
+      const halide_buffer_t *arg = raw(this, r.argumentBuffer);
+      uint8_t *dst = arg->host;
+      const size_t rowBytes = static_cast<size_t>(r.rowElements) * sizeof(float);
+      if (!r.carried) {
+        dst = buffers[r.buffer].raw_buffer()->host; // argv holds the rows' buffer
+        std::memcpy(dst, arg->host, static_cast<size_t>(r.streams * r.capacity) * rowBytes);
+      }
+      const auto *pos = reinterpret_cast<const int32_t *>(raw(this, r.positionBuffer)->host);
+      const auto *src = static_cast<const uint8_t *>(r.rows.elements());
+      for (int64_t b = 0; b < r.streams; ++b) {
+        const int64_t p = std::clamp<int64_t>(pos[b], 0, r.capacity - r.length);
+        std::memcpy(dst + static_cast<size_t>(b * r.capacity + p) * rowBytes,
+                    src + static_cast<size_t>(b * r.length) * rowBytes,
+                    static_cast<size_t>(r.length) * rowBytes);
+      }
+    }
   }
 
   bool invokeChunked(std::string &error) {
@@ -908,6 +957,35 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
   }
   for (auto &b : call->impl->buffers)
     call->impl->argv.push_back(b.raw_buffer());
+  for (size_t i = 0; i < fn.results.size(); ++i) {
+    const TensorInfo &r = fn.results[i];
+    if (!r.append || !r.append->rows)
+      continue;
+    BoundCall::Impl &im = *call->impl;
+    if (onDevice() || fn.chunking) {
+      error = "@" + fn.name + ": result '" + r.name + "' is in the rows form (manifest "
+              "\"append\" with \"rows\"), which only CPU modules without time chunks have";
+      return nullptr;
+    }
+    BoundCall::Impl::RowsResult rr;
+    rr.buffer = inputs.size() + i;
+    rr.argumentBuffer = static_cast<size_t>(r.append->argument);
+    rr.positionBuffer = static_cast<size_t>(r.append->position);
+    rr.streams = r.shape[0];
+    rr.capacity = r.shape[1];
+    rr.length = r.append->length;
+    rr.rowElements = 1;
+    for (size_t d = 2; d < r.shape.size(); ++d)
+      rr.rowElements *= r.shape[d];
+    rr.rows.shape = r.shape;
+    rr.rows.shape[1] = rr.length;
+    rr.rows.dtype = "float32";
+    rr.rows.allocate<float>(static_cast<size_t>(rr.streams * rr.length * rr.rowElements), 0.0f);
+    rr.rowsBuffer = wrap(rr.rows);
+    im.rowsResults.push_back(std::move(rr));
+  }
+  for (auto &rr : call->impl->rowsResults)
+    call->impl->argv[rr.buffer] = rr.rowsBuffer.raw_buffer();
   if (onDevice()) {
     BoundCall::Impl &im = *call->impl;
     im.device = true;

@@ -56,6 +56,14 @@ public:
   ///    position argument), so the kernel writes only this call's rows, in
   ///    place; the argument's HostTensor always holds the state (nothing to
   ///    sync) and a position past the argument fails the call naming it.
+  ///  * CPU modules, a result in the rows form (TensorInfo::Append::rows:
+  ///    several streams, each at its own position): the kernel writes
+  ///    the new rows into a buffer of the call's own, and after the call
+  ///    they are copied into the argument's memory at each stream's
+  ///    position (O(B x length) rows, not the B whole caches); the
+  ///    argument's HostTensor always holds the state. Uncarried, such a
+  ///    result is built after each call as a copy of the argument with
+  ///    those rows written.
   /// Either way the result's HostTensor does not hold the state and the
   /// argument's HostTensor is stale until syncToHost(). Returns false,
   /// changing nothing, where it does not apply: a time-chunked function, a

@@ -741,12 +741,13 @@ INSTANTIATE_TEST_SUITE_P(
 /// The same 4 streams stepped together in the same order, so that the batch
 /// buffers still hold their states from one call to the next, and changed
 /// in between (reset and prefill, setState, a step alone, save/reset/load):
-/// every call sees the change, as replicas stepped alone do.
-TEST(ModelLibraryMamba, BatchBuffersFollowChangesBetweenCalls) {
-  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + "/mamba-b4";
+/// every call sees the change, as replicas stepped alone do. `folder` is a
+/// model-library.setup folder whose batched step takes `batch` streams.
+void expectBatchBuffersFollowChanges(const std::string &folder, int64_t batch) {
+  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + "/" + folder;
   ASSERT_TRUE(fs::exists(dir + "/compiled")) << dir << " is not prepared: run the tests through ctest";
   Model model(dir);
-  ASSERT_EQ(model.stepBatch(), 4);
+  ASSERT_EQ(model.stepBatch(), batch);
   const auto states = model.states();
   std::vector<Stream> together, alone;
   for (int i = 0; i < 4; ++i) {
@@ -759,7 +760,7 @@ TEST(ModelLibraryMamba, BatchBuffersFollowChangesBetweenCalls) {
   std::vector<Stream *> ptrs;
   for (Stream &s : together)
     ptrs.push_back(&s);
-  const std::string saved = std::string(SSM_MODEL_LIBRARY_DIR) + "/mamba-b4-s0.ssmstate";
+  const std::string saved = dir + "-s0.ssmstate";
   for (int k = 0; k < 8; ++k) {
     if (k == 2) {
       together[1].reset();
@@ -788,6 +789,17 @@ TEST(ModelLibraryMamba, BatchBuffersFollowChangesBetweenCalls) {
   }
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(together[i].position(), alone[i].position()) << "stream " << i;
+}
+
+TEST(ModelLibraryMamba, BatchBuffersFollowChangesBetweenCalls) {
+  expectBatchBuffersFollowChanges("mamba-b4", 4);
+}
+
+/// The same with KV caches, which the batched step writes in place in a
+/// buffer of its own (runtime/BatchedStep.h): 3 streams per call, the
+/// fourth stepped alone. Needs ../shared/models/lfm2 (model-library.setup).
+TEST(ModelLibraryHybrid, BatchBuffersFollowChangesBetweenCalls) {
+  expectBatchBuffersFollowChanges("lfm2-b3", 3);
 }
 
 /// A model.json with functions.step_batched that the compiled modules do not
