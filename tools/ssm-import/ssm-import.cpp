@@ -20,6 +20,7 @@
 #include "import/RwkvFile.h"
 #include "import/RwkvModel.h"
 #include "import/Safetensors.h"
+#include "tools/CompiledLengths.h"
 #include "tools/StaleWork.h"
 #include "tools/TargetCheck.h"
 #include "import/WeightStore.h"
@@ -41,6 +42,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -54,7 +57,7 @@ using namespace ssm::importer;
 
 namespace {
 
-constexpr int64_t kDefaultSeqLen = 16;
+using ssm::tools::kDefaultSeqLen;
 
 const char *kUsage =
     "ssm-import: import a model into an ssm-opt model directory\n"
@@ -109,6 +112,8 @@ const char *kUsage =
     "                      a list compiles one module per length: a prompt runs as the\n"
     "                      longest calls that fit, so 128,16 runs 1016 tokens as 7 + 7\n"
     "                      calls + 8 steps where 128 alone leaves 120 single steps\n"
+    "                      (--compile without --seq-len: 256,16, as ssm-run compiles\n"
+    "                      a folder on first use; 256 at most the KV caches' --context)\n"
     "  --all-logits        @forward_sequence in model.mlir returns every position's\n"
     "                      logits (L, vocab) instead of the last one's (1, vocab)\n"
     "  --config <file>     config.json (mamba; default: config.json beside the model)\n"    "  --weights W         how weights are stored and read by the kernels (computed\n"
@@ -118,10 +123,12 @@ const char *kUsage =
     "                      projections, embedding, head) in that type; q8 stores the\n"
     "                      matrices whose last dim is a multiple of 32 as int8 with one\n"
     "                      f16 scale per block of 32 (ggml's Q8_0), the rest in f32\n"
-    "  --compile           also compile model.mlir into <dir>/compiled/seq<N> (ssm-compile\n"
-    "                      <dir>, the ssm-compile next to ssm-import), so the folder is\n"
-    "                      deployable: prompts of any length run with no compilation;\n"
-    "                      a failed compile publishes nothing\n"
+    "  --compile           also compile the folder into <dir>/compiled/seq<L>, one module\n"
+    "                      per length of --seq-len (default: calls of 256 and 16 tokens),\n"
+    "                      each with the one-token step (the ssm-compile next to\n"
+    "                      ssm-import), so the folder is deployable: prompts of any\n"
+    "                      length run with no compilation; it prints the lengths, the\n"
+    "                      folders and the time; a failed compile publishes nothing\n"
     "  --target T          with --compile: the Halide target (default host)\n"
     "  --batch B           also write @forward_step_batched: one token of\n"
     "                      each of B streams per call (tokens (B), states with a\n"
@@ -462,18 +469,32 @@ int writeGgufTokenizer(const GgufFile &file, const std::string &staged) {
   return 0;
 }
 
+/// The lengths as "256 and 16" (longest first).
+std::string lengthList(std::vector<int64_t> lengths) {
+  std::sort(lengths.rbegin(), lengths.rend());
+  std::string list;
+  for (size_t i = 0; i < lengths.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == lengths.size() ? " and " : ", ") + std::to_string(lengths[i]);
+  return list;
+}
+
 /// --compile: `ssm-compile <staged>` (the model folder mode) before the
 /// folder is published, so a failed compile publishes nothing. Its stderr
-/// (progress on a terminal, errors) passes through; ssm-import prints the
-/// deployed module's final path.
+/// (progress on a terminal, errors) passes through; ssm-import says which
+/// lengths it compiles before it starts (stderr) and, when done, the
+/// deployed modules' final paths and the time it took (stdout).
+/// `defaultLengths` (no --seq-len given): the ladder ssm-run compiles a
+/// folder for on first use (tools/CompiledLengths.h), 256 tokens bounded by
+/// the KV caches' context, besides model.mlir's `seqLen`.
 int compileStaged(const std::string &compiler, const std::string &staged,
                   const std::string &outDir, const std::string &target,
-                  const std::vector<int64_t> &moreLengths, LogitsRows rows) {
+                  std::vector<int64_t> moreLengths, int64_t seqLen, bool defaultLengths,
+                  LogitsRows rows) {
   // model.mlir into compiled/seq<N> (ssm-compile <dir>), then each further
   // length's graph into compiled/seq<L>: the runtime runs a prompt as the
-  // longest compiled calls that fit, so a ladder (e.g. 128,16) leaves at
+  // longest compiled calls that fit, so a ladder (e.g. 256,16) leaves at
   // most a few calls of each length where one length left a remainder of
-  // single steps.
+  // single steps (or, 16 alone, a 512-token prompt 32 calls).
   std::vector<std::pair<std::vector<std::string>, std::string>> jobs; // args, temporary graph
   jobs.push_back({{compiler, staged}, ""});
   // The further lengths' graphs, with the weights' storage as model.mlir has
@@ -481,16 +502,45 @@ int compileStaged(const std::string &compiler, const std::string &staged,
   // storedModelGraph); model.json and the weights' dtypes are read once.
   std::string json, error;
   StFile stored;
-  if (!moreLengths.empty()) {
+  {
     std::vector<char> bytes;
-    if (!readWholeFile((fs::path(staged) / "model.json").string(), "model.json", bytes, error) ||
-        !readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error)) {
+    if (!readWholeFile((fs::path(staged) / "model.json").string(), "model.json", bytes, error)) {
       std::cerr << "ssm-import: error: --compile: " << error << "; nothing was written to "
                 << outDir << "\n";
       return 2;
     }
     json.assign(bytes.begin(), bytes.end());
   }
+  if (defaultLengths) {
+    // The KV caches' positions (hybrids: config.context_length, the
+    // import's --context); none for pure SSMs.
+    int64_t context = 0;
+    nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    if (j.is_object() && j.contains("config") && j["config"].is_object() &&
+        j["config"].contains("context_length") &&
+        j["config"]["context_length"].is_number_integer())
+      context = j["config"]["context_length"].get<int64_t>();
+    for (int64_t len : ssm::tools::defaultCompiledLengths(context, seqLen))
+      if (len != seqLen)
+        moreLengths.push_back(len);
+  }
+  if (!moreLengths.empty() &&
+      !readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error)) {
+    std::cerr << "ssm-import: error: --compile: " << error << "; nothing was written to "
+              << outDir << "\n";
+    return 2;
+  }
+  std::vector<int64_t> all = moreLengths;
+  all.push_back(seqLen);
+  std::cout.flush(); // the import's summary first
+  std::cerr << "ssm-import: compiling " << outDir << " for calls of " << lengthList(all)
+            << (all.size() == 1 && all[0] == 1 ? " token" : " tokens")
+            << " and one-token steps"
+            << (defaultLengths ? " (the lengths ssm-run compiles a folder for on first use; "
+                                 "--seq-len N,M,... --compile names others)"
+                               : "")
+            << "\n";
+  auto start = std::chrono::steady_clock::now();
   for (int64_t len : moreLengths) {
     std::string mlir;
     fs::path file = fs::path(staged) / (".seq" + std::to_string(len) + ".mlir");
@@ -522,6 +572,8 @@ int compileStaged(const std::string &compiler, const std::string &staged,
       return rc == 1 ? 1 : 2;
     }
   }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::error_code ec;
   std::vector<std::string> dirs;
   for (const auto &e : fs::directory_iterator(fs::path(staged) / "compiled", ec))
@@ -530,14 +582,16 @@ int compileStaged(const std::string &compiler, const std::string &staged,
   std::sort(dirs.begin(), dirs.end(), [](const std::string &a, const std::string &b) {
     return a.size() != b.size() ? a.size() < b.size() : a < b;
   });
-  std::cout << "ssm-import: compiled ";
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f s", seconds);
+  std::cout << "ssm-import: compiled calls of " << lengthList(all)
+            << (all.size() == 1 && all[0] == 1 ? " token" : " tokens")
+            << " and one-token steps in " << took << ": ";
   for (size_t i = 0; i < dirs.size(); ++i)
     std::cout << (i ? ", " : "") << dirs[i];
-  std::cout << ": ssm-run " << outDir << " runs prompts of any length with no compilation";
-  if (!moreLengths.empty()) {
-    std::cout << " (the longest compiled calls that fit, then steps)";
-  }
-  std::cout << "\n";
+  std::cout << "; ssm-run " << outDir
+            << " runs prompts of any length with no compilation (the longest compiled calls "
+               "that fit, then steps)\n";
   return 0;
 }
 
@@ -550,6 +604,7 @@ int main(int argc, char **argv) {
   std::string target;
   LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
+  bool seqLenGiven = false; // --seq-len: else --compile compiles the default ladder
   std::vector<int64_t> moreLengths; // --seq-len N,M,...: the lengths after the first
   int64_t batch = 0; // no batched step function
   int64_t context = 0; // hybrids: the config's default
@@ -613,6 +668,7 @@ int main(int argc, char **argv) {
       // N, or a comma-separated list N,M,...: model.mlir at the first, and
       // with --compile one module per length.
       moreLengths.clear();
+      seqLenGiven = true;
       std::stringstream list(v);
       std::string item;
       bool first = true;
@@ -804,7 +860,7 @@ int main(int argc, char **argv) {
   if (rc == 0 && format == "gguf")
     rc = writeGgufTokenizer(ggufFile, staged);
   if (rc == 0 && compile)
-    rc = compileStaged(compiler, staged, outDir, target, moreLengths, rows);
+    rc = compileStaged(compiler, staged, outDir, target, moreLengths, seqLen, !seqLenGiven, rows);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))
     rc = cannotRun(error);
   fs::remove_all(staged, ec);

@@ -1,6 +1,7 @@
 // The model runner: ssm-run's model mode, a shell over the model library (runtime/Model.h) and the reference interpreter's streams (reference/ModelStream.h).
 #include "tools/ssm-run/ModelRunner.h"
 #include "tools/ssm-run/LibraryPages.h"
+#include "tools/CompiledLengths.h"
 
 #include <cstdio>
 
@@ -64,7 +65,7 @@ int fail(int code, const std::string &msg) {
 /// and 1 step.)
 class CompilingStream : public rt::TokenStream {
 public:
-  static constexpr int64_t kFirstUseChunk = 256;
+  static constexpr int64_t kFirstUseChunk = ssm::tools::kDefaultLongCall;
 
   CompilingStream(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
                   const std::function<mlir::MLIRContext &()> &context)
@@ -97,11 +98,9 @@ public:
   /// model's context (its KV caches), and model.json's "seq_len" (the
   /// import's --seq-len; the shortest of a list; 16 when absent) when it is
   /// shorter, longest first.
+  /// (tools/CompiledLengths.h: ssm-import --compile compiles the same.)
   static std::vector<int64_t> firstUseChunks(const rt::Model &model) {
-    int64_t big = kFirstUseChunk;
-    if (int64_t context = model.contextLength(); context > 0)
-      big = std::min(big, context);
-    int64_t small = 16;
+    int64_t small = ssm::tools::kDefaultSeqLen;
     if (auto json = llvm::json::parse(model.spec().text))
       if (const llvm::json::Object *o = json->getAsObject()) {
         if (auto v = o->getInteger("seq_len"))
@@ -109,12 +108,9 @@ public:
         else if (const llvm::json::Array *list = o->getArray("seq_len"))
           for (const llvm::json::Value &x : *list)
             if (auto l = x.getAsInteger())
-              small = small == 16 ? *l : std::min(small, *l);
+              small = small == ssm::tools::kDefaultSeqLen ? *l : std::min(small, *l);
       }
-    std::vector<int64_t> chunks = {big};
-    if (small > 1 && small < big)
-      chunks.push_back(small);
-    return chunks;
+    return ssm::tools::defaultCompiledLengths(model.contextLength(), small);
   }
 
 private:

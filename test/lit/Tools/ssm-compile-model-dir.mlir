@@ -63,7 +63,7 @@
 // ssm-import --compile: the same in one command; a compile that fails
 // (an unknown target) publishes nothing.
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/imp --seq-len 2 --compile | FileCheck %s --check-prefix=IMPORT
-// IMPORT: ssm-import: compiled {{.*}}imp/compiled/seq2: ssm-run {{.*}}imp runs prompts of any length
+// IMPORT: ssm-import: compiled calls of 2 tokens and one-token steps in {{.*}} s: {{.*}}imp/compiled/seq2; ssm-run {{.*}}imp runs prompts of any length
 // RUN: env SSM_CACHE_DIR=%t/cache2 ssm-run %t/imp --engine cpu --prompt 'seven b' --logits-out %t/imp-seven.npy
 // RUN: not ls %t/cache2
 // RUN: python3 %S/../Import/Inputs/compare_npy.py %t/imp-seven.npy %t/seven-ref.npy 1e-4 | FileCheck %s --check-prefix=LOGITS
@@ -78,7 +78,7 @@
 // --seq-len N,M --compile: one module per length; a prompt of 7 tokens runs
 // as a call of 4, one of 2 and a step, with the reference's logits.
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-4v0-660K-FP32.bin -o %t/ladder --seq-len 4,2 --compile | FileCheck %s --check-prefix=LADDER
-// LADDER: ssm-import: compiled {{.*}}ladder/compiled/seq2, {{.*}}ladder/compiled/seq4: ssm-run {{.*}}ladder runs prompts of any length with no compilation (the longest compiled calls that fit, then steps)
+// LADDER: ssm-import: compiled calls of 4 and 2 tokens and one-token steps in {{.*}} s: {{.*}}ladder/compiled/seq2, {{.*}}ladder/compiled/seq4; ssm-run {{.*}}ladder runs prompts of any length with no compilation (the longest compiled calls that fit, then steps)
 // RUN: env SSM_CACHE_DIR=%t/cache3 ssm-run %t/ladder --engine cpu --prompt 'seven b' --logits-out %t/ladder-seven.npy 2> %t/ladder.err
 // RUN: FileCheck %s --check-prefix=LADDERMODULES < %t/ladder.err
 // LADDERMODULES: ssm-run: compiled modules in {{.*}}ladder/compiled: sequence lengths 2, 4, and the step function

@@ -6,7 +6,7 @@
 // REQUIRES: ssm-run
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: python3 %S/../Import/Inputs/make_mamba.py %t/a --hidden 16 --state 4 --layers 1 --conv 4 --dt-rank 1 --seed 3
-// RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/m --compile
+// RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/m --compile --seq-len 4
 // RUN: not ssm-compile %s --target bogus-arch -o %t/c 2>&1 | FileCheck %s -DT=bogus-arch
 // RUN: not ssm-run %s --seed 1 --target bogus-arch 2>&1 | FileCheck %s -DT=bogus-arch
 // RUN: not ssm-run %s --seed 1 --engine cpu --target x86-64-linux-avx3 2>&1 | FileCheck %s -DT=x86-64-linux-avx3
