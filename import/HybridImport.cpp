@@ -154,6 +154,14 @@ bool importHybridFrom(const json &config, const StFile &in, const std::string &s
       context = s.shape[0];
       break;
     }
+  // A sequence call writes its tokens into the caches: it cannot hold more
+  // than they do (ssm.attention's verifier would refuse the graph).
+  if (context > 0 && seqLen > context) {
+    error = "a sequence of " + std::to_string(seqLen) + " tokens (--seq-len) is longer than the " +
+            std::to_string(context) + " positions the KV caches hold (--context): give --seq-len " +
+            "at most " + std::to_string(context) + " or a longer --context";
+    return false;
+  }
   std::string mlir;
   if (!desc.write(seqLen, rows, batch, mlir, error))
     return false;

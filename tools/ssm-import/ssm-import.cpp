@@ -136,7 +136,8 @@ const char *kUsage =
     "                      once for B streams; ssm_streams_step uses it (1 to 1024)\n"
     "  --context N         hybrids: the positions each stream's KV cache holds\n"
     "                      (default: max_position_embeddings, at most 4096); a\n"
-    "                      stream fed past it fails with a named error\n"
+    "                      stream fed past it fails with a named error; --seq-len\n"
+    "                      lengths are at most N (its default 16 becomes N when longer)\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 written, 1 the generated graph failed to verify, 2 could not run\n"
@@ -511,19 +512,25 @@ int compileStaged(const std::string &compiler, const std::string &staged,
     }
     json.assign(bytes.begin(), bytes.end());
   }
-  if (defaultLengths) {
-    // The KV caches' positions (hybrids: config.context_length, the
-    // import's --context); none for pure SSMs.
-    int64_t context = 0;
-    nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-    if (j.is_object() && j.contains("config") && j["config"].is_object() &&
-        j["config"].contains("context_length") &&
-        j["config"]["context_length"].is_number_integer())
-      context = j["config"]["context_length"].get<int64_t>();
+  // The KV caches' positions (hybrids: config.context_length, the import's
+  // --context); none for pure SSMs.
+  int64_t context = 0;
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_object() && j.contains("config") && j["config"].is_object() &&
+      j["config"].contains("context_length") && j["config"]["context_length"].is_number_integer())
+    context = j["config"]["context_length"].get<int64_t>();
+  if (defaultLengths)
     for (int64_t len : ssm::tools::defaultCompiledLengths(context, seqLen))
       if (len != seqLen)
         moreLengths.push_back(len);
-  }
+  for (int64_t len : moreLengths)
+    if (context > 0 && len > context) {
+      std::cerr << "ssm-import: error: --compile: a sequence of " << len
+                << " tokens (--seq-len) is longer than the " << context
+                << " positions the KV caches hold (--context); nothing was written to " << outDir
+                << "\n";
+      return 2;
+    }
   if (!moreLengths.empty() &&
       !readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error)) {
     std::cerr << "ssm-import: error: --compile: " << error << "; nothing was written to "
@@ -845,6 +852,9 @@ int main(int argc, char **argv) {
   gOutputName = outDir;
   if (context > 0 && format != "hybrid" && format != "gguf")
     return cannotRun("--context is for models with attention layers (KV caches)");
+  // A context shorter than the default length: model.mlir's calls hold it.
+  if (!seqLenGiven && context > 0 && context < seqLen)
+    seqLen = context;
   int rc = format == "rwkv"     ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
            : format == "gguf"   ? importHybridModel(input, "", staged, seqLen, context, rows,
                                                     batch, &gguf)
