@@ -141,7 +141,12 @@ private:
         }
         dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
         if (dir.empty())
-          return {rt::Code::Unsupported, error};
+          return {rt::Code::Unsupported,
+                  error + (opts.engineDefaulted
+                               ? " (the cpu engine is the default for a model folder; "
+                                 "--engine reference runs the interpreter instead, with no "
+                                 "compilation)"
+                               : "")};
       }
       if (rt::Status st = addModule(dir); !st)
         return st;
