@@ -8,6 +8,7 @@
 #include "import/ModelBuilder.h"
 #include "reference/ModelStream.h"
 #include "runtime/AtomicFile.h"
+#include "runtime/Compare.h"
 #include "runtime/Generate.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
@@ -447,7 +448,9 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   // token (with --decode-from P, the first P tokens as one untimed prefill,
   // then a step per token). `timedMs` receives the time of the timed part.
   const size_t first = o.mode == "step" ? static_cast<size_t>(o.decodeFrom) : 0;
-  auto runPrompt = [&](std::vector<float> &all, double *timedMs = nullptr) -> rt::Status {
+  auto runPromptOn = [&](rt::TokenStream &on, std::vector<float> &all,
+                         double *timedMs = nullptr) -> rt::Status {
+    rt::TokenStream *stream = &on; // NOLINT: the body below reads `stream`
     stream->reset();
     all.clear();
     if (first > 0)
@@ -483,6 +486,9 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
       all = stream->logits();
     return done({});
   };
+  auto runPrompt = [&](std::vector<float> &all, double *timedMs = nullptr) {
+    return runPromptOn(*stream, all, timedMs);
+  };
   auto t0 = std::chrono::steady_clock::now();
   if (rt::Status st = runPrompt(allLogits); !st)
     return fail(kCannotRun, st.message());
@@ -517,6 +523,46 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
       return fail(kCannotRun, "--state-out saves a compiled engine's stream: give --engine cpu");
     if (rt::Status st = cs->save(o.stateOut); !st)
       return fail(kCannotRun, st.message());
+  }
+  // --check on a compiled engine: the same prompt, the same way (sequence
+  // or steps, --decode-from), on the reference interpreter (float64), and
+  // the logits written above compared, in CONTRACTS.md's line.
+  if (o.check && o.engine != "reference") {
+    rt::Status wst;
+    std::unique_ptr<rt::WeightFile> refWeights =
+        rt::WeightFile::open(o.dir + "/weights.safetensors", wst, rt::WeightLoad::Map);
+    if (!refWeights)
+      return fail(kCannotRun, wst.message());
+    ref::ModelStream refStream(context(), spec, *refWeights, rows);
+    std::vector<float> refLogits;
+    auto r0 = std::chrono::steady_clock::now();
+    if (rt::Status st = runPromptOn(refStream, refLogits); !st)
+      return fail(kCannotRun, "--check: the reference interpreter: " + st.message());
+    llvm::errs() << llvm::formatv(
+        "ssm-run: --check: the reference interpreter ran the prompt in {0:f1} ms\n",
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r0).count());
+    const std::vector<int64_t> shape =
+        o.allLogitsOut.empty() ? std::vector<int64_t>{vocab} : std::vector<int64_t>{rowsOut, vocab};
+    // The last position's logits unless every position's were kept.
+    std::vector<double> got(o.allLogitsOut.empty() ? last.begin() : allLogits.begin(),
+                            o.allLogitsOut.empty() ? last.end() : allLogits.end());
+    std::vector<double> want(o.allLogitsOut.empty() ? refLogits.end() - std::min<size_t>(
+                                                          refLogits.size(), size_t(vocab))
+                                                    : refLogits.begin(),
+                             refLogits.end());
+    std::vector<int64_t> wantShape = shape;
+    if (static_cast<int64_t>(want.size()) != vocab * (shape.size() == 2 ? rowsOut : 1))
+      wantShape = {static_cast<int64_t>(want.size())};
+    CompareResult c = compareArrays(shape, got, wantShape, want, Tolerance{o.rtol, o.atol});
+    llvm::outs() << formatCompareLine("logits_vs_reference", c) << "\n";
+    llvm::outs().flush();
+    if (!c.pass) {
+      char tol[64];
+      std::snprintf(tol, sizeof tol, "rtol %g / atol %g", o.rtol, o.atol);
+      return fail(kFailed, "--check: the " + o.engine +
+                               " engine's logits differ from the reference interpreter's past " +
+                               tol);
+    }
   }
 
   if (o.repeat > 0) {

@@ -41,7 +41,11 @@ struct ModelRunOptions {
   int64_t decodeFrom = 0;   // --decode-from P: step mode starts at position P (see runModel)
   bool force = false;
   bool mapWeights = false;  // --mmap-weights: map the weights file instead of reading it
-  bool check = false;       // --check: a non-finite logit or state is an error (exit 1), not a warning
+  // --check: a non-finite logit or state is an error (exit 1), not a warning;
+  // on a compiled engine the prompt also runs on the reference interpreter and
+  // its logits are compared (CONTRACTS.md's line, rtol / atol; exit 1 on FAIL).
+  bool check = false;
+  double rtol = 1e-4, atol = 1e-5;
   const char *argv0 = nullptr;
   std::vector<std::string> compileArgs; // passed to ssm-compile (--tuning-db)
 };

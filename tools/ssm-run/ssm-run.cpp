@@ -134,7 +134,9 @@ cl::opt<bool> reportScratch("report-scratch",
 cl::opt<bool> printValues("print", cl::desc("Print every result's values"), cl::init(false),
                           cl::cat(category));
 cl::opt<bool> check("check", cl::desc("With a compiled engine, also run the reference interpreter "
-                                      "on the same inputs and compare every result (--rtol, --atol); "
+                                      "on the same inputs and compare every result (--rtol, --atol; "
+                                      "a model folder: the prompt's logits, as --logits-out or "
+                                      "--all-logits-out has them); "
                                       "a NaN or infinity in a result (a model's logits or "
                                       "states) is an error, exit 1, not a warning"),
                     cl::init(false), cl::cat(category));
@@ -222,6 +224,8 @@ cl::opt<double> rtol("rtol", cl::desc("Relative tolerance for --expected"), cl::
                      cl::cat(category));
 cl::opt<double> atol("atol", cl::desc("Absolute tolerance for --expected"), cl::init(1e-5),
                      cl::cat(category));
+// main() sees <cstdlib>'s ::atol too.
+cl::opt<double> &atolOpt = atol;
 
 int cannotRun(const Twine &msg) {
   errs() << "ssm-run: error: " << msg << "\n";
@@ -856,6 +860,27 @@ int main(int argc, char **argv) {
     if (flushCache || !flushArgs.empty())
       return cannotRun("--flush-cache and --flush-args time the runs of a graph; a model folder's "
                        "--repeat runs whole prompts, whose layers evict each other's weights anyway");
+    // A graph's flags would be ignored here: refused by name, not guessed at
+    // (--expected would otherwise leave an unchecked run exit 0).
+    const char *graph = "a graph (.mlir)", *graphOrGolden = "a graph (.mlir) or --golden";
+    const std::pair<const cl::Option *, const char *> graphFlags[] = {
+        {std::addressof(function), graph},
+        {std::addressof(inputs), graph},
+        {std::addressof(expected), graph},
+        {std::addressof(outputDir), graph},
+        {std::addressof(printValues), graph},
+        {std::addressof(convAlgorithm), "--golden"},
+        {std::addressof(autoschedule), graphOrGolden},
+        {std::addressof(reportScratch), graphOrGolden}};
+    for (const auto &[opt, with] : graphFlags)
+      if (opt->getNumOccurrences())
+        return cannotRun("--" + opt->ArgStr.str() + " goes with " + with +
+                         ", not a model folder (--logits-out, --all-logits-out and --check "
+                         "cover a model run)");
+    if ((rtol.getNumOccurrences() || atolOpt.getNumOccurrences()) && !check)
+      return cannotRun("--rtol and --atol go with --check on a model folder");
+    if (!(rtol >= 0) || !(atolOpt >= 0) || !std::isfinite(rtol) || !std::isfinite(atolOpt))
+      return cannotRun("--rtol and --atol must be finite numbers >= 0");
     ssm::ModelRunOptions o;
     o.dir = inputFile;
     o.prompt = prompt;
@@ -894,6 +919,8 @@ int main(int argc, char **argv) {
     o.force = force;
     o.mapWeights = mmapWeights;
     o.check = check;
+    o.rtol = rtol;
+    o.atol = atolOpt;
     o.argv0 = gArgv0;
     if (!tuningDb.empty()) {
       if (int rc = checkEngine())
