@@ -1,7 +1,7 @@
 // GGUF -> Hugging Face checkpoint (import/GgufImport.h). The conversions
 // undone here are those of llama.cpp's convert_hf_to_gguf.py (conversion/
-// lfm2.py LFM2Model; conversion/granite.py GraniteHybridModel with
-// conversion/mamba.py Mamba2Model.modify_tensors and conversion/llama.py
+// lfm2.py LFM2Model; conversion/mamba.py MambaModel and Mamba2Model;
+// conversion/granite.py GraniteHybridModel with conversion/mamba.py Mamba2Model.modify_tensors and conversion/llama.py
 // LlamaModel.permute), and the metadata is read as llama.cpp's loaders read
 // it (src/models/lfm2.cpp, src/models/granite-hybrid.cpp).
 #include "import/GgufImport.h"
@@ -727,6 +727,183 @@ bool qwen35(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   return m.allUsed();
 }
 
+
+// ---------------------------------------------------------------------------
+// mamba, mamba2 (conversion/mamba.py MambaModel / Mamba2Model; llama.cpp's
+// loaders src/models/mamba.cpp, mamba2.cpp). The tensors come back under
+// mamba_ssm's names (import/MambaModel.h), which the Mamba importer stores
+// as they are.
+
+/// The keys both generations share; `vocab` from token_embd's rows.
+struct MambaKeys {
+  int64_t layers = 0, width = 0, convK = 4, inner = 0, state = 0, rank = 0, vocab = 0;
+  double eps = 1e-5;
+  bool tied = true;
+};
+
+bool readMambaKeys(const GgufFile &f, const std::string &a, MambaKeys &k, std::string &error) {
+  const int64_t kMax = int64_t(1) << 31;
+  if (!f.getInt(a + ".block_count", true, 1, 4096, k.layers, error) ||
+      !f.getInt(a + ".embedding_length", true, 1, kMax, k.width, error) ||
+      !f.getInt(a + ".ssm.conv_kernel", true, 2, 4, k.convK, error) ||
+      !f.getInt(a + ".ssm.inner_size", true, 1, kMax, k.inner, error) ||
+      !f.getInt(a + ".ssm.state_size", true, 1, 4096, k.state, error) ||
+      !f.getInt(a + ".ssm.time_step_rank", true, 1, kMax, k.rank, error) ||
+      !f.getFloat(a + ".attention.layer_norm_rms_epsilon", true, k.eps, error))
+    return false;
+  if (k.inner % k.width) {
+    error = f.path + ": " + a + ".ssm.inner_size " + std::to_string(k.inner) +
+            " is not a multiple of embedding_length " + std::to_string(k.width) +
+            " (d_inner = expand * d_model)";
+    return false;
+  }
+  const GgufTensor *emb = f.findTensor("token_embd.weight");
+  if (!emb || emb->ne.size() != 2 || emb->ne[0] != k.width) {
+    error = f.path + ": tensor 'token_embd.weight' is " +
+            (emb ? "not (vocab, " + std::to_string(k.width) + ")" : std::string("missing"));
+    return false;
+  }
+  k.vocab = emb->ne[1];
+  k.tied = f.findTensor("output.weight") == nullptr;
+  return true;
+}
+
+/// token_embd, output_norm, output (absent: tied) under mamba_ssm's names.
+bool mambaEnds(Mapper &m) {
+  return m.copy("token_embd.weight", "backbone.embedding.weight") &&
+         m.copy("output_norm.weight", "backbone.norm_f.weight") &&
+         m.copy("output.weight", "lm_head.weight", {}, true);
+}
+
+/// ssm_a = -exp(A_log) (both converters): stored back as A_log = log(-ssm_a)
+/// with `shape`; a value that is not negative is an error naming it.
+bool aLogFrom(Mapper &m, const GgufFile &f, const std::string &ga, const std::string &hf,
+              const std::vector<int64_t> &shape, std::string &error) {
+  std::vector<float> A;
+  std::vector<int64_t> as;
+  if (!m.load(ga, A, as) || !m.sameNumel(ga, as, shape))
+    return false;
+  for (size_t i = 0; i < A.size(); ++i) {
+    if (!(A[i] < 0.0f)) {
+      error = f.path + ": tensor '" + ga + "'[" + std::to_string(i) + "] is " +
+              std::to_string(A[i]) + " (A = -exp(A_log) is negative)";
+      return false;
+    }
+    A[i] = std::log(-A[i]);
+  }
+  m.put(hf, shape, A, ga, false);
+  return true;
+}
+
+bool mamba1(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
+  const std::string a = "mamba";
+  MambaKeys k;
+  bool dtBcRms = false;
+  if (!readMambaKeys(f, a, k, error) || !f.getBool(a + ".ssm.dt_b_c_rms", false, dtBcRms, error))
+    return false;
+  if (dtBcRms) {
+    error = f.path + ": " + a + ".ssm.dt_b_c_rms is true (FalconMamba's RMS norms of dt, B and "
+            "C): not supported";
+    return false;
+  }
+  json cfg;
+  cfg["architectures"] = {"MambaForCausalLM"};
+  cfg["model_type"] = "mamba";
+  cfg["vocab_size"] = k.vocab;
+  cfg["hidden_size"] = k.width;
+  cfg["state_size"] = k.state;
+  cfg["num_hidden_layers"] = k.layers;
+  cfg["expand"] = k.inner / k.width;
+  cfg["intermediate_size"] = k.inner;
+  cfg["conv_kernel"] = k.convK;
+  cfg["time_step_rank"] = k.rank;
+  cfg["layer_norm_epsilon"] = k.eps;
+  cfg["use_bias"] = false; // llama.cpp's Mamba has no in_proj / out_proj biases
+  cfg["use_conv_bias"] = true;
+  cfg["tie_word_embeddings"] = k.tied;
+  cfg["torch_dtype"] = "float32";
+  out.config = cfg;
+
+  Mapper m(f, out, error);
+  if (!mambaEnds(m))
+    return false;
+  for (int64_t l = 0; l < k.layers; ++l) {
+    const std::string p = "backbone.layers." + std::to_string(l) + ".", x = p + "mixer.";
+    // The converter squeezed conv1d (d_inner, 1, W) to (d_inner, W).
+    if (!m.copy(blk(l, "attn_norm.weight"), p + "norm.weight") ||
+        !m.copy(blk(l, "ssm_in.weight"), x + "in_proj.weight") ||
+        !m.copy(blk(l, "ssm_conv1d.weight"), x + "conv1d.weight", {k.inner, 1, k.convK}) ||
+        !m.copy(blk(l, "ssm_conv1d.bias"), x + "conv1d.bias", {k.inner}) ||
+        !m.copy(blk(l, "ssm_x.weight"), x + "x_proj.weight") ||
+        !m.copy(blk(l, "ssm_dt.weight"), x + "dt_proj.weight") ||
+        !m.copy(blk(l, "ssm_dt.bias"), x + "dt_proj.bias", {k.inner}) ||
+        !m.copy(blk(l, "ssm_d"), x + "D", {k.inner}) ||
+        !m.copy(blk(l, "ssm_out.weight"), x + "out_proj.weight") ||
+        !aLogFrom(m, f, blk(l, "ssm_a"), x + "A_log", {k.inner, k.state}, error))
+      return false;
+  }
+  return m.allUsed();
+}
+
+bool mamba2(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
+  const std::string a = "mamba2";
+  MambaKeys k;
+  int64_t groups = 1;
+  if (!readMambaKeys(f, a, k, error) ||
+      !f.getInt(a + ".ssm.group_count", true, 1, int64_t(1) << 31, groups, error))
+    return false;
+  const int64_t heads = k.rank; // the converter writes d_inner / head_dim here
+  if (k.inner % heads || heads % groups || k.inner % groups) {
+    error = f.path + ": " + a + ".ssm.inner_size " + std::to_string(k.inner) +
+            ", ssm.time_step_rank (heads) " + std::to_string(heads) + " and ssm.group_count " +
+            std::to_string(groups) + " do not fit (heads divide inner_size, groups divide heads)";
+    return false;
+  }
+  json cfg;
+  cfg["architectures"] = {"Mamba2ForCausalLM"};
+  cfg["model_type"] = "mamba2";
+  cfg["vocab_size"] = k.vocab;
+  cfg["hidden_size"] = k.width;
+  cfg["state_size"] = k.state;
+  cfg["num_hidden_layers"] = k.layers;
+  cfg["expand"] = k.inner / k.width;
+  cfg["intermediate_size"] = k.inner;
+  cfg["num_heads"] = heads;
+  cfg["head_dim"] = k.inner / heads;
+  cfg["n_groups"] = groups;
+  cfg["conv_kernel"] = k.convK;
+  cfg["layer_norm_epsilon"] = k.eps;
+  // As llama.cpp's Mamba-2 computes: no in_proj / out_proj biases, a conv
+  // bias, y silu(z) then the RMS norm per group, dt not clamped.
+  cfg["use_bias"] = false;
+  cfg["use_conv_bias"] = true;
+  cfg["rms_norm"] = true;
+  cfg["norm_before_gate"] = false;
+  cfg["tie_word_embeddings"] = k.tied;
+  cfg["torch_dtype"] = "float32";
+  out.config = cfg;
+
+  Mapper m(f, out, error);
+  if (!mambaEnds(m))
+    return false;
+  const int64_t convDim = k.inner + 2 * groups * k.state;
+  for (int64_t l = 0; l < k.layers; ++l) {
+    const std::string p = "backbone.layers." + std::to_string(l) + ".", x = p + "mixer.";
+    // conv1d squeezed to (C, W); A and D stored (H, 1); the norm (G, d_inner / G).
+    if (!m.copy(blk(l, "attn_norm.weight"), p + "norm.weight") ||
+        !m.copy(blk(l, "ssm_in.weight"), x + "in_proj.weight") ||
+        !m.copy(blk(l, "ssm_conv1d.weight"), x + "conv1d.weight", {convDim, 1, k.convK}) ||
+        !m.copy(blk(l, "ssm_conv1d.bias"), x + "conv1d.bias", {convDim}) ||
+        !m.copy(blk(l, "ssm_dt.bias"), x + "dt_bias", {heads}) ||
+        !m.copy(blk(l, "ssm_d"), x + "D", {heads}) ||
+        !m.copy(blk(l, "ssm_norm.weight"), x + "norm.weight", {k.inner}) ||
+        !m.copy(blk(l, "ssm_out.weight"), x + "out_proj.weight") ||
+        !aLogFrom(m, f, blk(l, "ssm_a"), x + "A_log", {heads}, error))
+      return false;
+  }
+  return m.allUsed();
+}
+
 struct GgufArch {
   const char *name;
   bool (*convert)(const GgufFile &, GgufCheckpoint &, std::string &);
@@ -737,6 +914,8 @@ const std::vector<GgufArch> &ggufArchs() {
       {"lfm2", lfm2},
       {"granitehybrid", graniteHybrid},
       {"qwen35", qwen35},
+      {"mamba", mamba1},
+      {"mamba2", mamba2},
   };
   return archs;
 }

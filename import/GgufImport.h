@@ -1,4 +1,4 @@
-// GGUF models -> the Hugging Face checkpoint the hybrid importers read.
+// GGUF models -> the Hugging Face checkpoint the hybrid and Mamba importers read.
 //
 // llama.cpp's converter (convert_hf_to_gguf.py, conversion/*.py) renames a
 // checkpoint's tensors (gguf-py's tensor_mapping.py), reshapes and
@@ -32,6 +32,19 @@
 //                     rope.dimension_count; q/k L2-normed as llama.cpp does,
 //                     x / max(|x|, rms_norm_eps) (transformers: x rsqrt(|x|^2 + 1e-6);
 //                     config key ssm_opt_l2norm_eps, import/Qwen35Model.cpp).
+//   mamba          -> mamba (MambaForCausalLM) under mamba_ssm's tensor names
+//                     (backbone.embedding, backbone.layers.N.mixer.*, norm_f,
+//                     lm_head; import/MambaModel.h): ssm_a = -exp(A_log) back to
+//                     A_log, conv1d (d_inner, W) back to (d_inner, 1, W); dt_rank
+//                     from ssm.time_step_rank; no in/out_proj biases (llama.cpp
+//                     has none); ssm.dt_b_c_rms true (FalconMamba) refused.
+//   mamba2         -> mamba2 (Mamba2ForCausalLM), the same names: heads from
+//                     ssm.time_step_rank, head_dim = inner_size / heads, groups
+//                     from ssm.group_count; A (H, 1) -> A_log (H), D (H, 1) -> (H),
+//                     ssm_norm (G, d_inner / G) -> (d_inner), ssm_dt.bias ->
+//                     dt_bias; y silu(z) then the RMS norm per group, dt not
+//                     clamped (as llama.cpp computes). Both go to importMambaFrom
+//                     (ssm-import), not the hybrid importers.
 //
 // Metadata and tensors are checked: a missing key or tensor, a value out of
 // range, a tensor left over that the architecture does not use, a type not

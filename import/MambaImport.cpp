@@ -78,6 +78,17 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
   json rawConfig;
   if (!readJsonFile(configPath, rawConfig, error))
     return false;
+  StFile in;
+  if (seqLen >= 1 && seqLen <= (int64_t(1) << 24) && !readSafetensors(safetensorsPath, in, error))
+    return false;
+  return importMambaFrom(rawConfig, in, safetensorsPath, configPath, outDir, force, seqLen, error,
+                         rows, weightsMode, stored, batch);
+}
+
+bool importMambaFrom(const json &rawConfig, const StFile &in, const std::string &safetensorsPath,
+                     const std::string &configPath, const std::string &outDir, bool force,
+                     int64_t seqLen, std::string &error, LogitsRows rows, WeightsMode weightsMode,
+                     StFile *stored, int64_t batch) {
   if (seqLen < 1 || seqLen > (int64_t(1) << 24)) {
     error = "sequence length " + std::to_string(seqLen) + " is out of range (1 to 16777216)";
     return false;
@@ -113,9 +124,6 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
     model = mambaModelJson(cfg, seqLen, safetensorsPath, batch);
     numLayers = cfg.numLayers;
   }
-  StFile in;
-  if (!readSafetensors(safetensorsPath, in, error))
-    return false;
   std::vector<std::string> names;
   for (const StTensor &t : in.tensors)
     names.push_back(t.name);
@@ -166,13 +174,25 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
       return false;
     }
     if (t->shape != p.shape) {
-      error = safetensorsPath + ": tensor '" + source + "' has shape " + shapeString(t->shape) +
-              " but the config implies " + shapeString(p.shape);
+      // A GGUF's tensors carry the name they had in the file (import/GgufImport.h).
+      auto gguf = in.metadata.find("gguf:" + source);
+      error = safetensorsPath + ": tensor '" + source + "'" +
+              (gguf != in.metadata.end() ? " (GGUF '" + gguf->second + "')" : std::string()) +
+              " has shape " + shapeString(t->shape) + " but the config implies " +
+              shapeString(p.shape);
       if (p.name == "backbone.embedding.weight" &&
           configFormat == MambaConfigFormat::MambaSsm && t->shape.size() == 2 &&
           t->shape[1] == p.shape[1])
         error += " (vocab_size rounded up to pad_vocab_size_multiple)";
       return false;
+    }
+    // Int8 blocks from a GGUF's Q8_0 / Q6_K matrices (import/GgufImport.h).
+    const StTensor *scale = nullptr;
+    if (isStoredQ8(in, *t, scale)) {
+      sourceDtypes.insert(std::string("I8 blocks (") +
+                          (scale->dtype == StDType::F16 ? "q8" : "q8b16") + ")");
+      storeQ8Weight(out, *t, *scale, weightsMode);
+      continue;
     }
     std::vector<float> values;
     if (!toFloats(*t, values, error)) {

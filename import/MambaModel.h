@@ -175,6 +175,19 @@ bool importMamba(const std::string &safetensorsPath, const std::string &configPa
                  LogitsRows rows = LogitsRows::Last, WeightsMode weights = WeightsMode::Source,
                  StFile *stored = nullptr, int64_t batch = 0);
 
+/// importMamba from a config.json already parsed (`rawConfig`, either
+/// format) and tensors already read (`in`, either layout), as the GGUF
+/// import hands them over (import/GgufImport.h): `sourceName` and
+/// `configName` name them in errors and model.json. A weight held in `in`
+/// as int8 blocks with a "<name>_scale" (isStoredQ8, import/WeightStore.h:
+/// a GGUF's Q8_0 / Q6_K matrices) is stored by storeQ8Weight, byte for byte
+/// under --weights source / q8.
+bool importMambaFrom(const nlohmann::json &rawConfig, const StFile &in,
+                     const std::string &sourceName, const std::string &configName,
+                     const std::string &outDir, bool force, int64_t seqLen, std::string &error,
+                     LogitsRows rows = LogitsRows::Last, WeightsMode weights = WeightsMode::Source,
+                     StFile *stored = nullptr, int64_t batch = 0);
+
 } // namespace ssm::importer
 
 #endif // SSM_IMPORT_MAMBAMODEL_H

@@ -284,8 +284,10 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
 
 int importMambaModel(const std::string &input, const std::string &configPath,
                      const std::string &outDir, bool force, int64_t seqLen, LogitsRows rows,
-                     int64_t batch) {
+                     int64_t batch, const GgufCheckpoint *gguf = nullptr) {
   std::string configFile = configPath;
+  if (gguf)
+    configFile = input + " (its metadata)";
   if (configFile.empty()) {
     // As from_pretrained finds it: config.json in the checkpoint's folder.
     fs::path beside = fs::path(input).parent_path() / "config.json";
@@ -297,8 +299,10 @@ int importMambaModel(const std::string &input, const std::string &configPath,
   }
   std::string error;
   StFile stored; // the tensors written, without their data
-  if (!importMamba(input, configFile, outDir, force, seqLen, error, rows, gWeights, &stored,
-                   batch))
+  if (gguf ? !importMambaFrom(gguf->config, gguf->tensors, input, configFile, outDir, force,
+                             seqLen, error, rows, gWeights, &stored, batch)
+           : !importMamba(input, configFile, outDir, force, seqLen, error, rows, gWeights,
+                          &stored, batch))
     return cannotRun(error);
   // Type the weights as stored, then check what was written, as for RWKV.
   std::string written = (fs::path(outDir) / "model.mlir").string();
@@ -322,6 +326,17 @@ int importMambaModel(const std::string &input, const std::string &configPath,
                 j.value("source_layout", std::string("?")) + " layout, " +
                 j.value("source_dtypes", std::string("?")) + " -> " + storedDtypeSummary(stored) +
                 weightsNote();
+    if (gguf) {
+      // As for the hybrids: what the file held and what was kept (docs/gguf.md).
+      summary += " (GGUF " + gguf->ggufArchitecture + ": " + gguf->sourceTypes;
+      if (gguf->keptQ8 > 0)
+        summary += "; Q8_0 as int8 blocks x" + std::to_string(gguf->keptQ8);
+      if (gguf->keptQ6K > 0)
+        summary += "; Q6_K as int8 blocks of 16 x" + std::to_string(gguf->keptQ6K);
+      if (!gguf->widened.empty())
+        summary += "; widened to f32 x" + std::to_string(gguf->widened.size());
+      summary += ")";
+    }
   }
   std::cout << "ssm-import: " << input << " -> " << gOutputName << ": " << summary << ", seq-len "
             << seqLen;
@@ -850,12 +865,17 @@ int main(int argc, char **argv) {
   std::string staged = stagingDir(outDir);
   fs::remove_all(staged, ec);
   gOutputName = outDir;
-  if (context > 0 && format != "hybrid" && format != "gguf")
+  // Mamba-1 / Mamba-2 GGUFs go to the Mamba importer (no attention, no context).
+  const bool ggufIsMamba = format == "gguf" && (gguf.ggufArchitecture == "mamba" ||
+                                                gguf.ggufArchitecture == "mamba2");
+  if (context > 0 && (ggufIsMamba || (format != "hybrid" && format != "gguf")))
     return cannotRun("--context is for models with attention layers (KV caches)");
   // A context shorter than the default length: model.mlir's calls hold it.
   if (!seqLenGiven && context > 0 && context < seqLen)
     seqLen = context;
   int rc = format == "rwkv"     ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
+           : format == "gguf" && ggufIsMamba
+               ? importMambaModel(input, "", staged, /*force=*/true, seqLen, rows, batch, &gguf)
            : format == "gguf"   ? importHybridModel(input, "", staged, seqLen, context, rows,
                                                     batch, &gguf)
            : format == "hybrid" ? importHybridModel(input, hybridConfig, staged, seqLen, context,

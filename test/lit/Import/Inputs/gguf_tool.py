@@ -14,6 +14,10 @@
                                                  values (computed here, NumPy)
   gguf_tool.py synth-lfm2 OUT WIDTH SEED         (NumPy) a random 2-layer LFM2 GGUF (conv +
                                                  attention) of hidden width WIDTH, vocab 256
+  gguf_tool.py from-hf DIR OUT                   (NumPy) the F32 GGUF llama.cpp's converter
+                                                 writes for the Mamba-1 / Mamba-2 checkpoint in
+                                                 DIR (config.json + model.safetensors), with a
+                                                 256-token byte-level vocabulary
 
 The GGUF layout (ggml docs/gguf.md) and the block formats (ggml-common.h:
 Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K) are written here from the format
@@ -428,6 +432,127 @@ def synth_lfm2(out, width, seed):
     write(out, 3, kvs, tensors)
 
 
+# ---------------------------------------------------------------------------
+# Hugging Face Mamba-1 / Mamba-2 checkpoint -> GGUF, following the
+# conventions llama.cpp documents for these architectures (its
+# gguf-py constants and tensor_mapping, the converter's MambaModel /
+# Mamba2Model and the loaders src/models/mamba.cpp, mamba2.cpp), written
+# here in the test's own terms:
+#   names   backbone.embedding(s) -> token_embd, backbone.norm_f -> output_norm,
+#           lm_head -> output (left out when tied), layers.N.norm -> blk.N.attn_norm,
+#           mixer.{in_proj, conv1d, x_proj, dt_proj, out_proj} -> blk.N.ssm_{in, conv1d,
+#           x, dt, out}, mixer.A_log -> ssm_a, mixer.D -> ssm_d, mixer.dt_bias ->
+#           ssm_dt.bias, mixer.norm -> ssm_norm
+#   values  ssm_a = -exp(A_log); conv1d (C, 1, W) squeezed to (C, W); Mamba-2's
+#           A and D as (H, 1) and its norm as (G, d_inner / G)
+#   keys    <arch>.{context_length, embedding_length, feed_forward_length (0),
+#           attention.head_count (0), block_count, ssm.conv_kernel, ssm.inner_size,
+#           ssm.state_size, ssm.time_step_rank (Mamba-1 dt_rank; Mamba-2 the heads),
+#           ssm.group_count (Mamba-2), ssm.dt_b_c_rms (Mamba-1, false),
+#           attention.layer_norm_rms_epsilon}
+
+def read_safetensors(path):
+    import json
+    N = np()
+    b = open(path, "rb").read()
+    n = struct.unpack_from("<Q", b, 0)[0]
+    header = json.loads(b[8:8 + n])
+    dt = {"F32": N.float32, "F16": N.float16, "F64": N.float64}
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        lo, hi = info["data_offsets"]
+        a = N.frombuffer(b[8 + n + lo:8 + n + hi], dtype=dt[info["dtype"]])
+        out[name] = a.reshape(info["shape"]).astype(N.float32)
+    return out
+
+
+def byte_vocab():
+    """GPT-2's byte-to-unicode table: the 256 byte tokens of a byte-level BPE."""
+    keep = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    extra = [b for b in range(256) if b not in keep]
+    char = {b: chr(b) for b in keep}
+    char.update({b: chr(256 + i) for i, b in enumerate(extra)})
+    return [char[b] for b in range(256)]
+
+
+def from_hf(folder, out):
+    import json
+    import os
+    N = np()
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    arch = cfg["model_type"]
+    assert arch in ("mamba", "mamba2"), arch
+    d = cfg["hidden_size"]
+    L = cfg["num_hidden_layers"]
+    di = cfg.get("intermediate_size") or cfg.get("expand", 2) * d
+    conv = cfg.get("conv_kernel", 4)
+    eps = cfg.get("layer_norm_epsilon", 1e-5)
+    kvs = [("general.architecture", kv_raw("str", arch)),
+           ("%s.context_length" % arch, kv_raw("u32", 1 << 20)),
+           ("%s.embedding_length" % arch, kv_raw("u32", d)),
+           ("%s.feed_forward_length" % arch, kv_raw("u32", 0)),
+           ("%s.attention.head_count" % arch, kv_raw("u32", 0)),
+           ("%s.block_count" % arch, kv_raw("u32", L)),
+           ("%s.ssm.conv_kernel" % arch, kv_raw("u32", conv)),
+           ("%s.ssm.inner_size" % arch, kv_raw("u32", di)),
+           ("%s.ssm.state_size" % arch, kv_raw("u32", cfg["state_size"]))]
+    if arch == "mamba":
+        rank = cfg.get("time_step_rank", "auto")
+        rank = -(d // -16) if rank == "auto" else rank
+        kvs += [("%s.ssm.time_step_rank" % arch, kv_raw("u32", rank)),
+                ("%s.attention.layer_norm_rms_epsilon" % arch, kv_raw("f32", eps)),
+                ("%s.ssm.dt_b_c_rms" % arch, kv_raw("bool", "false"))]
+    else:
+        heads = di // cfg["head_dim"]
+        groups = cfg.get("n_groups", 1)
+        kvs += [("%s.ssm.time_step_rank" % arch, kv_raw("u32", heads)),
+                ("%s.ssm.group_count" % arch, kv_raw("u32", groups)),
+                ("%s.attention.layer_norm_rms_epsilon" % arch, kv_raw("f32", eps))]
+    kvs.append(("general.file_type", kv_raw("u32", 0)))
+    tokens = byte_vocab()
+    kvs += [("tokenizer.ggml.model", kv_raw("str", "gpt2")),
+            ("tokenizer.ggml.pre", kv_raw("str", "default")),
+            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
+             b"".join(pack_string(t) for t in tokens)),
+            ("tokenizer.ggml.token_type", int_array_raw([1] * len(tokens))),
+            ("tokenizer.ggml.merges", struct.pack("<IIQ", 9, 8, 1) + pack_string("\u0120 t"))]
+    tensors = []
+
+    def put(name, x):
+        x = N.ascontiguousarray(x, dtype=N.float32)
+        tensors.append([name, list(reversed(x.shape)), 0, x.tobytes()])
+
+    emb = w.get("backbone.embeddings.weight", w.get("backbone.embedding.weight"))
+    put("token_embd.weight", emb)
+    for l in range(L):
+        h, b = "backbone.layers.%d." % l, "blk.%d." % l
+        m = h + "mixer."
+        put(b + "attn_norm.weight", w[h + "norm.weight"])
+        put(b + "ssm_in.weight", w[m + "in_proj.weight"])
+        put(b + "ssm_conv1d.weight", w[m + "conv1d.weight"].squeeze())
+        put(b + "ssm_conv1d.bias", w[m + "conv1d.bias"])
+        A = -N.exp(w[m + "A_log"])
+        if arch == "mamba":
+            put(b + "ssm_x.weight", w[m + "x_proj.weight"])
+            put(b + "ssm_dt.weight", w[m + "dt_proj.weight"])
+            put(b + "ssm_dt.bias", w[m + "dt_proj.bias"])
+            put(b + "ssm_a", A)
+            put(b + "ssm_d", w[m + "D"])
+        else:
+            put(b + "ssm_dt.bias", w[m + "dt_bias"])
+            put(b + "ssm_a", A.reshape(-1, 1))
+            put(b + "ssm_d", w[m + "D"].reshape(-1, 1))
+            put(b + "ssm_norm.weight", w[m + "norm.weight"].reshape(groups, di // groups))
+        put(b + "ssm_out.weight", w[m + "out_proj.weight"])
+    put("output_norm.weight", w["backbone.norm_f.weight"])
+    if "lm_head.weight" in w and not N.array_equal(w["lm_head.weight"], emb):
+        put("output.weight", w["lm_head.weight"])
+    write(out, 3, kvs, tensors)
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "info":
@@ -439,6 +564,8 @@ def main(argv):
         return quantize(argv[2], argv[3], argv[4], argv[5])
     if cmd == "synth-lfm2":
         return synth_lfm2(argv[2], int(argv[3]), int(argv[4]))
+    if cmd == "from-hf":
+        return from_hf(argv[2], argv[3])
     version, kvs, tensors = read(argv[2])
     if cmd == "setkv":
         key, typ, value = argv[4:7]
