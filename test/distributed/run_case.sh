@@ -12,9 +12,9 @@
 #       the same as equal on the bytes of "in (34, 105, 110), and the last logits
 #       also against <expected.bin> (256 float32 from rwkv.cpp, ../shared/models/rwkv)
 #       within 1e-4 (max |a - b|).
-#   run_case.sh <bin-dir> <work-dir> refuse <model-kind> <model-path> <ranks> <message>
+#   run_case.sh <bin-dir> <work-dir> refuse <model-kind> <model-path> <ranks> <message> [flag]
 #       expects every rank to exit non-zero naming <message>, before any kernel
-#       runs (no "distributed prefill:" line).
+#       runs (no "distributed prefill:" line); <flag> is added to the command.
 #   run_case.sh <bin-dir> <work-dir> capi <model-kind> <model-path> <ranks> <capi_prefill>
 #       the same through the C entry ssm_distributed_prefill (even slices).
 #   run_case.sh <bin-dir> <work-dir> dies <model-kind> <model-path> <ranks> <rank>
@@ -90,7 +90,7 @@ PY
     ;;
   refuse)
     if "${mpirun[@]}" "$bin/ssm-run" "$model" --tokens "$tokens" --engine cpu --distributed \
-         > "$work/out.log" 2>&1; then
+         ${expected:+"$expected"} > "$work/out.log" 2>&1; then
       echo "FAIL: the run succeeded"; exit 1
     fi
     cat "$work/out.log"

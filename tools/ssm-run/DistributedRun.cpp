@@ -151,8 +151,8 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const std::string who = "ssm-run: rank " + std::to_string(rank) + " of " + std::to_string(size);
   auto finish = [&](int code, const std::string &msg) {
-    if (!msg.empty())
-      llvm::errs() << who << ": error: " << msg << "\n";
+    if (!msg.empty()) // one write: the ranks' lines do not interleave
+      llvm::errs() << (who + ": error: " + msg + "\n");
     MPI_Finalize();
     return code;
   };
@@ -172,10 +172,11 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
     return finish(kCannotRun, "--distributed runs compiled kernels: give --engine cpu");
   if (o.tokensFile.empty() || o.hasPrompt)
     return finish(kCannotRun, "--distributed takes the tokens as --tokens FILE.npy");
-  if (o.generate > 0 || !o.allLogitsOut.empty() || o.repeat > 0 || o.decodeFrom != 0)
+  if (o.generate > 0 || !o.allLogitsOut.empty() || o.repeat > 0 || o.decodeFrom != 0 || o.check)
     return finish(kCannotRun, "--distributed writes the last logits and the state (--logits-out, "
-                              "--state-out); --generate, --all-logits-out, --repeat and "
-                              "--decode-from are single-process (load the state file)");
+                              "--state-out); --generate, --all-logits-out, --repeat, "
+                              "--decode-from and --check are single-process (load the state "
+                              "file; compare the logits with a single-process run's)");
 
   std::string error;
   rt::ModelSpec spec;
@@ -230,7 +231,7 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
     halo = std::max(halo, h);
   }
   if (!ok)
-    llvm::errs() << who << ": error: " << error << "\n";
+    llvm::errs() << (who + ": error: " + error + "\n");
   if (!agree(ok))
     return finish(kCannotRun, ok ? "another rank could not build its graph (its message is above)" : "");
   std::vector<std::unique_ptr<rt::CompiledModule>> modules;
@@ -247,7 +248,7 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
   }
   ok = modules.size() == texts.size();
   if (!ok)
-    llvm::errs() << who << ": error: " << error << "\n";
+    llvm::errs() << (who + ": error: " + error + "\n");
   if (!agree(ok))
     return finish(kCannotRun, ok ? "another rank could not compile (its message is above)" : "");
   // Test hook (test/distributed): this rank dies here, mid-run for the others.
