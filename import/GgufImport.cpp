@@ -1,9 +1,10 @@
 // GGUF -> Hugging Face checkpoint (import/GgufImport.h). The conversions
 // undone here are those of llama.cpp's convert_hf_to_gguf.py (conversion/
 // lfm2.py LFM2Model; conversion/mamba.py MambaModel and Mamba2Model;
-// conversion/granite.py GraniteHybridModel with conversion/mamba.py Mamba2Model.modify_tensors and conversion/llama.py
-// LlamaModel.permute), and the metadata is read as llama.cpp's loaders read
-// it (src/models/lfm2.cpp, src/models/granite-hybrid.cpp).
+// conversion/granite.py GraniteHybridModel with conversion/mamba.py
+// Mamba2Model.modify_tensors and conversion/llama.py LlamaModel.permute),
+// and the metadata is read as llama.cpp's loaders read it
+// (src/models/lfm2.cpp, granite-hybrid.cpp, mamba.cpp, mamba2.cpp).
 #include "import/GgufImport.h"
 
 #include <cmath>
