@@ -2,6 +2,8 @@
 #include "runtime/Model.h"
 
 #include "runtime/BatchedStep.h"
+#include "runtime/CpuFeatures.h"
+#include "runtime/Manifest.h"
 #include "runtime/Shape.h"
 #include "runtime/StateFile.h"
 
@@ -9,6 +11,8 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace ssm::rt {
 
@@ -37,9 +41,32 @@ Status Model::addCompiledModules() {
     if (e.is_directory() && std::filesystem::exists(e.path() / "manifest.json"))
       dirs.push_back(e.path().string());
   std::sort(dirs.begin(), dirs.end());
-  for (const std::string &d : dirs)
+  // The modules compiled for another machine, by their manifest: a cross
+  // target (no shared library) or instructions this CPU lacks. A manifest
+  // that cannot be read is left to addModule's error.
+  std::vector<std::string> here, elsewhere, elsewhereTargets;
+  for (const std::string &d : dirs) {
+    std::ifstream in(d + "/manifest.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    ModuleManifest manifest;
+    std::string error;
+    if (in && manifestFromJson(text.str(), d + "/manifest.json", manifest, error) &&
+        (!manifest.sharedLibrary || !unrunnableFeature(manifest.target).empty())) {
+      elsewhere.push_back(d);
+      elsewhereTargets.push_back(manifest.target);
+    } else {
+      here.push_back(d);
+    }
+  }
+  // None runs here: each is refused by name, as before.
+  if (here.empty())
+    here = elsewhere, elsewhere.clear();
+  for (const std::string &d : here)
     if (Status s = addModule(d); !s)
       return s;
+  for (size_t i = 0; i < elsewhere.size(); ++i)
+    skipped_.push_back(elsewhere[i] + " (compiled for " + elsewhereTargets[i] + ")");
   return Status::ok();
 }
 

@@ -73,8 +73,16 @@ public:
   /// model.json's, a weight missing or of another shape (Mismatch).
   Status addModule(const std::string &moduleDir);
   /// Adds every module in <spec().dir>/compiled/*/ (folders with a
-  /// manifest.json, sorted by name); none is fine.
+  /// manifest.json, sorted by name); none is fine. A folder may hold modules
+  /// for several machines (`ssm-compile <dir> --target T` writes
+  /// compiled/seq<L>-<T>): a module compiled for another machine (a cross
+  /// target, with no shared library, or instructions this CPU lacks) is
+  /// skipped, and listed in skippedModules(), when another module of the
+  /// folder runs here; when none does, the first one's refusal is returned.
+  /// Any other problem of a module (damaged, mismatched) is an error.
   Status addCompiledModules();
+  /// The modules addCompiledModules() skipped: "<dir> (compiled for <target>)".
+  const std::vector<std::string> &skippedModules() const { return skipped_; }
 
   const ModelSpec &spec() const { return spec_; }
   WeightFile &weights() { return *weights_; }
@@ -138,6 +146,7 @@ private:
   std::unique_ptr<WeightFile> weights_;
   std::vector<std::unique_ptr<CompiledModule>> modules_;
   std::vector<std::unique_ptr<Entry>> entries_;
+  std::vector<std::string> skipped_; // addCompiledModules: for another machine
   std::vector<std::unique_ptr<Entry>> batchedEntries_; // the batched step functions
   std::mutex batchSlotsMutex_;
   std::vector<std::unique_ptr<BatchSlot>> batchSlots_; // idle, bound to batchedEntries_[0]

@@ -406,6 +406,9 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
                                        ? " (the cpu engine is the default for a model folder; "
                                          "--engine reference runs the interpreter instead)"
                                        : ""));
+    for (const std::string &skipped : model->skippedModules())
+      llvm::errs() << "ssm-run: note: skips " << skipped
+                   << ", another machine's module (this CPU runs the folder's others)\n";
     if (o.engineDefaulted)
       llvm::errs() << "ssm-run: running on the cpu engine, the default for a model folder ("
                    << (model->hasStep() || !model->sequenceLengths().empty()
