@@ -905,6 +905,173 @@ bool mamba2(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   return m.allUsed();
 }
 
+
+// ---------------------------------------------------------------------------
+// rwkv6 (conversion/rwkv.py Rwkv6Model; src/models/rwkv6.cpp) -> the tensors
+// of an rwkv.cpp file (GgufImport.h).
+
+/// "[a, b, ...]".
+std::string shapeList(const std::vector<int64_t> &ne) {
+  std::string s = "[";
+  for (size_t i = 0; i < ne.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(ne[i]);
+  return s + "]";
+}
+
+bool rwkv6(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
+  const std::string a = "rwkv6";
+  const int64_t kMax = int64_t(1) << 31;
+  int64_t layers = 0, width = 0, headSize = 0, mixDim = 0, decayDim = 0, ff = 0, rescale = 0,
+          shifts = 2;
+  double eps = 1e-5;
+  if (!f.getInt(a + ".block_count", true, 1, 4096, layers, error) ||
+      !f.getInt(a + ".embedding_length", true, 1, kMax, width, error) ||
+      !f.getInt(a + ".wkv.head_size", true, 1, 4096, headSize, error) ||
+      !f.getInt(a + ".time_mix_extra_dim", true, 1, kMax, mixDim, error) ||
+      !f.getInt(a + ".time_decay_extra_dim", true, 1, kMax, decayDim, error) ||
+      !f.getInt(a + ".feed_forward_length", true, 1, kMax, ff, error) ||
+      !f.getInt(a + ".rescale_every_n_layers", false, 0, 4096, rescale, error) ||
+      !f.getInt(a + ".token_shift_count", false, 1, 16, shifts, error) ||
+      !f.getFloat(a + ".attention.layer_norm_epsilon", false, eps, error))
+    return false;
+  if (width % headSize || shifts != 2) {
+    error = f.path + ": " + a + ".wkv.head_size " + std::to_string(headSize) +
+            " does not divide embedding_length " + std::to_string(width) +
+            ", or token_shift_count " + std::to_string(shifts) + " is not 2";
+    return false;
+  }
+  const GgufTensor *emb = f.findTensor("token_embd.weight");
+  if (!emb || emb->ne.size() != 2 || emb->ne[0] != width) {
+    error = f.path + ": tensor 'token_embd.weight' is " +
+            (emb ? "not (vocab, " + std::to_string(width) + ")" : std::string("missing"));
+    return false;
+  }
+  const int64_t heads = width / headSize;
+  RwkvFile &r = out.rwkv;
+  r.version = 101;
+  r.nVocab = uint32_t(emb->ne[1]);
+  r.nEmbed = uint32_t(width);
+  r.nLayer = uint32_t(layers);
+  r.dataType = 0;
+  out.rwkvLayerNormEps = eps;
+  std::set<std::string> used;
+  bool anyF16 = false;
+
+  // GGUF tensor `g` (numel checked against `pyShape`) as rwkv.cpp tensor
+  // `name` of PyTorch shape `pyShape`, times `scale`; F16 stays F16 when
+  // unscaled, other types become f32 (named in out.widened).
+  auto put = [&](const std::string &g, const std::string &name, std::vector<int64_t> pyShape,
+                 float scale = 1.0f, int64_t part = -1, int64_t parts = 1) {
+    const GgufTensor *t = f.findTensor(g);
+    if (!t) {
+      error = f.path + ": missing tensor '" + g + "'";
+      return false;
+    }
+    std::vector<float> v;
+    std::string err;
+    if (!ggufToFloats(*t, v, err)) {
+      error = f.path + ": " + err;
+      return false;
+    }
+    int64_t n = 1;
+    for (int64_t d : pyShape)
+      n *= d;
+    if (int64_t(v.size()) != n * parts) {
+      error = f.path + ": tensor '" + g + "' has " + std::to_string(v.size()) +
+              " elements, but the metadata implies " + std::to_string(n * parts);
+      return false;
+    }
+    used.insert(g);
+    RwkvTensor rt;
+    rt.name = name;
+    rt.sizes.assign(pyShape.rbegin(), pyShape.rend());
+    if (part >= 0)
+      rt.data.assign(v.begin() + part * n, v.begin() + (part + 1) * n);
+    else
+      rt.data = std::move(v);
+    if (scale != 1.0f)
+      for (float &x : rt.data)
+        x *= scale;
+    const bool f16 = t->type == uint32_t(GgmlType::F16) && scale == 1.0f;
+    rt.type = f16 ? 1 : 0;
+    anyF16 = anyF16 || f16;
+    if (!f16 && t->type != uint32_t(GgmlType::F32) && part <= 0)
+      out.widened.push_back(g + " (" + ggmlTypeName(t->type) + ")");
+    r.index[rt.name] = r.tensors.size();
+    r.tensors.push_back(std::move(rt));
+    return true;
+  };
+  const int64_t C = width;
+  if (!put("token_embd.weight", "emb.weight", {int64_t(r.nVocab), C}) ||
+      !put("token_embd_norm.weight", "blocks.0.ln0.weight", {C}) ||
+      !put("token_embd_norm.bias", "blocks.0.ln0.bias", {C}) ||
+      !put("output_norm.weight", "ln_out.weight", {C}) ||
+      !put("output_norm.bias", "ln_out.bias", {C}) ||
+      !put("output.weight", "head.weight", {int64_t(r.nVocab), C}))
+    return false;
+  for (int64_t l = 0; l < layers; ++l) {
+    // The bonus is (head_size, heads) in ggml order: the head split.
+    if (const GgufTensor *t = f.findTensor(blk(l, "time_mix_first.weight"));
+        t && t->ne != std::vector<int64_t>{headSize, heads}) {
+      error = f.path + ": tensor '" + blk(l, "time_mix_first.weight") + "' has ne " +
+              shapeList(t->ne) + ", but " + a + ".wkv.head_size " + std::to_string(headSize) +
+              " implies [" + std::to_string(headSize) + ", " + std::to_string(heads) + "]";
+      return false;
+    }
+    const std::string p = "blocks." + std::to_string(l) + ".";
+    const float back = rescale > 0 ? std::ldexp(1.0f, int(l / rescale)) : 1.0f;
+    if (!put(blk(l, "attn_norm.weight"), p + "ln1.weight", {C}) ||
+        !put(blk(l, "attn_norm.bias"), p + "ln1.bias", {C}) ||
+        !put(blk(l, "attn_norm_2.weight"), p + "ln2.weight", {C}) ||
+        !put(blk(l, "attn_norm_2.bias"), p + "ln2.bias", {C}) ||
+        !put(blk(l, "time_mix_lerp_x.weight"), p + "att.time_maa_x", {C}) ||
+        !put(blk(l, "time_mix_w1.weight"), p + "att.time_maa_w1", {5 * mixDim, C}) ||
+        !put(blk(l, "time_mix_w2.weight"), p + "att.time_maa_w2", {5, C, mixDim}) ||
+        !put(blk(l, "time_mix_decay.weight"), p + "att.time_decay", {heads, headSize, 1}) ||
+        !put(blk(l, "time_mix_decay_w1.weight"), p + "att.time_decay_w1", {decayDim, C}) ||
+        !put(blk(l, "time_mix_decay_w2.weight"), p + "att.time_decay_w2", {C, decayDim}) ||
+        !put(blk(l, "time_mix_first.weight"), p + "att.time_faaaa", {heads, headSize, 1}) ||
+        !put(blk(l, "time_mix_receptance.weight"), p + "att.receptance.weight", {C, C}) ||
+        !put(blk(l, "time_mix_key.weight"), p + "att.key.weight", {C, C}) ||
+        !put(blk(l, "time_mix_value.weight"), p + "att.value.weight", {C, C}) ||
+        !put(blk(l, "time_mix_gate.weight"), p + "att.gate.weight", {C, C}) ||
+        !put(blk(l, "time_mix_output.weight"), p + "att.output.weight", {C, C}, back) ||
+        !put(blk(l, "time_mix_ln.weight"), p + "att.ln_x.weight", {C}) ||
+        !put(blk(l, "time_mix_ln.bias"), p + "att.ln_x.bias", {C}) ||
+        !put(blk(l, "channel_mix_lerp_k.weight"), p + "ffn.time_maa_k", {C}) ||
+        !put(blk(l, "channel_mix_lerp_r.weight"), p + "ffn.time_maa_r", {C}) ||
+        !put(blk(l, "channel_mix_key.weight"), p + "ffn.key.weight", {ff, C}) ||
+        !put(blk(l, "channel_mix_value.weight"), p + "ffn.value.weight", {C, ff}, back) ||
+        !put(blk(l, "channel_mix_receptance.weight"), p + "ffn.receptance.weight", {C, C}))
+      return false;
+    // The five token-shift mixes: fused (C, 1, 1, 5) in the order w k v r g,
+    // or (older files) one tensor each.
+    const char *mixes[] = {"w", "k", "v", "r", "g"};
+    const std::string fused = blk(l, "time_mix_lerp_fused.weight");
+    for (int64_t i = 0; i < 5; ++i) {
+      const std::string name = p + "att.time_maa_" + mixes[i];
+      if (f.findTensor(fused) ? !put(fused, name, {C}, 1.0f, i, 5)
+                              : !put(blk(l, std::string("time_mix_lerp_") + mixes[i] + ".weight"),
+                                     name, {C}))
+        return false;
+    }
+  }
+  r.dataType = anyF16 ? 1 : 0;
+  for (const GgufTensor &t : f.tensors)
+    if (!used.count(t.name)) {
+      error = f.path + ": tensor '" + t.name +
+              "' is not one the rwkv6 import uses (an unsupported variant of the architecture?)";
+      return false;
+    }
+  std::map<std::string, int> counts;
+  for (const GgufTensor &t : f.tensors)
+    ++counts[ggmlTypeName(t.type)];
+  for (const auto &[name, n] : counts)
+    out.sourceTypes += (out.sourceTypes.empty() ? "" : " + ") + name +
+                       (counts.size() > 1 ? " x" + std::to_string(n) : std::string());
+  return true;
+}
+
 struct GgufArch {
   const char *name;
   bool (*convert)(const GgufFile &, GgufCheckpoint &, std::string &);
@@ -917,6 +1084,7 @@ const std::vector<GgufArch> &ggufArchs() {
       {"qwen35", qwen35},
       {"mamba", mamba1},
       {"mamba2", mamba2},
+      {"rwkv6", rwkv6},
   };
   return archs;
 }

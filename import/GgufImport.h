@@ -45,6 +45,18 @@
 //                     dt_bias; y silu(z) then the RMS norm per group, dt not
 //                     clamped (as llama.cpp computes). Both go to importMambaFrom
 //                     (ssm-import), not the hybrid importers.
+//   rwkv6          -> the rwkv.cpp tensors the RWKV importer reads (GgufCheckpoint::
+//                     rwkv): llama.cpp's names back to BlinkDL's (blocks.N.att.*,
+//                     ffn.*, ln0/ln1/ln2/ln_out, emb, head), time_mix_lerp_fused
+//                     (C, 1, 1, 5) split back into time_maa_w/k/v/r/g,
+//                     time_mix_first (H, S) and time_mix_decay (C) shaped
+//                     (H, S, 1) as rwkv.cpp stores time_faaaa / time_decay; the
+//                     low-rank w1 / w2 are the same transposes in both formats.
+//                     rescale_every_n_layers > 0: the converter divided
+//                     time_mix_output and channel_mix_value of layer l by
+//                     2^(l / n) and llama.cpp halves the residual every n
+//                     layers; the weights are multiplied back (exact) and the
+//                     graph runs unscaled (the same up to the layer norms' eps).
 //
 // Metadata and tensors are checked: a missing key or tensor, a value out of
 // range, a tensor left over that the architecture does not use, a type not
@@ -54,6 +66,7 @@
 #define SSM_IMPORT_GGUFIMPORT_H
 
 #include "import/Gguf.h"
+#include "import/RwkvFile.h"
 #include "import/Safetensors.h"
 
 #include <nlohmann/json.hpp>
@@ -79,6 +92,11 @@ struct GgufCheckpoint {
   int keptQ6K = 0;
   /// Quantised or 16-bit GGUF tensors stored as f32: "<gguf name> (<type>)".
   std::vector<std::string> widened;
+  /// rwkv6: the model as the rwkv.cpp file the RWKV importer reads
+  /// (import/RwkvModel.h; `tensors` and `config` stay empty), and the
+  /// layer norms' epsilon from the file (rwkv.cpp's 1e-5 is the default).
+  RwkvFile rwkv;
+  double rwkvLayerNormEps = 1e-5;
 };
 
 /// The general.architecture values ggufToCheckpoint reads, comma-separated.

@@ -232,14 +232,18 @@ bool verifyModule(const std::string &text, const std::string &name, std::string 
 }
 
 int importRwkv(const std::string &input, const std::string &outDir, bool force, int64_t seqLen,
-               LogitsRows rows, int64_t batch) {
+               LogitsRows rows, int64_t batch, GgufCheckpoint *gguf = nullptr) {
   std::string error;
   RwkvFile file;
-  if (!readRwkvFile(input, file, error))
+  if (gguf)
+    file = std::move(gguf->rwkv); // an rwkv6 GGUF's tensors under rwkv.cpp's names
+  else if (!readRwkvFile(input, file, error))
     return cannotRun(error);
   RwkvConfig config;
   if (!analyseRwkv(file, config, error))
     return cannotRun(input + ": " + error);
+  if (gguf)
+    config.layerNormEps = gguf->rwkvLayerNormEps;
 
   // Every tensor of the file, stored as --weights says, row-major
   // (PyTorch) shape, file order.
@@ -275,7 +279,14 @@ int importRwkv(const std::string &input, const std::string &outDir, bool force, 
   if (config.isV5())
     std::cout << ", " << config.heads << " heads x " << config.headSize;
   std::cout << ", " << config.dataType << " -> " << storedDtypeSummary(weights) << ", "
-            << weights.tensors.size() << " tensors" << weightsNote() << ", seq-len " << seqLen;
+            << weights.tensors.size() << " tensors" << weightsNote();
+  if (gguf) {
+    std::cout << " (GGUF " << gguf->ggufArchitecture << ": " << gguf->sourceTypes;
+    if (!gguf->widened.empty())
+      std::cout << "; widened to f32 x" << gguf->widened.size();
+    std::cout << ")";
+  }
+  std::cout << ", seq-len " << seqLen;
   if (batch > 0)
     std::cout << ", step batch " << batch;
   std::cout << "\n";
@@ -868,12 +879,15 @@ int main(int argc, char **argv) {
   // Mamba-1 / Mamba-2 GGUFs go to the Mamba importer (no attention, no context).
   const bool ggufIsMamba = format == "gguf" && (gguf.ggufArchitecture == "mamba" ||
                                                 gguf.ggufArchitecture == "mamba2");
-  if (context > 0 && (ggufIsMamba || (format != "hybrid" && format != "gguf")))
+  const bool ggufIsRwkv = format == "gguf" && gguf.ggufArchitecture == "rwkv6";
+  if (context > 0 && (ggufIsMamba || ggufIsRwkv || (format != "hybrid" && format != "gguf")))
     return cannotRun("--context is for models with attention layers (KV caches)");
   // A context shorter than the default length: model.mlir's calls hold it.
   if (!seqLenGiven && context > 0 && context < seqLen)
     seqLen = context;
   int rc = format == "rwkv"     ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch)
+           : format == "gguf" && ggufIsRwkv
+               ? importRwkv(input, staged, /*force=*/true, seqLen, rows, batch, &gguf)
            : format == "gguf" && ggufIsMamba
                ? importMambaModel(input, "", staged, /*force=*/true, seqLen, rows, batch, &gguf)
            : format == "gguf"   ? importHybridModel(input, "", staged, seqLen, context, rows,

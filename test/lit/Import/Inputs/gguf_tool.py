@@ -18,6 +18,11 @@
                                                  writes for the Mamba-1 / Mamba-2 checkpoint in
                                                  DIR (config.json + model.safetensors), with a
                                                  256-token byte-level vocabulary
+  gguf_tool.py from-rwkv IN.bin OUT [N]          the F32 `rwkv6` GGUF llama.cpp's converter
+                                                 writes for the RWKV-6 model of an rwkv.cpp
+                                                 FP32 file; N: rescale_every_n_layers (the
+                                                 converter's division of layer l's output
+                                                 weights by 2^(l // N), NumPy)
 
 The GGUF layout (ggml docs/gguf.md) and the block formats (ggml-common.h:
 Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K) are written here from the format
@@ -553,6 +558,121 @@ def from_hf(folder, out):
     write(out, 3, kvs, tensors)
 
 
+# ---------------------------------------------------------------------------
+# rwkv.cpp RWKV-6 file (FP32) -> llama.cpp's `rwkv6` GGUF. rwkv.cpp's
+# converter and llama.cpp's apply the same transposes to the low-rank
+# adapters (time_maa_w1 / w2, time_decay_w1 / w2), so those are copied with
+# their sizes; what differs (llama.cpp's conversion/rwkv.py Rwkv6Model and
+# src/models/rwkv6.cpp, written here in the test's own terms):
+#   names   emb -> token_embd, blocks.0.ln0 -> token_embd_norm, ln_out ->
+#           output_norm, head -> output, ln1 / ln2 -> blk.N.attn_norm / attn_norm_2,
+#           att.time_maa_x -> time_mix_lerp_x, att.time_maa_w1 / w2 -> time_mix_w1 /
+#           w2, att.time_decay -> time_mix_decay, att.time_decay_w1 / w2 ->
+#           time_mix_decay_w1 / w2, att.time_faaaa -> time_mix_first, att.{key, value,
+#           receptance, gate, output} -> time_mix_*, att.ln_x -> time_mix_ln,
+#           ffn.time_maa_k / r -> channel_mix_lerp_k / r, ffn.{key, value,
+#           receptance} -> channel_mix_*; every name ends in .weight or .bias
+#   values  time_maa_w, k, v, r, g stacked into time_mix_lerp_fused, sizes
+#           (C, 1, 1, 5) in that order; lerps as (C, 1, 1); time_mix_decay (C);
+#           time_mix_first (head_size, heads)
+#   keys    rwkv6.{context_length, embedding_length, block_count,
+#           attention.layer_norm_epsilon, rescale_every_n_layers (default 0: rwkv.cpp
+#           files are not rescaled; N > 0 divides layer l's time_mix_output and
+#           channel_mix_value by 2^(l // N) as the converter does), wkv.head_size, time_mix_extra_dim,
+#           time_decay_extra_dim, feed_forward_length, attention.head_count (0)};
+#           vocabulary "rwkv" with the 256 bytes as \xNN tokens
+
+def read_rwkv_cpp(path):
+    b = open(path, "rb").read()
+    magic, version, n_vocab, n_embed, n_layer, dtype = struct.unpack_from("<6I", b, 0)
+    assert magic == 0x67676d66 and dtype == 0, "an FP32 rwkv.cpp file"
+    p, out = 24, {}
+    while p < len(b):
+        nd, nlen, t = struct.unpack_from("<3I", b, p)
+        p += 12
+        sizes = list(struct.unpack_from("<%dI" % nd, b, p))
+        p += 4 * nd
+        name = b[p:p + nlen].decode()
+        p += nlen
+        n = 1
+        for s in sizes:
+            n *= s
+        assert t == 0, name
+        out[name] = (sizes, b[p:p + 4 * n])
+        p += 4 * n
+    return n_vocab, n_embed, n_layer, out
+
+
+def from_rwkv(src, out, rescale=0):
+    V, C, L, w = read_rwkv_cpp(src)
+    if rescale > 0:
+        N = np()
+        for l in range(L):
+            for m in ("att.output.weight", "ffn.value.weight"):
+                sizes, data = w["blocks.%d.%s" % (l, m)]
+                x = N.frombuffer(data, dtype=N.float32) / N.float32(2 ** (l // rescale))
+                w["blocks.%d.%s" % (l, m)] = (sizes, x.astype(N.float32).tobytes())
+    first = w["blocks.0.att.time_faaaa"][0]
+    # time_faaaa: PyTorch (heads, head_size[, 1]), sizes reversed.
+    big = [d for d in reversed(first) if d != 1]
+    heads = big[0] if len(big) == 2 else 1
+    S = C // heads
+    mix = w["blocks.0.att.time_maa_w2"][0][0]
+    decay = w["blocks.0.att.time_decay_w1"][0][1]
+    ff = w["blocks.0.ffn.key.weight"][0][1]
+    a = "rwkv6"
+    kvs = [("general.architecture", kv_raw("str", a)),
+           (a + ".context_length", kv_raw("u32", 1048576)),
+           (a + ".embedding_length", kv_raw("u32", C)),
+           (a + ".block_count", kv_raw("u32", L)),
+           (a + ".attention.layer_norm_epsilon", kv_raw("f32", 1e-5)),
+           (a + ".rescale_every_n_layers", kv_raw("u32", rescale)),
+           (a + ".wkv.head_size", kv_raw("u32", S)),
+           (a + ".time_mix_extra_dim", kv_raw("u32", mix)),
+           (a + ".time_decay_extra_dim", kv_raw("u32", decay)),
+           (a + ".feed_forward_length", kv_raw("u32", ff)),
+           ("general.file_type", kv_raw("u32", 0)),
+           (a + ".attention.head_count", kv_raw("u32", 0))]
+    tokens = ["\\x%02x" % i for i in range(256)]
+    kvs += [("tokenizer.ggml.model", kv_raw("str", "rwkv")),
+            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
+             b"".join(pack_string(t) for t in tokens)),
+            ("tokenizer.ggml.token_type", int_array_raw([1] * len(tokens)))]
+    tensors = []
+
+    def put(name, src_name, sizes=None):
+        s, data = w[src_name]
+        tensors.append([name, sizes or s, 0, data])
+
+    put("token_embd.weight", "emb.weight")
+    put("token_embd_norm.weight", "blocks.0.ln0.weight")
+    put("token_embd_norm.bias", "blocks.0.ln0.bias")
+    for l in range(L):
+        h, b = "blocks.%d." % l, "blk.%d." % l
+        for x, y in (("ln1", "attn_norm"), ("ln2", "attn_norm_2"), ("att.ln_x", "time_mix_ln")):
+            put(b + y + ".weight", h + x + ".weight")
+            put(b + y + ".bias", h + x + ".bias")
+        put(b + "time_mix_lerp_x.weight", h + "att.time_maa_x", [C, 1, 1])
+        tensors.append([b + "time_mix_lerp_fused.weight", [C, 1, 1, 5], 0,
+                        b"".join(w[h + "att.time_maa_" + m][1] for m in "wkvrg")])
+        put(b + "time_mix_w1.weight", h + "att.time_maa_w1")
+        put(b + "time_mix_w2.weight", h + "att.time_maa_w2")
+        put(b + "time_mix_decay.weight", h + "att.time_decay", [C])
+        put(b + "time_mix_decay_w1.weight", h + "att.time_decay_w1")
+        put(b + "time_mix_decay_w2.weight", h + "att.time_decay_w2")
+        put(b + "time_mix_first.weight", h + "att.time_faaaa", [S, heads])
+        for m in ("key", "value", "receptance", "gate", "output"):
+            put(b + "time_mix_" + m + ".weight", h + "att." + m + ".weight")
+        put(b + "channel_mix_lerp_k.weight", h + "ffn.time_maa_k", [C, 1, 1])
+        put(b + "channel_mix_lerp_r.weight", h + "ffn.time_maa_r", [C, 1, 1])
+        for m in ("key", "value", "receptance"):
+            put(b + "channel_mix_" + m + ".weight", h + "ffn." + m + ".weight")
+    put("output_norm.weight", "ln_out.weight")
+    put("output_norm.bias", "ln_out.bias")
+    put("output.weight", "head.weight")
+    write(out, 3, kvs, tensors)
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "info":
@@ -566,6 +686,8 @@ def main(argv):
         return synth_lfm2(argv[2], int(argv[3]), int(argv[4]))
     if cmd == "from-hf":
         return from_hf(argv[2], argv[3])
+    if cmd == "from-rwkv":
+        return from_rwkv(argv[2], argv[3], int(argv[4]) if len(argv) > 4 else 0)
     version, kvs, tensors = read(argv[2])
     if cmd == "setkv":
         key, typ, value = argv[4:7]
