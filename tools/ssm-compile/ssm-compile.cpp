@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"
 #include "passes/TargetInfo.h"
+#include "runtime/CpuFeatures.h"
 #include "tools/StaleWork.h"
 #include "tools/Version.h"
 #include "tuner/ApplyTuning.h"
@@ -611,9 +612,31 @@ int main(int argc, char **argv) {
   }
   if (showProgress)
     errs() << formatv("ssm-compile: done in {0:f1} s: {1}\n", elapsed(), outputDir);
-  if (!modelDir.empty())
-    outs() << "ssm-compile: " << modelDir << " is deployable: " << outputDir
-           << " (ssm-run " << modelDir << " runs prompts of any length from it, with no "
-           << "compilation)\n";
+  if (!modelDir.empty()) {
+    // A module for another machine is not what ssm-run runs here
+    // (Model::addCompiledModules skips it): say where it runs.
+    std::string moduleTarget, missing;
+    bool cross = false;
+    if (auto text = MemoryBuffer::getFile(outputDir + "/manifest.json")) {
+      nlohmann::json m = nlohmann::json::parse((*text)->getBuffer().str(), nullptr, false);
+      if (m.is_object() && m.contains("target") && m["target"].is_string()) {
+        moduleTarget = m["target"].get<std::string>();
+        cross = m.contains("shared_library") && m["shared_library"].is_null();
+        missing = ssm::rt::unrunnableFeature(moduleTarget);
+      }
+    }
+    if (cross)
+      outs() << "ssm-compile: compiled " << outputDir << " for " << moduleTarget
+             << ", another machine: link its static library into a program there "
+                "(docs/embedding.md); the model library skips it on this one\n";
+    else if (!missing.empty())
+      outs() << "ssm-compile: compiled " << outputDir << " for " << moduleTarget
+             << ": a CPU with its '" << missing << "' instructions runs " << modelDir
+             << " from it; this one cannot, and ssm-run skips it here\n";
+    else
+      outs() << "ssm-compile: " << modelDir << " is deployable: " << outputDir
+             << " (ssm-run " << modelDir << " runs prompts of any length from it, with no "
+             << "compilation)\n";
+  }
   return kOk;
 }
