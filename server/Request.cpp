@@ -137,6 +137,12 @@ std::optional<ApiError> parsePrompt(const json &body, const RequestLimits &limit
     return ApiError::badRequest("'prompt' holds " + std::to_string(p.size()) +
                                     " prompts: ssm-serve takes one prompt per request",
                                 "prompt", "unsupported_parameter");
+  } else if (p.is_array() && p.empty()) {
+    return ApiError::badRequest("'prompt' is empty (an array of no token ids)", "prompt",
+                                "invalid_value");
+  } else if (p.is_array()) {
+    // Named by what its first element is (a boolean, null, an object), not "an array".
+    return wrongType("prompt", "a string or an array of token ids (integers)", p[0]);
   } else {
     return wrongType("prompt", "a string or an array of token ids", p);
   }

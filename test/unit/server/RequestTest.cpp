@@ -92,6 +92,10 @@ TEST(Request, BadInputIs400NamingTheField) {
       {R"({"prompt": [1, -1]})", Endpoint::Completions, "prompt", "invalid_value", "token id -1"},
       {R"({"prompt": [1, 4294967296]})", Endpoint::Completions, "prompt", "invalid_value", ""},
       {R"({"prompt": [1, true]})", Endpoint::Completions, "prompt", "invalid_type", "boolean"},
+      // The first element decides the form: named by its type, not "got an array".
+      {R"({"prompt": [true]})", Endpoint::Completions, "prompt", "invalid_type", "got a boolean"},
+      {R"({"prompt": [null, 1]})", Endpoint::Completions, "prompt", "invalid_type", "got null"},
+      {R"({"prompt": []})", Endpoint::Completions, "prompt", "invalid_value", "'prompt' is empty"},
       {R"({"prompt": "x", "max_tokens": 0})", Endpoint::Completions, "max_tokens", "invalid_value",
        "[1, 4096]"},
       {R"({"prompt": "x", "max_tokens": 1.5})", Endpoint::Completions, "max_tokens", "invalid_type",
