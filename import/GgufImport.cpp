@@ -918,6 +918,93 @@ std::string shapeList(const std::vector<int64_t> &ne) {
   return s + "]";
 }
 
+/// Builds GgufCheckpoint::rwkv, the rwkv.cpp file of an RWKV GGUF.
+struct RwkvOut {
+  RwkvOut(const GgufFile &f, GgufCheckpoint &out, std::string &error, int64_t layers,
+          int64_t vocab, int64_t width, double eps)
+      : f(f), out(out), error(error) {
+    RwkvFile &r = out.rwkv;
+    r.version = 101;
+    r.nVocab = uint32_t(vocab);
+    r.nEmbed = uint32_t(width);
+    r.nLayer = uint32_t(layers);
+    r.dataType = 0;
+    out.rwkvLayerNormEps = eps;
+  }
+
+  /// GGUF tensor `g` (numel checked against `pyShape` x `parts`) as rwkv.cpp
+  /// tensor `name` of PyTorch shape `pyShape`: part `part` of `parts` equal
+  /// pieces (-1: all), times `scale`. F16 stays F16 when unscaled, other
+  /// types become f32 (named in out.widened).
+  bool put(const std::string &g, const std::string &name, std::vector<int64_t> pyShape,
+           float scale = 1.0f, int64_t part = -1, int64_t parts = 1) {
+    const GgufTensor *t = f.findTensor(g);
+    if (!t) {
+      error = f.path + ": missing tensor '" + g + "'";
+      return false;
+    }
+    std::vector<float> v;
+    std::string err;
+    if (!ggufToFloats(*t, v, err)) {
+      error = f.path + ": " + err;
+      return false;
+    }
+    int64_t n = 1;
+    for (int64_t d : pyShape)
+      n *= d;
+    if (int64_t(v.size()) != n * parts) {
+      error = f.path + ": tensor '" + g + "' has " + std::to_string(v.size()) +
+              " elements, but the metadata implies " + std::to_string(n * parts);
+      return false;
+    }
+    used.insert(g);
+    if (name.empty())
+      return true; // read and checked, not used (RWKV-7's dummy layer-0 v0/v1/v2)
+    RwkvTensor rt;
+    rt.name = name;
+    rt.sizes.assign(pyShape.rbegin(), pyShape.rend());
+    if (part >= 0)
+      rt.data.assign(v.begin() + part * n, v.begin() + (part + 1) * n);
+    else
+      rt.data = std::move(v);
+    if (scale != 1.0f)
+      for (float &x : rt.data)
+        x *= scale;
+    const bool f16 = t->type == uint32_t(GgmlType::F16) && scale == 1.0f;
+    rt.type = f16 ? 1 : 0;
+    anyF16 = anyF16 || f16;
+    if (!f16 && t->type != uint32_t(GgmlType::F32) && part <= 0)
+      out.widened.push_back(g + " (" + ggmlTypeName(t->type) + ")");
+    out.rwkv.index[rt.name] = out.rwkv.tensors.size();
+    out.rwkv.tensors.push_back(std::move(rt));
+    return true;
+  }
+
+  /// Every GGUF tensor used (else an error naming one), the summary.
+  bool finish(const std::string &arch) {
+    out.rwkv.dataType = anyF16 ? 1 : 0;
+    for (const GgufTensor &t : f.tensors)
+      if (!used.count(t.name)) {
+        error = f.path + ": tensor '" + t.name + "' is not one the " + arch +
+                " import uses (an unsupported variant of the architecture?)";
+        return false;
+      }
+    std::map<std::string, int> counts;
+    for (const GgufTensor &t : f.tensors)
+      ++counts[ggmlTypeName(t.type)];
+    for (const auto &[name, n] : counts)
+      out.sourceTypes += (out.sourceTypes.empty() ? "" : " + ") + name +
+                         (counts.size() > 1 ? " x" + std::to_string(n) : std::string());
+    return true;
+  }
+
+  const GgufFile &f;
+  GgufCheckpoint &out;
+  std::string &error;
+  std::set<std::string> used;
+  bool anyF16 = false;
+};
+
 bool rwkv6(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   const std::string a = "rwkv6";
   const int64_t kMax = int64_t(1) << 31;
@@ -947,67 +1034,18 @@ bool rwkv6(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
     return false;
   }
   const int64_t heads = width / headSize;
-  RwkvFile &r = out.rwkv;
-  r.version = 101;
-  r.nVocab = uint32_t(emb->ne[1]);
-  r.nEmbed = uint32_t(width);
-  r.nLayer = uint32_t(layers);
-  r.dataType = 0;
-  out.rwkvLayerNormEps = eps;
-  std::set<std::string> used;
-  bool anyF16 = false;
-
-  // GGUF tensor `g` (numel checked against `pyShape`) as rwkv.cpp tensor
-  // `name` of PyTorch shape `pyShape`, times `scale`; F16 stays F16 when
-  // unscaled, other types become f32 (named in out.widened).
+  RwkvOut o(f, out, error, layers, emb->ne[1], width, eps);
   auto put = [&](const std::string &g, const std::string &name, std::vector<int64_t> pyShape,
                  float scale = 1.0f, int64_t part = -1, int64_t parts = 1) {
-    const GgufTensor *t = f.findTensor(g);
-    if (!t) {
-      error = f.path + ": missing tensor '" + g + "'";
-      return false;
-    }
-    std::vector<float> v;
-    std::string err;
-    if (!ggufToFloats(*t, v, err)) {
-      error = f.path + ": " + err;
-      return false;
-    }
-    int64_t n = 1;
-    for (int64_t d : pyShape)
-      n *= d;
-    if (int64_t(v.size()) != n * parts) {
-      error = f.path + ": tensor '" + g + "' has " + std::to_string(v.size()) +
-              " elements, but the metadata implies " + std::to_string(n * parts);
-      return false;
-    }
-    used.insert(g);
-    RwkvTensor rt;
-    rt.name = name;
-    rt.sizes.assign(pyShape.rbegin(), pyShape.rend());
-    if (part >= 0)
-      rt.data.assign(v.begin() + part * n, v.begin() + (part + 1) * n);
-    else
-      rt.data = std::move(v);
-    if (scale != 1.0f)
-      for (float &x : rt.data)
-        x *= scale;
-    const bool f16 = t->type == uint32_t(GgmlType::F16) && scale == 1.0f;
-    rt.type = f16 ? 1 : 0;
-    anyF16 = anyF16 || f16;
-    if (!f16 && t->type != uint32_t(GgmlType::F32) && part <= 0)
-      out.widened.push_back(g + " (" + ggmlTypeName(t->type) + ")");
-    r.index[rt.name] = r.tensors.size();
-    r.tensors.push_back(std::move(rt));
-    return true;
+    return o.put(g, name, std::move(pyShape), scale, part, parts);
   };
-  const int64_t C = width;
-  if (!put("token_embd.weight", "emb.weight", {int64_t(r.nVocab), C}) ||
+  const int64_t C = width, V = emb->ne[1];
+  if (!put("token_embd.weight", "emb.weight", {V, C}) ||
       !put("token_embd_norm.weight", "blocks.0.ln0.weight", {C}) ||
       !put("token_embd_norm.bias", "blocks.0.ln0.bias", {C}) ||
       !put("output_norm.weight", "ln_out.weight", {C}) ||
       !put("output_norm.bias", "ln_out.bias", {C}) ||
-      !put("output.weight", "head.weight", {int64_t(r.nVocab), C}))
+      !put("output.weight", "head.weight", {V, C}))
     return false;
   for (int64_t l = 0; l < layers; ++l) {
     // The bonus is (head_size, heads) in ggml order: the head split.
@@ -1056,20 +1094,96 @@ bool rwkv6(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
         return false;
     }
   }
-  r.dataType = anyF16 ? 1 : 0;
-  for (const GgufTensor &t : f.tensors)
-    if (!used.count(t.name)) {
-      error = f.path + ": tensor '" + t.name +
-              "' is not one the rwkv6 import uses (an unsupported variant of the architecture?)";
+  return o.finish("rwkv6");
+}
+
+// ---------------------------------------------------------------------------
+// rwkv7 (conversion/rwkv.py Rwkv7Model; src/models/rwkv7.cpp) -> the tensors
+// of an rwkv.cpp file (GgufImport.h).
+
+bool rwkv7(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
+  const std::string a = "rwkv7";
+  const int64_t kMax = int64_t(1) << 31;
+  int64_t layers = 0, width = 0, headSize = 0, decay = 0, iclr = 0, vmix = 0, gate = 0, ff = 0;
+  double eps = 1e-5;
+  if (!f.getInt(a + ".block_count", true, 1, 4096, layers, error) ||
+      !f.getInt(a + ".embedding_length", true, 1, kMax, width, error) ||
+      !f.getInt(a + ".wkv.head_size", true, 1, 4096, headSize, error) ||
+      !f.getInt(a + ".attention.decay_lora_rank", true, 1, kMax, decay, error) ||
+      !f.getInt(a + ".attention.iclr_lora_rank", true, 1, kMax, iclr, error) ||
+      !f.getInt(a + ".attention.value_residual_mix_lora_rank", true, 1, kMax, vmix, error) ||
+      !f.getInt(a + ".attention.gate_lora_rank", false, 0, kMax, gate, error) ||
+      !f.getInt(a + ".feed_forward_length", true, 1, kMax, ff, error) ||
+      !f.getFloat(a + ".attention.layer_norm_epsilon", false, eps, error))
+    return false;
+  if (width % headSize) {
+    error = f.path + ": " + a + ".wkv.head_size " + std::to_string(headSize) +
+            " does not divide embedding_length " + std::to_string(width);
+    return false;
+  }
+  if (gate == 0) {
+    error = f.path + ": " + a + ".attention.gate_lora_rank is 0 or missing: RWKV-7 without the "
+            "output gate is not supported";
+    return false;
+  }
+  const GgufTensor *emb = f.findTensor("token_embd.weight");
+  if (!emb || emb->ne.size() != 2 || emb->ne[0] != width) {
+    error = f.path + ": tensor 'token_embd.weight' is " +
+            (emb ? "not (vocab, " + std::to_string(width) + ")" : std::string("missing"));
+    return false;
+  }
+  const int64_t C = width, V = emb->ne[1], heads = width / headSize;
+  RwkvOut o(f, out, error, layers, V, width, eps);
+  if (!o.put("token_embd.weight", "emb.weight", {V, C}) ||
+      !o.put("token_embd_norm.weight", "blocks.0.ln0.weight", {C}) ||
+      !o.put("token_embd_norm.bias", "blocks.0.ln0.bias", {C}) ||
+      !o.put("output_norm.weight", "ln_out.weight", {C}) ||
+      !o.put("output_norm.bias", "ln_out.bias", {C}) ||
+      !o.put("output.weight", "head.weight", {V, C}))
+    return false;
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string p = "blocks." + std::to_string(l) + ".att.";
+    const std::string q = "blocks." + std::to_string(l) + ".";
+    // Per-channel vectors are (1, 1, C) in rwkv.cpp's files, r_k (heads,
+    // head_size); the six token-shift mixes (C, 1, 1, 6) in the order
+    // r w k v a g are rwkv.cpp's x_rwkvag (6, 1, C). The low-rank pairs
+    // have the same layout in both formats.
+    // Layer 0 has no value-residual mix: llama.cpp's converter writes copies
+    // of a0 / a1 / a2 there as v0 / v1 / v2, read and dropped here.
+    const std::string v0 = l == 0 ? "" : p + "v0", v1 = l == 0 ? "" : p + "v1",
+                      v2 = l == 0 ? "" : p + "v2";
+    const int64_t vr = l == 0 ? iclr : vmix;
+    if (!o.put(blk(l, "attn_norm.weight"), q + "ln1.weight", {C}) ||
+        !o.put(blk(l, "attn_norm.bias"), q + "ln1.bias", {C}) ||
+        !o.put(blk(l, "attn_norm_2.weight"), q + "ln2.weight", {C}) ||
+        !o.put(blk(l, "attn_norm_2.bias"), q + "ln2.bias", {C}) ||
+        !o.put(blk(l, "time_mix_lerp_fused.weight"), p + "x_rwkvag", {6, 1, C}) ||
+        !o.put(blk(l, "time_mix_w0.weight"), p + "w0", {1, 1, C}) ||
+        !o.put(blk(l, "time_mix_w1.weight"), p + "w1", {decay, C}) ||
+        !o.put(blk(l, "time_mix_w2.weight"), p + "w2", {C, decay}) ||
+        !o.put(blk(l, "time_mix_a0.weight"), p + "a0", {1, 1, C}) ||
+        !o.put(blk(l, "time_mix_a1.weight"), p + "a1", {iclr, C}) ||
+        !o.put(blk(l, "time_mix_a2.weight"), p + "a2", {C, iclr}) ||
+        !o.put(blk(l, "time_mix_v0.weight"), v0, {1, 1, C}) ||
+        !o.put(blk(l, "time_mix_v1.weight"), v1, {vr, C}) ||
+        !o.put(blk(l, "time_mix_v2.weight"), v2, {C, vr}) ||
+        !o.put(blk(l, "time_mix_g1.weight"), p + "g1", {gate, C}) ||
+        !o.put(blk(l, "time_mix_g2.weight"), p + "g2", {C, gate}) ||
+        !o.put(blk(l, "time_mix_k_k.weight"), p + "k_k", {1, 1, C}) ||
+        !o.put(blk(l, "time_mix_k_a.weight"), p + "k_a", {1, 1, C}) ||
+        !o.put(blk(l, "time_mix_r_k.weight"), p + "r_k", {heads, headSize}) ||
+        !o.put(blk(l, "time_mix_receptance.weight"), p + "receptance.weight", {C, C}) ||
+        !o.put(blk(l, "time_mix_key.weight"), p + "key.weight", {C, C}) ||
+        !o.put(blk(l, "time_mix_value.weight"), p + "value.weight", {C, C}) ||
+        !o.put(blk(l, "time_mix_output.weight"), p + "output.weight", {C, C}) ||
+        !o.put(blk(l, "time_mix_ln.weight"), p + "ln_x.weight", {C}) ||
+        !o.put(blk(l, "time_mix_ln.bias"), p + "ln_x.bias", {C}) ||
+        !o.put(blk(l, "channel_mix_lerp_k.weight"), q + "ffn.x_k", {1, 1, C}) ||
+        !o.put(blk(l, "channel_mix_key.weight"), q + "ffn.key.weight", {ff, C}) ||
+        !o.put(blk(l, "channel_mix_value.weight"), q + "ffn.value.weight", {C, ff}))
       return false;
-    }
-  std::map<std::string, int> counts;
-  for (const GgufTensor &t : f.tensors)
-    ++counts[ggmlTypeName(t.type)];
-  for (const auto &[name, n] : counts)
-    out.sourceTypes += (out.sourceTypes.empty() ? "" : " + ") + name +
-                       (counts.size() > 1 ? " x" + std::to_string(n) : std::string());
-  return true;
+  }
+  return o.finish(a);
 }
 
 struct GgufArch {
@@ -1085,6 +1199,7 @@ const std::vector<GgufArch> &ggufArchs() {
       {"mamba", mamba1},
       {"mamba2", mamba2},
       {"rwkv6", rwkv6},
+      {"rwkv7", rwkv7},
   };
   return archs;
 }

@@ -57,6 +57,11 @@
 //                     2^(l / n) and llama.cpp halves the residual every n
 //                     layers; the weights are multiplied back (exact) and the
 //                     graph runs unscaled (the same up to the layer norms' eps).
+//   rwkv7          -> the same: time_mix_lerp_fused (C, 1, 1, 6) back to x_rwkvag
+//                     (r w k v a g), w0 / a0 / v0 / k_k / k_a / ffn.x_k as (1, 1, C),
+//                     r_k as (heads, head_size), the low-rank pairs unchanged;
+//                     layer 0's v0 / v1 / v2 (the converter's copies of a0 / a1 /
+//                     a2) read and dropped; gate_lora_rank 0 (no gate) refused.
 //
 // Metadata and tensors are checked: a missing key or tensor, a value out of
 // range, a tensor left over that the architecture does not use, a type not
@@ -92,7 +97,7 @@ struct GgufCheckpoint {
   int keptQ6K = 0;
   /// Quantised or 16-bit GGUF tensors stored as f32: "<gguf name> (<type>)".
   std::vector<std::string> widened;
-  /// rwkv6: the model as the rwkv.cpp file the RWKV importer reads
+  /// rwkv6, rwkv7: the model as the rwkv.cpp file the RWKV importer reads
   /// (import/RwkvModel.h; `tensors` and `config` stay empty), and the
   /// layer norms' epsilon from the file (rwkv.cpp's 1e-5 is the default).
   RwkvFile rwkv;

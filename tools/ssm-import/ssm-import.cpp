@@ -879,7 +879,8 @@ int main(int argc, char **argv) {
   // Mamba-1 / Mamba-2 GGUFs go to the Mamba importer (no attention, no context).
   const bool ggufIsMamba = format == "gguf" && (gguf.ggufArchitecture == "mamba" ||
                                                 gguf.ggufArchitecture == "mamba2");
-  const bool ggufIsRwkv = format == "gguf" && gguf.ggufArchitecture == "rwkv6";
+  const bool ggufIsRwkv = format == "gguf" && (gguf.ggufArchitecture == "rwkv6" ||
+                                               gguf.ggufArchitecture == "rwkv7");
   if (context > 0 && (ggufIsMamba || ggufIsRwkv || (format != "hybrid" && format != "gguf")))
     return cannotRun("--context is for models with attention layers (KV caches)");
   // A context shorter than the default length: model.mlir's calls hold it.

@@ -1,6 +1,6 @@
-// ssm-import <file.gguf> for llama.cpp's `rwkv6` architecture. ../shared has
-// no RWKV GGUF: Inputs/gguf_tool.py from-rwkv writes one from the tiny RWKV-6
-// rwkv.cpp file as llama.cpp's converter lays it out (its names, the five
+// ssm-import <file.gguf> for llama.cpp's `rwkv6` and `rwkv7` architectures.
+// ../shared has no RWKV GGUF: Inputs/gguf_tool.py from-rwkv writes one from
+// the tiny RWKV-6 rwkv.cpp file as llama.cpp's converter lays it out (its names, the five
 // token-shift mixes fused into time_mix_lerp_fused, time_mix_first as
 // (head_size, heads), the `rwkv6.*` keys, an "rwkv" vocabulary). Imported,
 // it must give rwkv.cpp's expected logits after the prompt `"in` within
@@ -13,6 +13,11 @@
 // both files and gives the expected logits within 2.7e-5 and 6.2e-5 (its
 // rescaled run halves the residual stream, which moves the layer norms' eps);
 // ours are within 2.2e-5 / 6.1e-5 of its logits (docs/gguf.md).
+// RWKV-7 the same way (the tiny 12-layer rwkv.cpp test model: x_rwkvag as
+// time_mix_lerp_fused (C, 1, 1, 6), r_k flattened, layer 0's dummy v0 / v1 /
+// v2 copied from a0 / a1 / a2 as llama.cpp's converter writes them);
+// llama.cpp gives its expected logits within 2.4e-7, ours within 2.4e-7 of
+// llama.cpp's.
 // Then files that do not fit: exit 2 and a message naming the key or tensor.
 // REQUIRES: shared-data, ssm-run
 
@@ -70,4 +75,30 @@
 // RUN: %{import} %t/e-trunc.gguf 2>&1 | FileCheck %s --check-prefix=TRUNC
 // TRUNC: e-trunc.gguf: tensor '{{.*}}' (F32) data {{.*}} runs past the end of the data section
 // TRUNC: exit=2
+
+// RWKV-7.
+// DEFINE: %{bin7} = %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin
+// DEFINE: %{exp7} = %shared/models/rwkv/expected-logits-7v0-834K.bin
+// RUN: %{tool} from-rwkv %{bin7} %t/r7.gguf
+// RUN: ssm-import %t/r7.gguf -o %t/r7 --seq-len 3 2>&1 | FileCheck %s --check-prefix=IMP7
+// IMP7: rwkv7, n_vocab 256, n_embed 64, n_layer 12, 1 heads x 64, FP32 -> F32, 339 tensors (GGUF rwkv7: F32), seq-len 3
+// RUN: ssm-run %t/r7 --engine reference --prompt '"in' --mode sequence --logits-out %t/r7-ref-seq.npy
+// RUN: %{cmp} %t/r7-ref-seq.npy %{exp7} 1e-4 | FileCheck %s
+// RUN: ssm-run %t/r7 --engine reference --prompt '"in' --mode step --logits-out %t/r7-ref-step.npy
+// RUN: %{cmp} %t/r7-ref-step.npy %{exp7} 1e-4 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache7 ssm-run %t/r7 --engine cpu --prompt '"in' --mode sequence --logits-out %t/r7-cpu-seq.npy
+// RUN: %{cmp} %t/r7-cpu-seq.npy %{exp7} 1e-4 | FileCheck %s
+// RUN: ssm-import rwkv %{bin7} -o %t/bin7 --seq-len 3
+// RUN: ssm-run %t/r7 --engine reference --prompt '"in' --mode sequence --all-logits-out %t/r7-all.npy
+// RUN: ssm-run %t/bin7 --engine reference --prompt '"in' --mode sequence --all-logits-out %t/bin7-all.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/r7-all.npy %t/bin7-all.npy 0 | FileCheck %s --check-prefix=SAME
+// RUN: %{tool} drop %t/r7.gguf %t/e-v0.gguf blk.0.time_mix_v0.weight
+// RUN: %{import} %t/e-v0.gguf 2>&1 | FileCheck %s --check-prefix=V0
+// V0: e-v0.gguf: missing tensor 'blk.0.time_mix_v0.weight'
+// RUN: %{tool} dropkv %t/r7.gguf %t/e-gate.gguf rwkv7.attention.gate_lora_rank
+// RUN: %{import} %t/e-gate.gguf 2>&1 | FileCheck %s --check-prefix=GATE
+// GATE: e-gate.gguf: rwkv7.attention.gate_lora_rank is 0 or missing: RWKV-7 without the output gate is not supported
+// RUN: %{tool} setkv %t/r7.gguf %t/e-iclr.gguf rwkv7.attention.iclr_lora_rank u32 16
+// RUN: %{import} %t/e-iclr.gguf 2>&1 | FileCheck %s --check-prefix=ICLR
+// ICLR: e-iclr.gguf: tensor 'blk.0.time_mix_a1.weight' has 2048 elements, but the metadata implies 1024
 // RUN: test ! -e %t/bad

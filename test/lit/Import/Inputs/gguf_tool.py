@@ -18,9 +18,10 @@
                                                  writes for the Mamba-1 / Mamba-2 checkpoint in
                                                  DIR (config.json + model.safetensors), with a
                                                  256-token byte-level vocabulary
-  gguf_tool.py from-rwkv IN.bin OUT [N]          the F32 `rwkv6` GGUF llama.cpp's converter
-                                                 writes for the RWKV-6 model of an rwkv.cpp
-                                                 FP32 file; N: rescale_every_n_layers (the
+  gguf_tool.py from-rwkv IN.bin OUT [N]          the F32 `rwkv6` / `rwkv7` GGUF llama.cpp's
+                                                 converter writes for the RWKV-6 / RWKV-7 model
+                                                 of an rwkv.cpp FP32 file; N (RWKV-6):
+                                                 rescale_every_n_layers (the
                                                  converter's division of layer l's output
                                                  weights by 2^(l // N), NumPy)
 
@@ -605,6 +606,8 @@ def read_rwkv_cpp(path):
 
 def from_rwkv(src, out, rescale=0):
     V, C, L, w = read_rwkv_cpp(src)
+    if "blocks.0.att.k_k" in w:
+        return from_rwkv7(V, C, L, w, out)
     if rescale > 0:
         N = np()
         for l in range(L):
@@ -667,6 +670,76 @@ def from_rwkv(src, out, rescale=0):
         put(b + "channel_mix_lerp_r.weight", h + "ffn.time_maa_r", [C, 1, 1])
         for m in ("key", "value", "receptance"):
             put(b + "channel_mix_" + m + ".weight", h + "ffn." + m + ".weight")
+    put("output_norm.weight", "ln_out.weight")
+    put("output_norm.bias", "ln_out.bias")
+    put("output.weight", "head.weight")
+    write(out, 3, kvs, tensors)
+
+
+# rwkv.cpp RWKV-7 file -> llama.cpp's `rwkv7` GGUF (conversion/rwkv.py
+# Rwkv7Model, src/models/rwkv7.cpp), in the test's own terms: the low-rank
+# pairs w1 / w2, a1 / a2, v1 / v2, g1 / g2 keep their sizes (both converters
+# transpose PyTorch's); names att.{w0, w1, ...} -> blk.N.time_mix_{w0, w1, ...},
+# att.x_rwkvag -> time_mix_lerp_fused (C, 1, 1, 6), att.{k_k, k_a, r_k} ->
+# time_mix_{k_k, k_a, r_k} (C), att.{receptance, key, value, output} ->
+# time_mix_*, att.ln_x -> time_mix_ln, ffn.x_k -> channel_mix_lerp_k (C, 1, 1),
+# ffn.{key, value} -> channel_mix_*; layer 0 (no value-residual mix) gets
+# copies of a0 / a1 / a2 as v0 / v1 / v2, as llama.cpp's converter writes;
+# keys rwkv7.{..., wkv.head_size, attention.{decay, iclr,
+# value_residual_mix, gate}_lora_rank, feed_forward_length}.
+
+def from_rwkv7(V, C, L, w, out):
+    big = [d for d in reversed(w["blocks.0.att.r_k"][0]) if d != 1]
+    heads = big[0] if len(big) == 2 else 1
+    S = C // heads
+    rank = lambda n: w["blocks.%s.att.%s" % n][0][1]
+    a = "rwkv7"
+    kvs = [("general.architecture", kv_raw("str", a)),
+           (a + ".context_length", kv_raw("u32", 1048576)),
+           (a + ".embedding_length", kv_raw("u32", C)),
+           (a + ".block_count", kv_raw("u32", L)),
+           (a + ".attention.layer_norm_epsilon", kv_raw("f32", 1e-5)),
+           (a + ".wkv.head_size", kv_raw("u32", S)),
+           (a + ".attention.decay_lora_rank", kv_raw("u32", rank(("0", "w1")))),
+           (a + ".attention.iclr_lora_rank", kv_raw("u32", rank(("0", "a1")))),
+           (a + ".attention.value_residual_mix_lora_rank", kv_raw("u32", rank(("1", "v1")))),
+           (a + ".attention.gate_lora_rank", kv_raw("u32", rank(("0", "g1")))),
+           (a + ".feed_forward_length", kv_raw("u32", w["blocks.0.ffn.key.weight"][0][1])),
+           ("general.file_type", kv_raw("u32", 0)),
+           (a + ".attention.head_count", kv_raw("u32", 0))]
+    tokens = ["\\x%02x" % i for i in range(256)]
+    kvs += [("tokenizer.ggml.model", kv_raw("str", "rwkv")),
+            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
+             b"".join(pack_string(t) for t in tokens)),
+            ("tokenizer.ggml.token_type", int_array_raw([1] * len(tokens)))]
+    tensors = []
+
+    def put(name, src_name, sizes=None):
+        s, data = w[src_name]
+        tensors.append([name, sizes or s, 0, data])
+
+    put("token_embd.weight", "emb.weight")
+    put("token_embd_norm.weight", "blocks.0.ln0.weight")
+    put("token_embd_norm.bias", "blocks.0.ln0.bias")
+    for l in range(L):
+        h, b = "blocks.%d." % l, "blk.%d." % l
+        for x, y in (("ln1", "attn_norm"), ("ln2", "attn_norm_2"), ("att.ln_x", "time_mix_ln")):
+            put(b + y + ".weight", h + x + ".weight")
+            put(b + y + ".bias", h + x + ".bias")
+        put(b + "time_mix_lerp_fused.weight", h + "att.x_rwkvag", [C, 1, 1, 6])
+        for m in ("w", "a", "v", "g"):
+            src = "a" if (m == "v" and l == 0) else m
+            if m != "g":
+                put(b + "time_mix_%s0.weight" % m, h + "att.%s0" % src, [C])
+            put(b + "time_mix_%s1.weight" % m, h + "att.%s1" % src)
+            put(b + "time_mix_%s2.weight" % m, h + "att.%s2" % src)
+        for m in ("k_k", "k_a", "r_k"):
+            put(b + "time_mix_%s.weight" % m, h + "att." + m, [C])
+        for m in ("receptance", "key", "value", "output"):
+            put(b + "time_mix_" + m + ".weight", h + "att." + m + ".weight")
+        put(b + "channel_mix_lerp_k.weight", h + "ffn.x_k", [C, 1, 1])
+        put(b + "channel_mix_key.weight", h + "ffn.key.weight")
+        put(b + "channel_mix_value.weight", h + "ffn.value.weight")
     put("output_norm.weight", "ln_out.weight")
     put("output_norm.bias", "ln_out.bias")
     put("output.weight", "head.weight")
