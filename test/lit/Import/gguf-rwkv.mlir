@@ -19,7 +19,7 @@
 // llama.cpp gives its expected logits within 2.4e-7, ours within 2.4e-7 of
 // llama.cpp's.
 // Then files that do not fit: exit 2 and a message naming the key or tensor.
-// REQUIRES: shared-data, ssm-run
+// REQUIRES: shared-data, numpy, ssm-run
 
 // RUN: rm -rf %t && mkdir -p %t
 // DEFINE: %{bin} = %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin
@@ -92,6 +92,15 @@
 // RUN: ssm-run %t/r7 --engine reference --prompt '"in' --mode sequence --all-logits-out %t/r7-all.npy
 // RUN: ssm-run %t/bin7 --engine reference --prompt '"in' --mode sequence --all-logits-out %t/bin7-all.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/r7-all.npy %t/bin7-all.npy 0 | FileCheck %s --check-prefix=SAME
+// Q8_0 (the script's quantiser; RWKV tensors are dequantised at import): the
+// same logits as the file with those blocks dequantised to F32.
+// RUN: %numpy_python %S/Inputs/gguf_tool.py quantize %t/r7.gguf %t/r7q.gguf %t/r7qd.gguf Q8_0
+// RUN: ssm-import %t/r7q.gguf -o %t/r7q --seq-len 3 2>&1 | FileCheck %s --check-prefix=Q8
+// Q8: (GGUF rwkv7: F32 x172 + Q8_0 x170; widened to f32 x168), seq-len 3
+// RUN: ssm-import %t/r7qd.gguf -o %t/r7qd --seq-len 3
+// RUN: ssm-run %t/r7q --engine reference --prompt '"in' --mode sequence --all-logits-out %t/r7q-all.npy
+// RUN: ssm-run %t/r7qd --engine reference --prompt '"in' --mode sequence --all-logits-out %t/r7qd-all.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/r7q-all.npy %t/r7qd-all.npy 0 | FileCheck %s --check-prefix=SAME
 // RUN: %{tool} drop %t/r7.gguf %t/e-v0.gguf blk.0.time_mix_v0.weight
 // RUN: %{import} %t/e-v0.gguf 2>&1 | FileCheck %s --check-prefix=V0
 // V0: e-v0.gguf: missing tensor 'blk.0.time_mix_v0.weight'
