@@ -7,6 +7,30 @@
 
 namespace ssm::rt {
 
+namespace {
+/// True when result `r` of `fn` (through the step that computes it, for a
+/// segmented function) is in the rows form on a CPU module: its kernel
+/// writes only the new rows (TensorInfo::Append::rows), so a call can
+/// carry it in place. Modules compiled before the rows form, and GPU ones,
+/// return whole caches.
+bool rowsFormResult(const CompiledModule &module, const FunctionInfo &fn, size_t r) {
+  if (module.onDevice() || r >= fn.results.size())
+    return false;
+  if (!fn.segmented)
+    return fn.results[r].append && fn.results[r].append->rows;
+  if (r >= fn.resultValues.size())
+    return false;
+  for (const SegmentStep &st : fn.steps)
+    for (size_t k = 0; k < st.outputs.size(); ++k)
+      if (st.outputs[k] == fn.resultValues[r]) {
+        const FunctionInfo *callee = module.find(st.function);
+        return callee && k < callee->results.size() && callee->results[k].append &&
+               callee->results[k].append->rows;
+      }
+  return false;
+}
+} // namespace
+
 std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &status) {
   {
     std::lock_guard<std::mutex> lock(batchSlotsMutex_);
@@ -47,9 +71,11 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
   b.caches.resize(spec_.states.size());
   for (size_t i = 0; i < fn.arguments.size(); ++i)
     if (int s = e.argumentState[i]; s >= 0) {
-      // A cache state of (B, C, ...): the module says below whether the
-      // call writes it in place (a kernel's result in the rows form).
-      if (spec_.states[s].kind == StateKind::Cache && fn.arguments[i].shape.size() >= 2) {
+      // A cache state of (B, C, ...) whose result the kernel writes in
+      // the rows form (the module confirms below that the call carries
+      // it in place).
+      if (spec_.states[s].kind == StateKind::Cache && fn.arguments[i].shape.size() >= 2 &&
+          rowsFormResult(*e.module, fn, static_cast<size_t>(b.stateResult[s]))) {
         b.inPlace[s] = true;
         shapeTensor(b.caches[s], fn.arguments[i]);
         std::fill(b.caches[s].f32().begin(), b.caches[s].f32().end(), spec_.states[s].init);
