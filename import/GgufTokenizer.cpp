@@ -261,4 +261,77 @@ bool ggufTokenizerJson(const GgufFile &f, std::string &tokenizerJson, std::strin
   return true;
 }
 
+
+bool ggufWorldVocab(const GgufFile &f, std::string &vocabText, std::string &summary,
+                    std::string &error) {
+  std::string model;
+  if (!f.getString("tokenizer.ggml.model", true, model, error))
+    return false;
+  if (model != "rwkv") {
+    error = f.path + ": tokenizer.ggml.model '" + model + "' is not RWKV's World vocabulary";
+    return false;
+  }
+  const GgufValue *tokensV = f.find("tokenizer.ggml.tokens");
+  if (!tokensV || tokensV->type != GgufValueType::Array ||
+      tokensV->arrayType != GgufValueType::String || tokensV->strings.empty()) {
+    error = f.path + ": tokenizer.ggml.tokens must be a non-empty array of strings";
+    return false;
+  }
+  const std::vector<std::string> &tokens = tokensV->strings;
+  std::vector<int64_t> types(tokens.size(), 1);
+  if (f.find("tokenizer.ggml.token_type") &&
+      !f.getIntArray("tokenizer.ggml.token_type", true, tokens.size(), types, error))
+    return false;
+  static const char *hex = "0123456789abcdef";
+  auto hexValue = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  };
+  vocabText.clear();
+  size_t written = 0;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (types[i] != 1) // control (<s>), unused ([PADn]) and the rest: no World token
+      continue;
+    std::string bytes;
+    const std::string &t = tokens[i];
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (t[k] != '\\') {
+        bytes += t[k];
+        continue;
+      }
+      if (++k >= t.size()) {
+        error = f.path + ": tokenizer.ggml.tokens[" + std::to_string(i) + "] ends in a bare '\\'";
+        return false;
+      }
+      const char c = t[k];
+      if (c == 'x') {
+        int hi = k + 1 < t.size() ? hexValue(t[k + 1]) : -1,
+            lo = k + 2 < t.size() ? hexValue(t[k + 2]) : -1;
+        if (hi < 0 || lo < 0) {
+          error = f.path + ": tokenizer.ggml.tokens[" + std::to_string(i) +
+                  "] has a \\x escape without two hex digits";
+          return false;
+        }
+        bytes += char(hi * 16 + lo);
+        k += 2;
+      } else {
+        bytes += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+      }
+    }
+    if (bytes.empty())
+      continue;
+    vocabText += std::to_string(i) + " b'";
+    for (unsigned char b : bytes)
+      vocabText += std::string("\\x") + hex[b >> 4] + hex[b & 15];
+    vocabText += "' " + std::to_string(bytes.size()) + "\n";
+    ++written;
+  }
+  if (written == 0) {
+    error = f.path + ": tokenizer.ggml.tokens holds no normal token (type 1)";
+    return false;
+  }
+  summary = "rwkv world, " + std::to_string(written) + " tokens";
+  return true;
+}
+
 } // namespace ssm::importer

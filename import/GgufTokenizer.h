@@ -21,7 +21,8 @@
 //     add_bos_token / add_eos_token (tokenizer.ggml.add_bos_token, else
 //     llama.cpp's default: true for "llama", false for "gpt2") and
 //     clean_up_tokenization_spaces false.
-// Anything else (another model such as "t5" or "rwkv", a pre-tokenizer
+// "rwkv" goes through ggufWorldVocab below. Anything else (another model
+// such as "t5", a pre-tokenizer
 // llama.cpp names but we do not map) is refused naming the key and value.
 #ifndef SSM_IMPORT_GGUFTOKENIZER_H
 #define SSM_IMPORT_GGUFTOKENIZER_H
@@ -37,6 +38,18 @@ namespace ssm::importer {
 /// line for messages ("gpt2 (pre qwen2), 151669 tokens, 151387 merges").
 bool ggufTokenizerJson(const GgufFile &f, std::string &tokenizerJson, std::string &configJson,
                        std::string &summary, std::string &error);
+
+/// tokenizer.ggml.model "rwkv" (RWKV's World vocabulary as llama.cpp's
+/// converter stores it: id 0 "<s>" (control), then each token as the text of
+/// Python's repr() of its bytes without the b'' quotes, "[PADn]" (unused) to
+/// the vocabulary size) as the rwkv_vocab_v20230424.txt the runtime reads
+/// (runtime/tokenizer/WorldVocab.h): a line `<id> b'<\xNN ...>' <length>`
+/// for every normal token, the escapes undone as llama.cpp's
+/// llama_unescape_rwkv_token undoes them (\t \n \r \xNN; \c is c). False
+/// with `error` for another model, no tokens, or a bad escape. `summary`:
+/// "rwkv world, 65529 tokens".
+bool ggufWorldVocab(const GgufFile &f, std::string &vocabText, std::string &summary,
+                    std::string &error);
 
 } // namespace ssm::importer
 

@@ -476,6 +476,31 @@ bool copyTokenizer(const fs::path &checkpoint, const std::string &staged, std::s
 /// converted is left out with a warning (the model still runs from token ids).
 int writeGgufTokenizer(const GgufFile &file, const std::string &staged) {
   std::string tj, cj, summary, error;
+  // RWKV's World vocabulary: rwkv_vocab_v20230424.txt, as beside a .bin.
+  if (const GgufValue *m = file.find("tokenizer.ggml.model");
+      m && m->type == GgufValueType::String && m->s == "rwkv") {
+    std::string text;
+    if (!ggufWorldVocab(file, text, summary, error)) {
+      std::cerr << "ssm-import: warning: no tokenizer is written (the model runs from token ids): "
+                << error << "\n";
+      return 0;
+    }
+    const fs::path vocab = fs::path(staged) / ssm::rt::tok::kWorldVocabFile;
+    ssm::rt::Status st;
+    std::unique_ptr<ssm::rt::tok::Tokenizer> tok;
+    if (writeTextFile(vocab, text, error))
+      tok = ssm::rt::tok::Tokenizer::open(vocab.string(), st);
+    if (!tok) {
+      std::error_code ec;
+      fs::remove(vocab, ec);
+      std::cerr << "ssm-import: warning: no tokenizer is written (the model runs from token ids): "
+                << (error.empty() ? st.message() : error) << "\n";
+      return 0;
+    }
+    std::cout << "ssm-import: tokenizer: " << ssm::rt::tok::kWorldVocabFile
+              << " from the GGUF's vocabulary (" << summary << ")\n";
+    return 0;
+  }
   if (!ggufTokenizerJson(file, tj, cj, summary, error)) {
     std::cerr << "ssm-import: warning: no tokenizer is written (the model runs from token ids): "
               << error << "\n";

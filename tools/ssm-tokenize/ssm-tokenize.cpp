@@ -111,10 +111,19 @@ int main(int argc, char **argv) {
   if (fs::path(path).extension() == ".gguf") {
     ssm::importer::GgufFile file;
     std::string tj, cj, summary, error;
-    if (!ssm::importer::readGgufMetadata(path, file, error) ||
-        !ssm::importer::ggufTokenizerJson(file, tj, cj, summary, error))
+    if (!ssm::importer::readGgufMetadata(path, file, error))
       return cannotRun(error);
-    tok = Tokenizer::fromJson(tj, cj, path + " (its vocabulary)", st);
+    // RWKV's World vocabulary (tokenizer.ggml.model "rwkv"), else tokenizer.json's kinds.
+    const ssm::importer::GgufValue *m = file.find("tokenizer.ggml.model");
+    if (m && m->type == ssm::importer::GgufValueType::String && m->s == "rwkv") {
+      if (!ssm::importer::ggufWorldVocab(file, tj, summary, error))
+        return cannotRun(error);
+      tok = Tokenizer::fromWorldVocab(tj, path + " (its vocabulary)", st);
+    } else if (!ssm::importer::ggufTokenizerJson(file, tj, cj, summary, error)) {
+      return cannotRun(error);
+    } else {
+      tok = Tokenizer::fromJson(tj, cj, path + " (its vocabulary)", st);
+    }
     if (!tok)
       return cannotRun(st.message());
   }

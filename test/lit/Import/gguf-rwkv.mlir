@@ -31,7 +31,17 @@
 // RUN: %{tool} from-rwkv %{bin} %t/r6.gguf
 // RUN: ssm-import %t/r6.gguf -o %t/r6 --seq-len 3 2>&1 | FileCheck %s --check-prefix=IMP
 // IMP: rwkv6, n_vocab 256, n_embed 64, n_layer 2, 2 heads x 32, FP32 -> F32, 62 tensors (GGUF rwkv6: F32), seq-len 3
-// IMP: warning: no tokenizer is written (the model runs from token ids): {{.*}}tokenizer.ggml.model 'rwkv'
+// IMP: tokenizer: rwkv_vocab_v20230424.txt from the GGUF's vocabulary (rwkv world, 255 tokens)
+// The vocabulary as llama.cpp's converter stores RWKV's World one (id 0 "<s>",
+// then repr() text of each token's bytes; here id i is byte i), read back
+// as the World tokenizer, from the folder and from the file.
+// RUN: printf '"\\"in"\n"a\\nb\\\\ \\u00e9"\n' > %t/texts.jsonl
+// RUN: ssm-tokenize %t/r6 < %t/texts.jsonl | FileCheck %s --check-prefix=TOK
+// RUN: ssm-tokenize %t/r6.gguf < %t/texts.jsonl | FileCheck %s --check-prefix=TOK
+// TOK: [34,105,110]
+// TOK-NEXT: [97,10,98,92,32,195,169]
+// RUN: echo '[34,105,110]' | ssm-tokenize %t/r6.gguf --decode | FileCheck %s --check-prefix=DEC
+// DEC: "\"in"
 // RUN: ssm-run %t/r6 --engine reference --prompt '"in' --mode sequence --logits-out %t/ref-seq.npy
 // RUN: %{cmp} %t/ref-seq.npy %{exp} 1e-4 | FileCheck %s
 // RUN: ssm-run %t/r6 --engine reference --prompt '"in' --mode step --logits-out %t/ref-step.npy

@@ -581,7 +581,7 @@ def from_hf(folder, out):
 #           files are not rescaled; N > 0 divides layer l's time_mix_output and
 #           channel_mix_value by 2^(l // N) as the converter does), wkv.head_size, time_mix_extra_dim,
 #           time_decay_extra_dim, feed_forward_length, attention.head_count (0)};
-#           vocabulary "rwkv" with the 256 bytes as \xNN tokens
+#           vocabulary "rwkv" (rwkv_world_vocab)
 
 def read_rwkv_cpp(path):
     b = open(path, "rb").read()
@@ -602,6 +602,18 @@ def read_rwkv_cpp(path):
         out[name] = (sizes, b[p:p + 4 * n])
         p += 4 * n
     return n_vocab, n_embed, n_layer, out
+
+
+def rwkv_world_vocab():
+    """The "rwkv" vocabulary keys as llama.cpp's converter writes RWKV's World
+    vocabulary: id 0 "<s>" (control, type 3), then each token as repr() of its
+    bytes without the b'' quotes (type 1). Here the byte vocabulary of the
+    tiny models: id i is byte i."""
+    tokens = ["<s>"] + [repr(bytes([i]))[2:-1] for i in range(1, 256)]
+    return [("tokenizer.ggml.model", kv_raw("str", "rwkv")),
+            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
+             b"".join(pack_string(t) for t in tokens)),
+            ("tokenizer.ggml.token_type", int_array_raw([3] + [1] * 255))]
 
 
 def from_rwkv(src, out, rescale=0):
@@ -636,11 +648,7 @@ def from_rwkv(src, out, rescale=0):
            (a + ".feed_forward_length", kv_raw("u32", ff)),
            ("general.file_type", kv_raw("u32", 0)),
            (a + ".attention.head_count", kv_raw("u32", 0))]
-    tokens = ["\\x%02x" % i for i in range(256)]
-    kvs += [("tokenizer.ggml.model", kv_raw("str", "rwkv")),
-            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
-             b"".join(pack_string(t) for t in tokens)),
-            ("tokenizer.ggml.token_type", int_array_raw([1] * len(tokens)))]
+    kvs += rwkv_world_vocab()
     tensors = []
 
     def put(name, src_name, sizes=None):
@@ -707,11 +715,7 @@ def from_rwkv7(V, C, L, w, out):
            (a + ".feed_forward_length", kv_raw("u32", w["blocks.0.ffn.key.weight"][0][1])),
            ("general.file_type", kv_raw("u32", 0)),
            (a + ".attention.head_count", kv_raw("u32", 0))]
-    tokens = ["\\x%02x" % i for i in range(256)]
-    kvs += [("tokenizer.ggml.model", kv_raw("str", "rwkv")),
-            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
-             b"".join(pack_string(t) for t in tokens)),
-            ("tokenizer.ggml.token_type", int_array_raw([1] * len(tokens)))]
+    kvs += rwkv_world_vocab()
     tensors = []
 
     def put(name, src_name, sizes=None):
