@@ -1021,6 +1021,11 @@ bool rwkv6(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
       !f.getInt(a + ".token_shift_count", false, 1, 16, shifts, error) ||
       !f.getFloat(a + ".attention.layer_norm_epsilon", false, eps, error))
     return false;
+  if (rescale > 0 && (layers - 1) / rescale > 64) {
+    error = f.path + ": " + a + ".rescale_every_n_layers " + std::to_string(rescale) + " with " +
+            std::to_string(layers) + " layers scales weights by more than 2^64";
+    return false;
+  }
   if (width % headSize || shifts != 2) {
     error = f.path + ": " + a + ".wkv.head_size " + std::to_string(headSize) +
             " does not divide embedding_length " + std::to_string(width) +
