@@ -2,7 +2,8 @@
 // import/GgufTokenizer.h): any bytes give a file or a message; every tensor
 // of a parsed file dequantises or says why; a parsed file converts to a
 // checkpoint (config and tensors) or names what is wrong; its vocabulary
-// converts to a tokenizer.json or says why. The metadata-only parse of every
+// converts to a tokenizer.json (or, an "rwkv" one, a World vocabulary file)
+// or says why. The metadata-only parse of every
 // prefix agrees with the whole parse's tensor infos.
 #include "import/Gguf.h"
 #include "import/GgufImport.h"
@@ -42,6 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string tj, cj, summary;
   error.clear();
   if (!ggufTokenizerJson(file, tj, cj, summary, error) && error.empty())
+    std::abort();
+  std::string world;
+  error.clear();
+  if (!ggufWorldVocab(file, world, summary, error) && error.empty())
     std::abort();
   return 0;
 }

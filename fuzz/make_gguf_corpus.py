@@ -8,6 +8,10 @@
                attention layer's worth of tensors, Q8_0 matrices) with a gpt2
                vocabulary, so the fuzzer reaches the importer and the tokenizer
   spm.gguf     a SentencePiece ("llama") vocabulary with scores and byte tokens
+  mamba.gguf   a 1-layer Mamba-1 of width 32 (llama.cpp's names and keys, a
+               Q8_0 ssm_in, ssm_a negative), vocabulary 8 tokens
+  rwkv6.gguf   a 1-layer RWKV-6 of width 32 (fused lerps, head size 16) with an
+               "rwkv" World vocabulary (escaped byte tokens)
 The layout is written by test/lit/Import/Inputs/gguf_tool.py.
 """
 import os
@@ -125,3 +129,52 @@ kvs = [("general.architecture", g.kv_raw("str", "llama")),
        ("tokenizer.ggml.add_bos_token", g.kv_raw("bool", "true")),
        ("tokenizer.ggml.unknown_token_id", g.kv_raw("u32", 0))]
 out("spm.gguf", kvs, [])
+
+# Mamba-1: d_inner 64, d_state 4, dt_rank 2, conv 4.
+DI, N, R = 2 * W, 4, 2
+a_neg = [None, [N, DI], 0, struct.pack("<%df" % (DI * N), *[-rng.uniform(0.1, 2) for _ in range(DI * N)])]
+mamba = [named("token_embd.weight", f32((V, W))), named("output_norm.weight", f32((W,))),
+         named("blk.0.attn_norm.weight", f32((W,))), named("blk.0.ssm_in.weight", q8((2 * DI, W))),
+         named("blk.0.ssm_conv1d.weight", f32((DI, 4))), named("blk.0.ssm_conv1d.bias", f32((DI,))),
+         named("blk.0.ssm_x.weight", f32((R + 2 * N, DI))), named("blk.0.ssm_dt.weight", f32((DI, R))),
+         named("blk.0.ssm_dt.bias", f32((DI,))), named("blk.0.ssm_a", a_neg),
+         named("blk.0.ssm_d", f32((DI,))), named("blk.0.ssm_out.weight", f32((W, DI)))]
+kvs = [("general.architecture", g.kv_raw("str", "mamba")),
+       ("mamba.block_count", g.kv_raw("u32", 1)), ("mamba.embedding_length", g.kv_raw("u32", W)),
+       ("mamba.ssm.conv_kernel", g.kv_raw("u32", 4)), ("mamba.ssm.inner_size", g.kv_raw("u32", DI)),
+       ("mamba.ssm.state_size", g.kv_raw("u32", N)), ("mamba.ssm.time_step_rank", g.kv_raw("u32", R)),
+       ("mamba.attention.layer_norm_rms_epsilon", g.kv_raw("f32", 1e-5)),
+       ("tokenizer.ggml.model", g.kv_raw("str", "gpt2")),
+       ("tokenizer.ggml.tokens", strings(vocab)),
+       ("tokenizer.ggml.merges", strings(["a b"]))]
+out("mamba.gguf", kvs, mamba)
+
+# RWKV-6: head size 16 (2 heads), mix rank 4, decay rank 4, FFN 64.
+S, MR, DR, FF = 16, 4, 4, 64
+r6 = [named("token_embd.weight", f32((V, W))), named("token_embd_norm.weight", f32((W,))),
+      named("token_embd_norm.bias", f32((W,))), named("output_norm.weight", f32((W,))),
+      named("output_norm.bias", f32((W,))), named("output.weight", f32((V, W)))]
+for n, shape in (("attn_norm.weight", (W,)), ("attn_norm.bias", (W,)), ("attn_norm_2.weight", (W,)),
+                 ("attn_norm_2.bias", (W,)), ("time_mix_lerp_x.weight", (1, 1, W)),
+                 ("time_mix_lerp_fused.weight", (5, 1, 1, W)), ("time_mix_w1.weight", (5 * MR, W)),
+                 ("time_mix_w2.weight", (5, W, MR)), ("time_mix_decay.weight", (W,)),
+                 ("time_mix_decay_w1.weight", (DR, W)), ("time_mix_decay_w2.weight", (W, DR)),
+                 ("time_mix_first.weight", (W // S, S)), ("time_mix_key.weight", (W, W)),
+                 ("time_mix_value.weight", (W, W)), ("time_mix_receptance.weight", (W, W)),
+                 ("time_mix_gate.weight", (W, W)), ("time_mix_output.weight", (W, W)),
+                 ("time_mix_ln.weight", (W,)), ("time_mix_ln.bias", (W,)),
+                 ("channel_mix_lerp_k.weight", (1, 1, W)), ("channel_mix_lerp_r.weight", (1, 1, W)),
+                 ("channel_mix_key.weight", (FF, W)), ("channel_mix_value.weight", (W, FF)),
+                 ("channel_mix_receptance.weight", (W, W))):
+    r6.append(named("blk.0." + n, f32(shape)))
+kvs = [("general.architecture", g.kv_raw("str", "rwkv6")),
+       ("rwkv6.block_count", g.kv_raw("u32", 1)), ("rwkv6.embedding_length", g.kv_raw("u32", W)),
+       ("rwkv6.wkv.head_size", g.kv_raw("u32", S)), ("rwkv6.time_mix_extra_dim", g.kv_raw("u32", MR)),
+       ("rwkv6.time_decay_extra_dim", g.kv_raw("u32", DR)),
+       ("rwkv6.feed_forward_length", g.kv_raw("u32", FF)),
+       ("rwkv6.rescale_every_n_layers", g.kv_raw("u32", 6)),
+       ("rwkv6.attention.layer_norm_epsilon", g.kv_raw("f32", 1e-5)),
+       ("tokenizer.ggml.model", g.kv_raw("str", "rwkv")),
+       ("tokenizer.ggml.tokens", strings(["<s>", "a", "\\n", "\\x00", "\\\\", "\\'", "ab", "\\xe4\\xbd"])),
+       ("tokenizer.ggml.token_type", g.int_array_raw([3, 1, 1, 1, 1, 1, 1, 1]))]
+out("rwkv6.gguf", kvs, r6)
