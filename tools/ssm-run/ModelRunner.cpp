@@ -422,6 +422,17 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
       llvm::errs() << "ssm-run: compiled modules in " << o.dir << "/compiled: sequence lengths "
                    << (lengths.empty() ? "none" : lengths)
                    << (model->hasStep() ? ", and the step function" : ", no step function") << "\n";
+      // The compile options choose nothing here: said, not ignored silently.
+      std::string unused = o.targetGiven && !o.compileArgs.empty() ? "--target and --tuning-db"
+                           : o.targetGiven                          ? "--target"
+                           : !o.compileArgs.empty()                 ? "--tuning-db"
+                                                                    : "";
+      if (!unused.empty())
+        llvm::errs() << "ssm-run: note: " << unused
+                     << (unused.find(" and ") == std::string::npos ? " chooses" : " choose")
+                     << " how kernels are compiled, and this folder's modules are already "
+                        "compiled: they run as they are (ssm-compile "
+                     << o.dir << " takes the same flags)\n";
     }
     auto owned = std::make_unique<CompilingStream>(o, *model, rows, context);
     compiled = owned.get();

@@ -24,6 +24,7 @@ struct ModelRunOptions {
   std::string engine = "cpu";     // ssm-run's default for a model folder; reference, opencl, cuda
   bool engineDefaulted = false;   // no --engine given: the run says which engine and why
   std::string target = "host";
+  bool targetGiven = false;       // --target on the command line (not the default)
   unsigned threads = 0;
   std::string logitsOut, allLogitsOut;
   std::string stateOut;     // --state-out: the stream's states after the prompt (runtime/StateFile.h)

@@ -890,6 +890,7 @@ int main(int argc, char **argv) {
     o.engine = engine;
     o.engineDefaulted = engineDefaulted;
     o.target = target;
+    o.targetGiven = target.getNumOccurrences() > 0;
     o.threads = threads;
     o.logitsOut = logitsOut;
     o.allLogitsOut = allLogitsOut;

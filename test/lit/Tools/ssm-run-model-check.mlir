@@ -39,3 +39,13 @@
 // RUN: sh -c 'ssm-run %t/m --prompt ab --rtol 1e-3; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=TOL
 // TOL: ssm-run: error: --rtol and --atol go with --check on a model folder
 // TOL: exit=2
+//
+// --target (and --tuning-db) choose how kernels are compiled: on a folder
+// whose modules are compiled they choose nothing, and ssm-run says so
+// (before: silently ignored).
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m --prompt ab --target x86-64-linux 2>&1 | FileCheck %s --check-prefix=TARGETNOTE
+// TARGETNOTE: ssm-run: note: --target chooses how kernels are compiled, and this folder's modules are already compiled: they run as they are (ssm-compile {{.*}}m takes the same flags)
+// TARGETNOTE: prompt: 2 tokens
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m --prompt ab 2>&1 | FileCheck %s --check-prefix=NONOTE
+// NONOTE-NOT: note:
+// NONOTE: prompt: 2 tokens
