@@ -77,6 +77,10 @@ bool ggufTokenizerJson(const GgufFile &f, std::string &tokenizerJson, std::strin
   if (!f.getString("tokenizer.ggml.model", true, model, error) ||
       !f.getString("tokenizer.ggml.pre", false, pre, error))
     return false;
+  if (model == "none" || model == "no_vocab") {
+    error = f.path + ": the file holds no vocabulary (tokenizer.ggml.model '" + model + "')";
+    return false;
+  }
   if (model != "gpt2" && model != "llama") {
     error = f.path + ": tokenizer.ggml.model '" + model +
             "' is not a vocabulary ssm-import converts (gpt2, llama)";
