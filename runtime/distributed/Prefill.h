@@ -4,7 +4,8 @@
 // `ssm-distribute-prefill` pass (passes/Passes.td): public functions
 // dist_embed, dist_layer<i> (which also return each recurrent state's
 // slice summary, the composed transition T), dist_step<i> and dist_head,
-// compiled for this rank's slice length (ranks may have different lengths).
+// compiled for this rank's slice length (ranks may have different lengths),
+// or for a call length C with a tail module for the rest (prefill() below).
 // Per layer i, on every rank r of the communicator (ranks in sequence order):
 //
 //   1. halo: the last `haloRows` rows of the layer's input before the slice
