@@ -6,6 +6,7 @@
 // and the metadata is read as llama.cpp's loaders read it
 // (src/models/lfm2.cpp, granite-hybrid.cpp, mamba.cpp, mamba2.cpp).
 #include "import/GgufImport.h"
+#include "runtime/Shape.h"
 
 #include <cmath>
 #include <cstring>
@@ -796,6 +797,21 @@ bool aLogFrom(Mapper &m, const GgufFile &f, const std::string &ga, const std::st
   return true;
 }
 
+/// The config.json fields Mamba-1 and Mamba-2 share, from the GGUF's keys.
+json mambaConfig(const MambaKeys &k, const char *architecture, const char *modelType) {
+  json cfg;
+  cfg["architectures"] = {architecture};
+  cfg["model_type"] = modelType;
+  cfg["vocab_size"] = k.vocab;
+  cfg["hidden_size"] = k.width;
+  cfg["state_size"] = k.state;
+  cfg["num_hidden_layers"] = k.layers;
+  cfg["expand"] = k.inner / k.width;
+  cfg["intermediate_size"] = k.inner;
+  cfg["conv_kernel"] = k.convK;
+  return cfg;
+}
+
 bool mamba1(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   const std::string a = "mamba";
   MambaKeys k;
@@ -807,16 +823,7 @@ bool mamba1(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
             "C): not supported";
     return false;
   }
-  json cfg;
-  cfg["architectures"] = {"MambaForCausalLM"};
-  cfg["model_type"] = "mamba";
-  cfg["vocab_size"] = k.vocab;
-  cfg["hidden_size"] = k.width;
-  cfg["state_size"] = k.state;
-  cfg["num_hidden_layers"] = k.layers;
-  cfg["expand"] = k.inner / k.width;
-  cfg["intermediate_size"] = k.inner;
-  cfg["conv_kernel"] = k.convK;
+  json cfg = mambaConfig(k, "MambaForCausalLM", "mamba");
   cfg["time_step_rank"] = k.rank;
   cfg["layer_norm_epsilon"] = k.eps;
   cfg["use_bias"] = false; // llama.cpp's Mamba has no in_proj / out_proj biases
@@ -860,19 +867,10 @@ bool mamba2(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
             std::to_string(groups) + " do not fit (heads divide inner_size, groups divide heads)";
     return false;
   }
-  json cfg;
-  cfg["architectures"] = {"Mamba2ForCausalLM"};
-  cfg["model_type"] = "mamba2";
-  cfg["vocab_size"] = k.vocab;
-  cfg["hidden_size"] = k.width;
-  cfg["state_size"] = k.state;
-  cfg["num_hidden_layers"] = k.layers;
-  cfg["expand"] = k.inner / k.width;
-  cfg["intermediate_size"] = k.inner;
+  json cfg = mambaConfig(k, "Mamba2ForCausalLM", "mamba2");
   cfg["num_heads"] = heads;
   cfg["head_dim"] = k.inner / heads;
   cfg["n_groups"] = groups;
-  cfg["conv_kernel"] = k.convK;
   cfg["layer_norm_epsilon"] = k.eps;
   // As llama.cpp's Mamba-2 computes: no in_proj / out_proj biases, a conv
   // bias, y silu(z) then the RMS norm per group, dt not clamped.
@@ -909,14 +907,6 @@ bool mamba2(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
 // ---------------------------------------------------------------------------
 // rwkv6 (conversion/rwkv.py Rwkv6Model; src/models/rwkv6.cpp) -> the tensors
 // of an rwkv.cpp file (GgufImport.h).
-
-/// "[a, b, ...]".
-std::string shapeList(const std::vector<int64_t> &ne) {
-  std::string s = "[";
-  for (size_t i = 0; i < ne.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(ne[i]);
-  return s + "]";
-}
 
 /// Builds GgufCheckpoint::rwkv, the rwkv.cpp file of an RWKV GGUF.
 struct RwkvOut {
@@ -1057,7 +1047,7 @@ bool rwkv6(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
     if (const GgufTensor *t = f.findTensor(blk(l, "time_mix_first.weight"));
         t && t->ne != std::vector<int64_t>{headSize, heads}) {
       error = f.path + ": tensor '" + blk(l, "time_mix_first.weight") + "' has ne " +
-              shapeList(t->ne) + ", but " + a + ".wkv.head_size " + std::to_string(headSize) +
+              rt::shapeList(t->ne) + ", but " + a + ".wkv.head_size " + std::to_string(headSize) +
               " implies [" + std::to_string(headSize) + ", " + std::to_string(heads) + "]";
       return false;
     }

@@ -65,6 +65,23 @@ size_t utf8Len(unsigned char c) {
   return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
 }
 
+/// tokenizer.ggml.tokens (a non-empty array of strings) and the token
+/// types beside it (tokenizer.ggml.token_type, one per token; 1, normal,
+/// where the file has none).
+bool readTokens(const GgufFile &f, const std::vector<std::string> *&tokens,
+                std::vector<int64_t> &types, std::string &error) {
+  const GgufValue *tokensV = f.find("tokenizer.ggml.tokens");
+  if (!tokensV || tokensV->type != GgufValueType::Array ||
+      tokensV->arrayType != GgufValueType::String || tokensV->strings.empty()) {
+    error = f.path + ": tokenizer.ggml.tokens must be a non-empty array of strings";
+    return false;
+  }
+  tokens = &tokensV->strings;
+  types.assign(tokens->size(), 1);
+  return !f.find("tokenizer.ggml.token_type") ||
+         f.getIntArray("tokenizer.ggml.token_type", true, tokens->size(), types, error);
+}
+
 } // namespace
 
 bool ggufTokenizerJson(const GgufFile &f, std::string &tokenizerJson, std::string &configJson,
@@ -86,18 +103,12 @@ bool ggufTokenizerJson(const GgufFile &f, std::string &tokenizerJson, std::strin
             "' is not a vocabulary ssm-import converts (gpt2, llama)";
     return false;
   }
-  const GgufValue *tokensV = f.find("tokenizer.ggml.tokens");
-  if (!tokensV || tokensV->type != GgufValueType::Array ||
-      tokensV->arrayType != GgufValueType::String || tokensV->strings.empty()) {
-    error = f.path + ": tokenizer.ggml.tokens must be a non-empty array of strings";
+  const std::vector<std::string> *tokensP = nullptr;
+  std::vector<int64_t> types;
+  if (!readTokens(f, tokensP, types, error))
     return false;
-  }
-  const std::vector<std::string> &tokens = tokensV->strings;
+  const std::vector<std::string> &tokens = *tokensP;
   const size_t n = tokens.size();
-  std::vector<int64_t> types(n, 1);
-  if (f.find("tokenizer.ggml.token_type") &&
-      !f.getIntArray("tokenizer.ggml.token_type", true, n, types, error))
-    return false;
   std::vector<double> scores(n, 0.0);
   if (const GgufValue *s = f.find("tokenizer.ggml.scores")) {
     if (s->type != GgufValueType::Array || s->arraySize() != n ||
@@ -275,17 +286,11 @@ bool ggufWorldVocab(const GgufFile &f, std::string &vocabText, std::string &summ
     error = f.path + ": tokenizer.ggml.model '" + model + "' is not RWKV's World vocabulary";
     return false;
   }
-  const GgufValue *tokensV = f.find("tokenizer.ggml.tokens");
-  if (!tokensV || tokensV->type != GgufValueType::Array ||
-      tokensV->arrayType != GgufValueType::String || tokensV->strings.empty()) {
-    error = f.path + ": tokenizer.ggml.tokens must be a non-empty array of strings";
+  const std::vector<std::string> *tokensP = nullptr;
+  std::vector<int64_t> types;
+  if (!readTokens(f, tokensP, types, error))
     return false;
-  }
-  const std::vector<std::string> &tokens = tokensV->strings;
-  std::vector<int64_t> types(tokens.size(), 1);
-  if (f.find("tokenizer.ggml.token_type") &&
-      !f.getIntArray("tokenizer.ggml.token_type", true, tokens.size(), types, error))
-    return false;
+  const std::vector<std::string> &tokens = *tokensP;
   static const char *hex = "0123456789abcdef";
   auto hexValue = [](char c) {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
