@@ -103,6 +103,14 @@ cl::opt<std::string> tuningDb(
 // ssm-run passes the database's size and modification times, so that its
 // compile-cache key changes when the database does; not read here.
 cl::opt<std::string> tuningDbStamp("tuning-db-stamp", cl::Hidden, cl::init(""), cl::cat(category));
+// ssm-import and ssm-run compile a model folder's further sequence lengths
+// with --functions forward_sequence: only the first module needs the step
+// functions, and compiling them again for every length doubled the time.
+cl::list<std::string> functions(
+    "functions",
+    cl::desc("Compile only these public functions of the input (comma-separated names); the "
+             "others are dropped before the passes. A name the input lacks is refused"),
+    cl::value_desc("f,g,..."), cl::CommaSeparated, cl::cat(category));
 cl::opt<bool> printTarget("print-target",
                           cl::desc("Print the full Halide target string --target names "
                                    "(\"host\" resolved to this machine) and exit"),
@@ -457,6 +465,24 @@ int main(int argc, char **argv) {
   if (!module) {
     errs() << "ssm-compile: error: '" << inputFile << "' is not valid IR (see above)\n";
     return kFailed;
+  }
+  if (!functions.empty()) {
+    // Every name must be a function of the input, then the other public
+    // functions go (private ones stay: a kept function may call them).
+    for (const std::string &name : functions) {
+      auto fn = module->lookupSymbol<mlir::func::FuncOp>(name);
+      if (!fn || fn.isPrivate()) {
+        std::string have;
+        for (auto f : module->getOps<mlir::func::FuncOp>())
+          if (f.isPublic())
+            have += (have.empty() ? "" : ", ") + f.getName().str();
+        return cannotRun("--functions: '" + inputFile + "' has no public function '" + name +
+                         "' (it has " + (have.empty() ? std::string("none") : have) + ")");
+      }
+    }
+    for (auto f : llvm::make_early_inc_range(module->getOps<mlir::func::FuncOp>()))
+      if (f.isPublic() && !llvm::is_contained(functions, f.getName().str()))
+        f.erase();
   }
   if (outputDir.empty()) {
     std::string error;

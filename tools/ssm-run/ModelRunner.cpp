@@ -123,13 +123,20 @@ private:
     std::vector<std::string> texts;
     std::vector<std::string> dirs;
     bool compiled = false;
-    for (int64_t len : chunks) {
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      const int64_t len = chunks[c];
       std::string text, error;
       if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
         return {rt::Code::Mismatch, error};
+      // The step functions come from the last (shortest) length's module
+      // alone; the others hold the sequence function (as ssm-import
+      // --compile does), which halves their compile time.
+      std::vector<std::string> args = opts.compileArgs;
+      if (c + 1 < chunks.size())
+        args.insert(args.end(), {"--functions", model.spec().sequenceFunction});
       int code = kCannotRun;
-      std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code,
-                                         opts.compileArgs, /*compileIfMissing=*/false);
+      std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, args,
+                                         /*compileIfMissing=*/false);
       if (dir.empty()) {
         if (!compiled) {
           std::string list;

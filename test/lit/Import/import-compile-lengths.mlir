@@ -18,6 +18,11 @@
 // RUN: ls %t/m/compiled | FileCheck %s --check-prefix=DIRS
 // DIRS: {{^}}seq16{{$}}
 // DIRS-NEXT: {{^}}seq256{{$}}
+// Only seq16 (model.mlir's module) holds the step function: the longer
+// length's module is compiled with ssm-compile --functions forward_sequence.
+// RUN: grep -c '"name": "forward_step"' %t/m/compiled/seq16/manifest.json | FileCheck %s --check-prefix=STEP16
+// STEP16: {{^}}1{{$}}
+// RUN: not grep -q forward_step %t/m/compiled/seq256/manifest.json
 // RUN: ls -a %t/m | FileCheck %s --check-prefix=NOGRAPHS
 // NOGRAPHS-NOT: .seq
 //
