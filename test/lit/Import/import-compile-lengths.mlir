@@ -1,6 +1,6 @@
 // ssm-import --compile without --seq-len (issue 35 Deliver 4) compiles the
 // lengths ssm-run compiles a folder for on first use (tools/CompiledLengths.h):
-// calls of 256 tokens and of model.mlir's 16, each with the one-token step,
+// calls of 256 tokens and of model.mlir's 16 (the one-token step in seq16 only),
 // into compiled/seq16 and compiled/seq256, and says so: before, the lengths
 // (stderr); after, the lengths, the folders and the time (stdout). Before,
 // it compiled compiled/seq16 only, and a 512-token prompt ran as 32 calls.
