@@ -20,6 +20,24 @@ TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
                    });
 }
 
+namespace {
+/// 1 / max(1, max |x|) of each row of x (rows, cols): the scale the norms
+/// below divide a row by before they sum its squares, so that a row past
+/// 1.8e19 (whose squares overflow float32) normalizes as the float64
+/// reference does; 1 exactly for rows within 1.
+TValue rowScale(MlirEmitter &e, const TValue &x, const std::string &hint) {
+  const int64_t rows = x.shape[0];
+  TValue amaxInit = e.zeros({rows}, hint + "_amax_zero");
+  TValue amax = e.generic(hint + "_amax", {{x, {"d0", "d1"}}}, {rows}, {"d0"},
+                          {"parallel", "reduction"},
+                          [](Body &b) { return b.max(b.arg(1), b.max(b.arg(0), b.neg(b.arg(0)))); },
+                          &amaxInit);
+  return e.map(hint + "_inv", {{amax, {"d0"}}}, {rows}, [](Body &b) {
+    return b.div(b.cst(1.0), b.max(b.arg(0), b.cst(1.0)));
+  });
+}
+} // namespace
+
 TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
                const std::string &hint, double weightOffset) {
   // A scaled sum of squares: each row is divided by s = max(1, max |x|)
@@ -27,15 +45,8 @@ TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
   // embedding row of 1e30) normalizes as the float64 reference does, and
   // x * rsqrt(mean(x^2) + eps) = (x / s) * rsqrt(mean((x / s)^2) + eps / s^2).
   // For rows within 1 (s = 1) every product is the unscaled one, bit for bit.
-  const int64_t rows = x.shape[0], cols = x.shape[1];
-  TValue amaxInit = e.zeros({rows}, hint + "_amax_zero");
-  TValue amax = e.generic(hint + "_amax", {{x, {"d0", "d1"}}}, {rows}, {"d0"},
-                          {"parallel", "reduction"},
-                          [](Body &b) { return b.max(b.arg(1), b.max(b.arg(0), b.neg(b.arg(0)))); },
-                          &amaxInit);
-  TValue inv = e.map(hint + "_inv", {{amax, {"d0"}}}, {rows}, [](Body &b) {
-    return b.div(b.cst(1.0), b.max(b.arg(0), b.cst(1.0)));
-  });
+  const int64_t cols = x.shape[1];
+  TValue inv = rowScale(e, x, hint);
   TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}, {inv, {"d0"}}}, x.shape, [](Body &b) {
     std::string v = b.mul(b.arg(0), b.arg(1));
     return b.mul(v, v);
@@ -51,22 +62,35 @@ TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
 
 TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue &b, double eps,
                  const std::string &hint) {
-  // Biased variance, eps inside the square root, then weight and bias.
+  // Biased variance, eps inside the square root, then weight and bias; on
+  // the row divided by s = max(1, max |x|) (rowScale), as rmsNorm:
+  // (x - mean) / sqrt(var + eps) = (x/s - mean/s) / sqrt(var/s^2 + eps/s^2).
+  // A row of 1e30 (an embedding row: RWKV's ln0), whose squares overflow
+  // float32, normalized to the bias alone without it. Rows within 1 (s = 1)
+  // compute exactly the plain formula. The denominator is kept >= the least
+  // normal float, so a constant row past 1 (var 0, eps/s^2 flushed to 0)
+  // gives the bias, as the reference does, not 0/0.
   const int64_t n = x.shape[1];
   TValue wv = e.flatten(w, hint + "_w");
   TValue bv = e.flatten(b, hint + "_b");
-  TValue sum = e.reduceLast(hint + "_sum", {{x, {}}}, x.shape, [&](Body &bd) { return bd.arg(0); });
-  TValue sq = e.reduceLast(hint + "_sq", {{x, {}}, {sum, {"d0"}}}, x.shape, [&](Body &bd) {
-    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(n))));
-    return bd.mul(d, d);
-  });
-  return e.map(hint, {{x, {}}, {sum, {"d0"}}, {sq, {"d0"}}, {wv, {"d1"}}, {bv, {"d1"}}}, x.shape,
-               [&](Body &bd) {
+  TValue inv = rowScale(e, x, hint);
+  TValue sum = e.reduceLast(hint + "_sum", {{x, {}}, {inv, {"d0"}}}, x.shape,
+                            [&](Body &bd) { return bd.mul(bd.arg(0), bd.arg(1)); });
+  TValue sq = e.reduceLast(hint + "_sq", {{x, {}}, {sum, {"d0"}}, {inv, {"d0"}}}, x.shape,
+                           [&](Body &bd) {
+                             std::string d = bd.sub(bd.mul(bd.arg(0), bd.arg(2)),
+                                                    bd.div(bd.arg(1), bd.cst(double(n))));
+                             return bd.mul(d, d);
+                           });
+  return e.map(hint, {{x, {}}, {sum, {"d0"}}, {sq, {"d0"}}, {wv, {"d1"}}, {bv, {"d1"}}, {inv, {"d0"}}},
+               x.shape, [&](Body &bd) {
                  std::string nn = bd.cst(double(n));
                  std::string mean = bd.div(bd.arg(1), nn);
                  std::string var = bd.div(bd.arg(2), nn);
-                 std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
-                 std::string y = bd.div(bd.sub(bd.arg(0), mean), den);
+                 std::string epsScaled = bd.mul(bd.mul(bd.cst(eps), bd.arg(5)), bd.arg(5));
+                 std::string den =
+                     bd.sqrt(bd.max(bd.add(var, epsScaled), bd.cst(1.1754943508222875e-38)));
+                 std::string y = bd.div(bd.sub(bd.mul(bd.arg(0), bd.arg(5)), mean), den);
                  return bd.add(bd.mul(y, bd.arg(3)), bd.arg(4));
                });
 }
