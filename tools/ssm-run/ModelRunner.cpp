@@ -10,6 +10,7 @@
 #include "runtime/AtomicFile.h"
 #include "runtime/Compare.h"
 #include "runtime/Generate.h"
+#include "runtime/Manifest.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
 #include "runtime/Sampling.h"
@@ -302,6 +303,79 @@ std::string firstNonFiniteIn(const std::string &what, const std::vector<float> &
   return "";
 }
 
+/// The engine a model folder's compiled/ modules run on, from the targets
+/// in their manifests: "opencl" or "cuda" for a module of that GPU API,
+/// else "cpu"; several joined with " and " in folder order. The modules
+/// `skipped` ("<dir> (compiled for <target>)", Model::skippedModules) do
+/// not count; "cpu" when no manifest can be read.
+std::string compiledModulesEngine(const std::string &dir,
+                                  const std::vector<std::string> &skipped) {
+  std::error_code ec;
+  std::vector<std::string> dirs;
+  for (llvm::sys::fs::directory_iterator it(dir + "/compiled", ec), end; it != end && !ec;
+       it.increment(ec))
+    dirs.push_back(it->path());
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<std::string> engines;
+  for (const std::string &d : dirs) {
+    if (std::any_of(skipped.begin(), skipped.end(),
+                    [&](const std::string &s) { return llvm::StringRef(s).starts_with(d + " ("); }))
+      continue;
+    auto text = llvm::MemoryBuffer::getFile(d + "/manifest.json");
+    rt::ModuleManifest manifest;
+    std::string error;
+    if (!text || !rt::manifestFromJson((*text)->getBuffer().str(), d, manifest, error))
+      continue;
+    llvm::SmallVector<llvm::StringRef> features;
+    llvm::StringRef(manifest.target).split(features, '-');
+    std::string engine = "cpu";
+    for (llvm::StringRef f : features)
+      if (f == "opencl" || f == "cuda")
+        engine = f.str();
+    if (std::find(engines.begin(), engines.end(), engine) == engines.end())
+      engines.push_back(engine);
+  }
+  std::string out;
+  for (const std::string &e : engines)
+    out += (out.empty() ? "" : " and ") + e;
+  return out.empty() ? "cpu" : out;
+}
+
+/// Notes when <dir>/compiled is there but holds nothing to run (not a
+/// folder, or no module folder, one with a manifest.json, in it: empty),
+/// and for each folder in it without a manifest.json (a damaged or
+/// half-copied module). "" when there is nothing to say. The runtime's
+/// addCompiledModules skips all of these.
+std::string compiledEntryNotes(const std::string &dir) {
+  const std::string compiled = dir + "/compiled";
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(compiled, st))
+    return ""; // none: kernels compiled on first use, as documented
+  if (!llvm::sys::fs::is_directory(st))
+    return "ssm-run: note: " + compiled +
+           " is not a folder: ignored (ssm-compile " + dir +
+           " writes its modules into a compiled/ folder there)\n";
+  std::string notes;
+  int modules = 0;
+  std::error_code ec;
+  std::vector<std::string> others;
+  for (llvm::sys::fs::directory_iterator it(compiled, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    const bool folder = llvm::sys::fs::is_directory(it->path());
+    if (folder && llvm::sys::fs::exists(it->path() + "/manifest.json"))
+      ++modules;
+    else if (folder && !llvm::sys::path::filename(it->path()).starts_with("."))
+      others.push_back(it->path());
+  }
+  std::sort(others.begin(), others.end());
+  for (const std::string &other : others)
+    notes += "ssm-run: note: skips " + other +
+             ", a folder without manifest.json (not an ssm-compile output)\n";
+  if (modules == 0)
+    notes += "ssm-run: note: " + compiled + " holds no compiled module: ignored\n";
+  return notes;
+}
+
 int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()> &context) {
   std::string error;
   if (!llvm::sys::fs::is_regular_file(o.dir + "/model.json"))
@@ -397,6 +471,9 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   std::unique_ptr<rt::Model> model;
   std::unique_ptr<rt::TokenStream> stream;
   const CompilingStream *compiled = nullptr; // its states are checked for non-finite values
+  // What the messages call the engine: o.engine, or the engine a folder's
+  // compiled modules run on.
+  std::string engineName = o.engine;
   if (o.engine == "reference") {
     stream = std::make_unique<ref::ModelStream>(context(), spec, *weights, rows);
   } else {
@@ -416,12 +493,26 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     for (const std::string &skipped : model->skippedModules())
       llvm::errs() << "ssm-run: note: skips " << skipped
                    << ", another machine's module (this CPU runs the folder's others)\n";
-    if (o.engineDefaulted)
+    if (!gpu)
+      llvm::errs() << compiledEntryNotes(o.dir);
+    // The folder's modules run on the engine they were compiled for (an
+    // OpenCL module in compiled/ runs on OpenCL): named so, not "cpu".
+    const bool hasModules = model->hasStep() || !model->sequenceLengths().empty();
+    if (!gpu && hasModules)
+      engineName = compiledModulesEngine(o.dir, model->skippedModules());
+    if (o.engineDefaulted && engineName != "cpu")
+      llvm::errs() << "ssm-run: running this folder's compiled modules on the " << engineName
+                   << " engine they were compiled for (a model folder runs its compiled modules "
+                      "by default; --engine reference runs the reference interpreter)\n";
+    else if (o.engineDefaulted)
       llvm::errs() << "ssm-run: running on the cpu engine, the default for a model folder ("
-                   << (model->hasStep() || !model->sequenceLengths().empty()
+                   << (hasModules
                            ? "its compiled modules"
                            : "no compiled modules: kernels compiled once on first use, and cached")
                    << "; --engine reference runs the reference interpreter)\n";
+    else if (engineName != o.engine)
+      llvm::errs() << "ssm-run: note: --engine " << o.engine << " runs this folder's compiled "
+                   << "modules, which are compiled for the " << engineName << " engine\n";
     if (model->hasStep() || !model->sequenceLengths().empty()) {
       std::string lengths;
       for (int64_t l : model->sequenceLengths())
@@ -458,7 +549,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
       return true;
     nonFinite = true;
     llvm::errs() << "ssm-run: " << (o.check ? "error" : "warning") << ": " << where << " " << when
-                 << ": the " << o.engine
+                 << ": the " << engineName
                  << " engine's float32 overflowed or the weights hold non-finite values "
                     "(docs/numerics.md)\n";
     return !o.check;
@@ -525,7 +616,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   llvm::errs() << llvm::formatv("ssm-run: prompt: {0} tokens in {1:f1} ms ({2:f1} tokens/s, {3}, {4} "
                                 "engine{5})\n",
                                 tokens.size(), promptSec * 1e3, tokens.size() / promptSec, o.mode,
-                                o.engine,
+                                engineName,
                                 o.engine == "reference"
                                     ? ""
                                     : ", first call includes compilation or cache lookup");
@@ -580,7 +671,7 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     if (!c.pass) {
       char tol[64];
       std::snprintf(tol, sizeof tol, "rtol %g / atol %g", o.rtol, o.atol);
-      return fail(kFailed, "--check: the " + o.engine +
+      return fail(kFailed, "--check: the " + engineName +
                                " engine's logits differ from the reference interpreter's past " +
                                tol);
     }

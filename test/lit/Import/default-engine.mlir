@@ -29,6 +29,26 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/deployed.npy 1e-4 | FileCheck %s --check-prefix=CMP
 // CMP: max_abs_diff={{.*}} PASS
 //
+// A compiled entry that holds nothing to run is said in a note, not ignored
+// silently: an empty compiled/, a file named compiled, a folder in compiled/
+// without manifest.json. The run goes on as without it (the plain folder's
+// modules from the same cache: no compilation).
+// RUN: cp -r %t/plain %t/empty && mkdir %t/empty/compiled
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/empty --prompt 'default engine' --logits-out %t/empty.npy 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: ssm-run: note: {{.*}}empty/compiled holds no compiled module: ignored
+// EMPTY-NEXT: (no compiled modules: kernels compiled once on first use
+// EMPTY-NOT: compiling
+// RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/empty.npy 1e-4 | FileCheck %s --check-prefix=CMP
+// RUN: cp -r %t/plain %t/filec && echo x > %t/filec/compiled
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/filec --prompt 'default engine' 2>&1 | FileCheck %s --check-prefix=FILEC
+// FILEC: ssm-run: note: {{.*}}filec/compiled is not a folder: ignored (ssm-compile {{.*}}filec writes its modules into a compiled/ folder there)
+// FILEC-NOT: compiling
+// RUN: cp -r %t/deployed %t/half && mkdir %t/half/compiled/seq8
+// RUN: env SSM_CACHE_DIR=%t.empty-cache ssm-run %t/half --prompt 'default engine' 2>&1 | FileCheck %s --check-prefix=HALF
+// HALF: ssm-run: note: skips {{.*}}half/compiled/seq8, a folder without manifest.json (not an ssm-compile output)
+// HALF-NEXT: (its compiled modules;
+// HALF-NOT: holds no compiled module
+//
 // A graph: the reference engine unless told.
 // RUN: ssm-run %t/plain/model.mlir --function forward_step --seed 1 2>&1 | FileCheck %s --check-prefix=GRAPH
 // GRAPH: @forward_step ran on the reference engine
