@@ -905,6 +905,124 @@ bool mamba2(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
 
 
 // ---------------------------------------------------------------------------
+// falcon-h1 (conversion/falcon_h1.py FalconH1Model; src/models/falcon-h1.cpp)
+
+bool falconH1(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
+  const std::string a = "falcon-h1";
+  Common c;
+  if (!readCommon(f, a, c, error))
+    return false;
+  const int64_t kMax = int64_t(1) << 31;
+  int64_t headDim = 0, valueDim = 0, convK = 4, dState = 0, groups = 1, dInner = 0, nHeads = 0;
+  double attnScale = 0;
+  if (!f.getInt(a + ".attention.key_length", false, 1, 4096, headDim, error) ||
+      !f.getInt(a + ".attention.value_length", false, 1, 4096, valueDim, error) ||
+      !f.getFloat(a + ".attention.scale", false, attnScale, error) ||
+      !f.getInt(a + ".ssm.conv_kernel", true, 2, 4, convK, error) ||
+      !f.getInt(a + ".ssm.state_size", true, 1, 4096, dState, error) ||
+      !f.getInt(a + ".ssm.group_count", true, 1, kMax, groups, error) ||
+      !f.getInt(a + ".ssm.inner_size", true, 1, kMax, dInner, error) ||
+      !f.getInt(a + ".ssm.time_step_rank", true, 1, kMax, nHeads, error))
+    return false;
+  for (size_t l = 0; l < c.kvPerLayer.size(); ++l)
+    if (c.kvPerLayer[l] == 0) {
+      error = f.path + ": " + a + ".attention.head_count_kv[" + std::to_string(l) +
+              "] is 0: every Falcon-H1 layer has attention beside its Mamba-2 mixer";
+      return false;
+    }
+  if (c.heads == 0) {
+    error = f.path + ": " + a + ".attention.head_count is 0";
+    return false;
+  }
+  if (headDim == 0)
+    headDim = c.width / c.heads;
+  if (valueDim != 0 && valueDim != headDim) {
+    error = f.path + ": " + a + ".attention.value_length " + std::to_string(valueDim) +
+            " differs from key_length " + std::to_string(headDim) + " (not supported)";
+    return false;
+  }
+  if (dInner % nHeads || nHeads % groups) {
+    error = f.path + ": " + a + ".ssm.inner_size " + std::to_string(dInner) +
+            ", ssm.time_step_rank (heads) " + std::to_string(nHeads) + " and ssm.group_count " +
+            std::to_string(groups) + " do not fit (heads divide inner_size, groups divide heads)";
+    return false;
+  }
+  // The multipliers of the Hugging Face config are folded into the weights
+  // by the converter (FalconH1Model.modify_tensors), so every one is 1 here;
+  // llama.cpp reads no time_step_limit (dt is not clamped) and gates before
+  // its grouped RMS norm. Attention scale: attention.scale, else
+  // 1/sqrt(head_dim) (the key multiplier is inside attn_k).
+  json cfg;
+  cfg["architectures"] = {"FalconH1ForCausalLM"};
+  cfg["model_type"] = "falcon_h1";
+  commonConfig(cfg, c);
+  cfg["rms_norm_eps"] = c.eps;
+  cfg["intermediate_size"] = c.ff;
+  cfg["head_dim"] = headDim;
+  cfg["hidden_act"] = "silu";
+  for (const char *key : {"embedding_multiplier", "lm_head_multiplier", "attention_in_multiplier",
+                          "attention_out_multiplier", "ssm_in_multiplier", "ssm_out_multiplier"})
+    cfg[key] = 1.0;
+  cfg["key_multiplier"] = attnScale > 0 ? attnScale * std::sqrt(double(headDim)) : 1.0;
+  cfg["mlp_multipliers"] = {1.0, 1.0};
+  cfg["ssm_multipliers"] = {1.0, 1.0, 1.0, 1.0, 1.0};
+  cfg["mamba_n_heads"] = nHeads;
+  cfg["mamba_d_ssm"] = dInner;
+  cfg["mamba_d_head"] = dInner / nHeads;
+  cfg["mamba_d_state"] = dState;
+  cfg["mamba_n_groups"] = groups;
+  cfg["mamba_d_conv"] = convK;
+  cfg["mamba_conv_bias"] = f.findTensor(blk(0, "ssm_conv1d.bias")) != nullptr;
+  cfg["mamba_proj_bias"] = false;
+  cfg["projectors_bias"] = false;
+  cfg["mamba_rms_norm"] = f.findTensor(blk(0, "ssm_norm.weight")) != nullptr;
+  cfg["mamba_norm_before_gate"] = false;
+  cfg["attention_bias"] = false;
+  cfg["mlp_bias"] = false;
+  out.config = cfg;
+
+  Mapper m(f, out, error);
+  if (!m.copy("token_embd.weight", "model.embed_tokens.weight") ||
+      !m.copy("output_norm.weight", "model.final_layernorm.weight") ||
+      !m.copy("output.weight", "lm_head.weight", {}, true))
+    return false;
+  const int64_t convDim = dInner + 2 * groups * dState;
+  const bool convBias = cfg["mamba_conv_bias"], norm = cfg["mamba_rms_norm"];
+  for (int64_t l = 0; l < c.layers; ++l) {
+    for (const char *bias : {"attn_q.bias", "attn_k.bias", "attn_v.bias", "attn_output.bias"})
+      if (m.has(blk(l, bias))) {
+        error = f.path + ": tensor '" + blk(l, bias) +
+                "': Falcon-H1 attention with biases is not supported (llama.cpp loads "
+                "attn_output.bias but never adds it; ssm-import does not guess)";
+        return false;
+      }
+    const std::string p = "mamba.";
+    if (!m.copy(blk(l, "attn_norm.weight"), hfLayer(l, "input_layernorm.weight")) ||
+        // gguf-py maps "pre_ff_layernorm.weight" whole (FFN_PRE_NORM), so
+        // the converter writes it without the ".weight" suffix.
+        !m.copy(blk(l, "ffn_norm"), hfLayer(l, "pre_ff_layernorm.weight")) ||
+        !m.copy(blk(l, "ffn_gate.weight"), hfLayer(l, "feed_forward.gate_proj.weight")) ||
+        !m.copy(blk(l, "ffn_up.weight"), hfLayer(l, "feed_forward.up_proj.weight")) ||
+        !m.copy(blk(l, "ffn_down.weight"), hfLayer(l, "feed_forward.down_proj.weight")) ||
+        // NeoX RoPE in llama.cpp: q and k rows are not permuted.
+        !m.copy(blk(l, "attn_q.weight"), hfLayer(l, "self_attn.q_proj.weight")) ||
+        !m.copy(blk(l, "attn_k.weight"), hfLayer(l, "self_attn.k_proj.weight")) ||
+        !m.copy(blk(l, "attn_v.weight"), hfLayer(l, "self_attn.v_proj.weight")) ||
+        !m.copy(blk(l, "attn_output.weight"), hfLayer(l, "self_attn.o_proj.weight")) ||
+        !m.copy(blk(l, "ssm_in.weight"), hfLayer(l, p + "in_proj.weight")) ||
+        !m.copy(blk(l, "ssm_conv1d.weight"), hfLayer(l, p + "conv1d.weight"), {convDim, 1, convK}) ||
+        (convBias && !m.copy(blk(l, "ssm_conv1d.bias"), hfLayer(l, p + "conv1d.bias"), {convDim})) ||
+        !m.copy(blk(l, "ssm_dt.bias"), hfLayer(l, p + "dt_bias"), {nHeads}) ||
+        !m.copy(blk(l, "ssm_d"), hfLayer(l, p + "D"), {nHeads}) ||
+        (norm && !m.copy(blk(l, "ssm_norm.weight"), hfLayer(l, p + "norm.weight"), {dInner})) ||
+        !m.copy(blk(l, "ssm_out.weight"), hfLayer(l, p + "out_proj.weight")) ||
+        !aLogFrom(m, f, blk(l, "ssm_a"), hfLayer(l, p + "A_log"), {nHeads}, error))
+      return false;
+  }
+  return m.allUsed();
+}
+
+// ---------------------------------------------------------------------------
 // rwkv6 (conversion/rwkv.py Rwkv6Model; src/models/rwkv6.cpp) -> the tensors
 // of an rwkv.cpp file (GgufImport.h).
 
@@ -1195,6 +1313,7 @@ const std::vector<GgufArch> &ggufArchs() {
       {"mamba2", mamba2},
       {"rwkv6", rwkv6},
       {"rwkv7", rwkv7},
+      {"falcon-h1", falconH1},
   };
   return archs;
 }

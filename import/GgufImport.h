@@ -32,6 +32,21 @@
 //                     rope.dimension_count; q/k L2-normed as llama.cpp does,
 //                     x / max(|x|, rms_norm_eps) (transformers: x rsqrt(|x|^2 + 1e-6);
 //                     config key ssm_opt_l2norm_eps, import/Qwen35Model.cpp).
+//   falcon-h1      -> falcon_h1 (FalconH1ForCausalLM): every mup multiplier 1 (the
+//                     converter folded them into the weights: embedding, lm_head,
+//                     attention in / out and key, ssm in / out, the five
+//                     ssm_multipliers into in_proj's z, x, B, C, dt rows, the
+//                     mlp ones into gate and down); attention.scale, when
+//                     present, as key_multiplier x 1/sqrt(head_dim); q / k rows as
+//                     they are (llama.cpp's NeoX RoPE); ssm_a -> A_log, A / D (H, 1)
+//                     -> (H), ssm_norm (G, d_inner / G) -> (d_inner) with
+//                     mamba_rms_norm true when present; gate then the grouped norm
+//                     and dt not clamped (as llama.cpp computes: a Hugging Face
+//                     model with mamba_norm_before_gate or a finite
+//                     time_step_limit runs otherwise there). Attention biases
+//                     refused (llama.cpp never adds attn_output.bias). The
+//                     pre-feed-forward norm is blk.N.ffn_norm (no ".weight": gguf-py
+//                     maps pre_ff_layernorm.weight whole).
 //   mamba          -> mamba (MambaForCausalLM) under mamba_ssm's tensor names
 //                     (backbone.embedding, backbone.layers.N.mixer.*, norm_f,
 //                     lm_head; import/MambaModel.h): ssm_a = -exp(A_log) back to

@@ -18,6 +18,10 @@
                                                  writes for the Mamba-1 / Mamba-2 checkpoint in
                                                  DIR (config.json + model.safetensors), with a
                                                  256-token byte-level vocabulary
+  gguf_tool.py from-falcon-h1 DIR OUT            (NumPy) the F32 `falcon-h1` GGUF llama.cpp's
+                                                 converter writes for the Falcon-H1 checkpoint
+                                                 in DIR (the multipliers folded into the
+                                                 weights), no vocabulary
   gguf_tool.py from-rwkv IN.bin OUT [N]          the F32 `rwkv6` / `rwkv7` GGUF llama.cpp's
                                                  converter writes for the RWKV-6 / RWKV-7 model
                                                  of an rwkv.cpp FP32 file; N (RWKV-6):
@@ -560,6 +564,108 @@ def from_hf(folder, out):
 
 
 # ---------------------------------------------------------------------------
+# Falcon-H1 checkpoint (config.json + model.safetensors) -> llama.cpp's
+# `falcon-h1` GGUF, written in the test's own terms from what llama.cpp's
+# converter does (conversion/falcon_h1.py FalconH1Model on top of
+# Mamba2Model) and what src/models/falcon-h1.cpp reads:
+#   multipliers folded into the weights (f32 products): token_embd x
+#           embedding_multiplier, output x lm_head_multiplier, attn_q / attn_v x
+#           attention_in_multiplier, attn_k x key_multiplier x
+#           attention_in_multiplier, attn_output x attention_out_multiplier,
+#           ssm_in x ssm_in_multiplier and its rows z, x, B, C, dt x
+#           ssm_multipliers[0..4], ssm_out x ssm_out_multiplier, ffn_gate x
+#           mlp_multipliers[0], ffn_down x mlp_multipliers[1]
+#   Mamba-2 ssm_a = -exp(A_log) (H, 1), ssm_d (H, 1), conv1d squeezed (C, W),
+#           ssm_norm (G, d_ssm / G); q / k not permuted (NeoX RoPE);
+#           the pre-feed-forward norm is `blk.N.ffn_norm`, without ".weight"
+#   keys    falcon-h1.{vocab_size, block_count, embedding_length, context_length,
+#           feed_forward_length, attention.head_count, head_count_kv,
+#           key_length, value_length, layer_norm_rms_epsilon, rope.freq_base,
+#           ssm.conv_kernel, inner_size, state_size, time_step_rank, group_count}
+# What llama.cpp cannot express is refused: norm before gate, a finite
+# time_step_limit, a tied head with multipliers (the folded embedding would
+# be the head).
+
+def from_falcon_h1(folder, out):
+    import json
+    import os
+    N = np()
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    a = "falcon-h1"
+    assert cfg["model_type"] == "falcon_h1"
+    assert not (cfg.get("mamba_rms_norm") and cfg.get("mamba_norm_before_gate", True)), \
+        "llama.cpp gates before the norm"
+    assert cfg.get("time_step_limit", [0, float("inf")])[1] == float("inf"), "llama.cpp does not clamp dt"
+    f32 = N.float32
+    mul = {k: f32(cfg.get(k, 1.0)) for k in (
+        "embedding_multiplier", "lm_head_multiplier", "key_multiplier", "attention_in_multiplier",
+        "attention_out_multiplier", "ssm_in_multiplier", "ssm_out_multiplier")}
+    assert not cfg.get("tie_word_embeddings") or (
+        mul["embedding_multiplier"] == 1 and mul["lm_head_multiplier"] == 1)
+    zx = [f32(v) for v in cfg["ssm_multipliers"]]
+    mlp = [f32(v) for v in cfg["mlp_multipliers"]]
+    d, L, E = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["head_dim"]
+    ds, mh, G, ns = cfg["mamba_d_ssm"], cfg["mamba_n_heads"], cfg["mamba_n_groups"], cfg["mamba_d_state"]
+    W = cfg["mamba_d_conv"]
+    kvs = [("general.architecture", kv_raw("str", a)),
+           (a + ".vocab_size", kv_raw("u32", cfg["vocab_size"])),
+           (a + ".block_count", kv_raw("u32", L)),
+           (a + ".context_length", kv_raw("u32", cfg["max_position_embeddings"])),
+           (a + ".embedding_length", kv_raw("u32", d)),
+           (a + ".feed_forward_length", kv_raw("u32", cfg["intermediate_size"])),
+           (a + ".attention.head_count", kv_raw("u32", cfg["num_attention_heads"])),
+           (a + ".attention.head_count_kv", kv_raw("u32", cfg["num_key_value_heads"])),
+           (a + ".attention.key_length", kv_raw("u32", E)),
+           (a + ".attention.value_length", kv_raw("u32", E)),
+           (a + ".attention.layer_norm_rms_epsilon", kv_raw("f32", cfg["rms_norm_eps"])),
+           (a + ".rope.freq_base", kv_raw("f32", cfg["rope_theta"])),
+           (a + ".ssm.conv_kernel", kv_raw("u32", W)),
+           (a + ".ssm.inner_size", kv_raw("u32", ds)),
+           (a + ".ssm.state_size", kv_raw("u32", ns)),
+           (a + ".ssm.time_step_rank", kv_raw("u32", mh)),
+           (a + ".ssm.group_count", kv_raw("u32", G)),
+           ("general.file_type", kv_raw("u32", 0))]
+    tensors = []
+
+    def put(name, x):
+        x = N.ascontiguousarray(x, dtype=f32)
+        tensors.append([name, list(reversed(x.shape)), 0, x.tobytes()])
+
+    put("token_embd.weight", w["model.embed_tokens.weight"] * mul["embedding_multiplier"])
+    for l in range(L):
+        h, b = "model.layers.%d." % l, "blk.%d." % l
+        m, s, ff = h + "mamba.", h + "self_attn.", h + "feed_forward."
+        put(b + "attn_norm.weight", w[h + "input_layernorm.weight"])
+        put(b + "attn_q.weight", w[s + "q_proj.weight"] * mul["attention_in_multiplier"])
+        put(b + "attn_k.weight", w[s + "k_proj.weight"] * mul["key_multiplier"] * mul["attention_in_multiplier"])
+        put(b + "attn_v.weight", w[s + "v_proj.weight"] * mul["attention_in_multiplier"])
+        put(b + "attn_output.weight", w[s + "o_proj.weight"] * mul["attention_out_multiplier"])
+        ip = w[m + "in_proj.weight"] * mul["ssm_in_multiplier"]
+        bounds = [0, ds, 2 * ds, 2 * ds + G * ns, 2 * ds + 2 * G * ns, ip.shape[0]]
+        for i in range(5):
+            ip[bounds[i]:bounds[i + 1], :] *= zx[i]
+        put(b + "ssm_in.weight", ip)
+        put(b + "ssm_conv1d.weight", w[m + "conv1d.weight"].squeeze())
+        if m + "conv1d.bias" in w:
+            put(b + "ssm_conv1d.bias", w[m + "conv1d.bias"])
+        put(b + "ssm_dt.bias", w[m + "dt_bias"])
+        put(b + "ssm_a", (-N.exp(w[m + "A_log"])).reshape(-1, 1))
+        put(b + "ssm_d", w[m + "D"].reshape(-1, 1))
+        if m + "norm.weight" in w:
+            put(b + "ssm_norm.weight", w[m + "norm.weight"].reshape(G, ds // G))
+        put(b + "ssm_out.weight", w[m + "out_proj.weight"] * mul["ssm_out_multiplier"])
+        # gguf-py maps "pre_ff_layernorm.weight" whole (FFN_PRE_NORM): no suffix.
+        put(b + "ffn_norm", w[h + "pre_ff_layernorm.weight"])
+        put(b + "ffn_gate.weight", w[ff + "gate_proj.weight"] * mlp[0])
+        put(b + "ffn_up.weight", w[ff + "up_proj.weight"])
+        put(b + "ffn_down.weight", w[ff + "down_proj.weight"] * mlp[1])
+    put("output_norm.weight", w["model.final_layernorm.weight"])
+    if "lm_head.weight" in w:
+        put("output.weight", w["lm_head.weight"] * mul["lm_head_multiplier"])
+    write(out, 3, kvs, tensors)
+
+# ---------------------------------------------------------------------------
 # rwkv.cpp RWKV-6 file (FP32) -> llama.cpp's `rwkv6` GGUF. rwkv.cpp's
 # converter and llama.cpp's apply the same transposes to the low-rank
 # adapters (time_maa_w1 / w2, time_decay_w1 / w2), so those are copied with
@@ -763,6 +869,8 @@ def main(argv):
         return synth_lfm2(argv[2], int(argv[3]), int(argv[4]))
     if cmd == "from-hf":
         return from_hf(argv[2], argv[3])
+    if cmd == "from-falcon-h1":
+        return from_falcon_h1(argv[2], argv[3])
     if cmd == "from-rwkv":
         return from_rwkv(argv[2], argv[3], int(argv[4]) if len(argv) > 4 else 0)
     version, kvs, tensors = read(argv[2])
