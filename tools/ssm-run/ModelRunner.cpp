@@ -31,6 +31,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -58,35 +59,35 @@ int fail(int code, const std::string &msg) {
 /// sequence calls plus steps, with no compilation; otherwise the model is
 /// compiled on first use, once for every prompt length: its graphs for calls
 /// of kFirstUseChunk tokens (256, at most the KV caches' length) and of the
-/// import's --seq-len (model.json "seq_len", default 16) when shorter, each
-/// with the one-token step (firstUseChunks). A prompt then runs as 256-token
-/// calls, then 16-token calls, then fewer than 16 steps, whatever the first
-/// prompt's length was; the modules are compile-cache entries, so later runs
-/// find them with no compilation. (Before, the first prompt's own length was
-/// compiled and reused: a 7-token first prompt made a 512-token one 73 calls
-/// and 1 step.)
+/// import's --seq-len (model.json "seq_len", default 16) when shorter, the
+/// latter with the one-token steps (firstUseChunks); the long call is
+/// compiled when a prompt first reaches it, so short prompts never pay for
+/// it. A prompt then runs as 256-token calls, then 16-token calls, then
+/// fewer than 16 steps, whatever the first prompt's length was; the modules
+/// are compile-cache entries, so later runs find them with no compilation.
+/// (Before, the first prompt's own length was compiled and reused: a 7-token
+/// first prompt made a 512-token one 73 calls and 1 step.)
 class CompilingStream : public rt::TokenStream {
 public:
   static constexpr int64_t kFirstUseChunk = ssm::tools::kDefaultLongCall;
 
   CompilingStream(const ModelRunOptions &o, rt::Model &model, LogitsRows rows,
                   const std::function<mlir::MLIRContext &()> &context)
-      : opts(o), model(model), stream(model), rows(rows), context(context) {}
+      : opts(o), model(model), stream(model), firstUse_(!model.hasStep()), rows(rows),
+        context(context) {}
 
   void reset() override { stream.reset(); }
   rt::Status prefill(const int32_t *tokens, size_t n, std::vector<float> *all) override {
     // A prompt past the KV caches is refused before a graph is built for it.
     if (rt::Status st = stream.checkContext(n); !st)
       return st;
-    if (!model.hasStep())
-      if (rt::Status st = compileFirstUse(); !st)
-        return st;
+    if (rt::Status st = compileFirstUse(n); !st)
+      return st;
     return stream.prefill(tokens, n, all);
   }
   rt::Status step(int32_t token) override {
-    if (!model.hasStep())
-      if (rt::Status st = compileFirstUse(); !st)
-        return st;
+    if (rt::Status st = compileFirstUse(0); !st)
+      return st;
     return stream.step(token);
   }
   const std::vector<float> &logits() const override { return stream.logits(); }
@@ -116,40 +117,76 @@ public:
   }
 
 private:
-  /// The first compiled modules of a folder that has none: the graph for
-  /// each of firstUseChunks, from the compile cache or compiled now (in a
-  /// child ssm-compile) into it.
-  rt::Status compileFirstUse() {
-    std::vector<int64_t> chunks = firstUseChunks(model);
-    std::vector<std::string> texts;
-    std::vector<std::string> dirs;
-    bool compiled = false;
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      const int64_t len = chunks[c];
+  /// The modules a prompt of `tokens` tokens (0: steps) needs, of a folder
+  /// that has none: the shortest of firstUseChunks (it also holds the step
+  /// functions) and each longer one that fits in the prompt, each from the
+  /// compile cache or compiled now (in a child ssm-compile) into it; the
+  /// ones this process has loaded are not looked up again. A folder whose
+  /// prompts stay short never compiles the long call; the first prompt
+  /// that reaches it compiles it once (the same ladder in the end, so a
+  /// prompt runs as the same calls whichever came first).
+  rt::Status compileFirstUse(size_t tokens) {
+    if (!firstUse_) // a deployed folder: its own modules
+      return rt::Status::ok();
+    const std::vector<int64_t> chunks = firstUseChunks(model);
+    std::vector<int64_t> needed;
+    for (size_t c = 0; c < chunks.size(); ++c)
+      if ((c + 1 == chunks.size() || static_cast<size_t>(chunks[c]) <= tokens) &&
+          !loaded_.count(chunks[c]))
+        needed.push_back(chunks[c]);
+    if (needed.empty())
+      return rt::Status::ok();
+    auto listOf = [](const std::vector<int64_t> &lengths) {
+      std::string list;
+      for (int64_t l : lengths)
+        list += (list.empty() ? "" : " and ") + std::to_string(l);
+      return list;
+    };
+    auto whatOf = [&](const std::vector<int64_t> &lengths) {
+      return "calls of " + listOf(lengths) + " tokens" +
+             (lengths.back() == chunks.back() ? " and one-token steps" : "");
+    };
+    // From the cache first; then what is missing, compiled.
+    std::vector<std::string> texts, dirs;
+    std::vector<std::vector<std::string>> argLists;
+    std::vector<int64_t> missing;
+    for (int64_t len : needed) {
       std::string text, error;
       if (!storedModelGraph(model.spec().text, len, rows, model.weights(), context(), text, error))
         return {rt::Code::Mismatch, error};
-      // The step functions come from the last (shortest) length's module
-      // alone; the others hold the sequence function (as ssm-import
-      // --compile does), which halves their compile time.
+      // The step functions come from the shortest length's module alone;
+      // the others hold the sequence function (as ssm-import --compile
+      // does), which halves their compile time.
       std::vector<std::string> args = opts.compileArgs;
-      if (c + 1 < chunks.size())
+      if (len != chunks.back())
         args.insert(args.end(), {"--functions", model.spec().sequenceFunction});
       int code = kCannotRun;
-      std::string dir = compileWithCache(text, opts.target, opts.argv0, error, code, args,
-                                         /*compileIfMissing=*/false);
-      if (dir.empty()) {
-        if (!compiled) {
-          std::string list;
-          for (int64_t l : chunks)
-            list += (list.empty() ? "" : " and ") + std::to_string(l);
-          llvm::errs() << "ssm-run: compiling " << model.spec().dir << " for calls of " << list
-                       << " tokens and one-token steps, once: prompts of every length run as "
-                          "those (cached; later runs need no compilation)\n";
-          compiled = true;
-        }
-        dir = compileWithCache(text, opts.target, opts.argv0, error, code, opts.compileArgs);
-        if (dir.empty())
+      dirs.push_back(compileWithCache(text, opts.target, opts.argv0, error, code, args,
+                                      /*compileIfMissing=*/false));
+      if (dirs.back().empty())
+        missing.push_back(len);
+      texts.push_back(std::move(text));
+      argLists.push_back(std::move(args));
+    }
+    if (!missing.empty()) {
+      std::vector<int64_t> later;
+      for (int64_t l : chunks)
+        if (!loaded_.count(l) && std::find(needed.begin(), needed.end(), l) == needed.end())
+          later.push_back(l);
+      llvm::errs() << "ssm-run: compiling " << model.spec().dir << " for " << whatOf(missing)
+                   << ", once: prompts of every length run as those"
+                   << (later.empty() ? ""
+                                     : " (a prompt of " + std::to_string(later.front()) +
+                                           " tokens or more first compiles calls of " +
+                                           listOf(later) + ")")
+                   << " (cached; later runs need no compilation)\n";
+    }
+    for (size_t i = 0; i < needed.size(); ++i) {
+      if (dirs[i].empty()) {
+        std::string error;
+        int code = kCannotRun;
+        dirs[i] = compileWithCache(texts[i], opts.target, opts.argv0, error, code, argLists[i]);
+        if (dirs[i].empty())
           return {rt::Code::Unsupported,
                   error + (opts.engineDefaulted
                                ? " (the cpu engine is the default for a model folder; "
@@ -157,18 +194,14 @@ private:
                                  "compilation)"
                                : "")};
       }
-      if (rt::Status st = addModule(dir); !st)
+      if (rt::Status st = addModule(dirs[i]); !st)
         return st;
-      dirs.push_back(dir);
+      loaded_.insert(needed[i]);
     }
-    if (!compiled) {
-      std::string list;
-      for (int64_t l : chunks)
-        list += (list.empty() ? "" : " and ") + std::to_string(l);
-      llvm::errs() << "ssm-run: uses the modules compiled for calls of " << list
-                   << " tokens of this model (" << dirs.front()
-                   << (dirs.size() > 1 ? ", ..." : "") << "): no compilation\n";
-    }
+    if (missing.empty())
+      llvm::errs() << "ssm-run: uses the modules compiled for " << whatOf(needed)
+                   << " of this model (" << dirs.front() << (dirs.size() > 1 ? ", ..." : "")
+                   << "): no compilation\n";
     return rt::Status::ok();
   }
 
@@ -182,6 +215,8 @@ private:
   const ModelRunOptions &opts;
   rt::Model &model;
   rt::Stream stream;
+  const bool firstUse_; // no compiled modules at open: compiled here, on first use
+  std::set<int64_t> loaded_; // the firstUseChunks lengths loaded so far
   LogitsRows rows;
   const std::function<mlir::MLIRContext &()> &context;
 };
