@@ -183,6 +183,20 @@ std::string defaultModuleDir(const std::string &modelDir, mlir::ModuleOp module,
   return withoutTrailingSlash(modelDir) + "/compiled/" + name;
 }
 
+/// model.json's functions.step of a model folder (default forward_step).
+std::string stepFunctionOf(const std::string &modelDir) {
+  std::string step = "forward_step";
+  if (auto buffer = MemoryBuffer::getFile(modelDir + "/model.json")) {
+    nlohmann::json m = nlohmann::json::parse((*buffer)->getBuffer().begin(),
+                                             (*buffer)->getBuffer().end(), nullptr, false);
+    if (m.is_object())
+      if (auto f = m.find("functions"); f != m.end() && f->is_object())
+        if (auto s = f->find("step"); s != f->end() && s->is_string())
+          step = s->get<std::string>();
+  }
+  return step;
+}
+
 /// Replaces the module folder `dir` (a model folder's compiled/<name>, all
 /// of it ours) by `work`: the old folder is renamed aside, the new one
 /// renamed in, the old one deleted, so a reader sees the old module or the
@@ -659,6 +673,11 @@ int main(int argc, char **argv) {
       outs() << "ssm-compile: compiled " << outputDir << " for " << moduleTarget
              << ": a CPU with its '" << missing << "' instructions runs " << modelDir
              << " from it; this one cannot, and ssm-run skips it here\n";
+    else if (std::string step = stepFunctionOf(modelDir);
+             !functions.empty() && !llvm::is_contained(functions, step))
+      outs() << "ssm-compile: compiled " << outputDir << " (--functions): ssm-run " << modelDir
+             << " uses it beside a module that holds @" << step
+             << " (the steps); without one it compiles the model on first use\n";
     else
       outs() << "ssm-compile: " << modelDir << " is deployable: " << outputDir
              << " (ssm-run " << modelDir << " runs prompts of any length from it, with no "

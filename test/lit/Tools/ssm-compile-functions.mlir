@@ -19,6 +19,13 @@
 // BAD: ssm-compile: error: --functions: '{{.*}}ssm-compile-functions.mlir' has no public function 'nope' (it has scale, shift)
 // BAD: exit=2
 // RUN: not ls %t/bad
+// A model folder's module without the step function is not called
+// deployable: ssm-run needs a module with @forward_step beside it.
+// REQUIRES: ssm-run
+// RUN: python3 %S/../Import/Inputs/make_mamba.py %t/a --hidden 16 --state 4 --layers 1 --conv 4 --dt-rank 1 --seed 7
+// RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/m
+// RUN: ssm-compile %t/m --functions forward_sequence | FileCheck %s --check-prefix=SEQONLY
+// SEQONLY: ssm-compile: compiled {{.*}}m/compiled/seq16 (--functions): ssm-run {{.*}}m uses it beside a module that holds @forward_step (the steps); without one it compiles the model on first use
 
 func.func @scale(%x: tensor<8xf32>) -> tensor<8xf32> {
   %c = arith.constant dense<2.0> : tensor<8xf32>
