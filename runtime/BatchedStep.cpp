@@ -1,5 +1,6 @@
 // Model::stepTogether: streams gathered into the batched step function's buffers, one call per B streams, scattered back.
 #include "runtime/BatchedStep.h"
+#include "runtime/Shape.h"
 
 #include <algorithm>
 #include <system_error>
@@ -28,6 +29,14 @@ bool rowsFormResult(const CompiledModule &module, const FunctionInfo &fn, size_t
                callee->results[k].append->rows;
       }
   return false;
+}
+/// Copies the first `rows` rows of each of `outer` blocks from a cache laid
+/// out with `fromRows` rows per block to one with `toRows` (`inner` values
+/// per row): a stream's state and its batch row at two capacities.
+void copyRows(const float *from, int64_t fromRows, float *to, int64_t toRows, int64_t outer,
+              int64_t rows, int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    std::copy_n(from + o * fromRows * inner, rows * inner, to + o * toRows * inner);
 }
 } // namespace
 
@@ -64,6 +73,21 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
                                     "' but does not return it in the same shape"};
       return nullptr;
     }
+  // Each state's layout per stream in the batch buffers.
+  b.layout.assign(spec_.states.size(), BatchSlot::Layout{});
+  for (size_t i = 0; i < fn.arguments.size(); ++i)
+    if (int s = e.argumentState[i]; s >= 0) {
+      BatchSlot::Layout &l = b.layout[s];
+      l.numel = checkedNumel(fn.arguments[i].shape) / B;
+      if (e.argumentCapacity[i] > 0) {
+        const StateSpec &ss = spec_.states[s];
+        l.capacity = e.argumentCapacity[i];
+        for (int d = 0; d < ss.axis; ++d)
+          l.outer *= ss.shape[d];
+        for (size_t d = static_cast<size_t>(ss.axis) + 1; d < ss.shape.size(); ++d)
+          l.inner *= ss.shape[d];
+      }
+    }
   // The KV caches in the rows form: one buffer each, read and written in
   // place by both calls.
   b.inPlace.assign(spec_.states.size(), false);
@@ -75,6 +99,7 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
       // the rows form (the module confirms below that the call carries
       // it in place).
       if (spec_.states[s].kind == StateKind::Cache && fn.arguments[i].shape.size() >= 2 &&
+          b.layout[s].capacity > 0 && b.layout[s].outer == 1 &&
           rowsFormResult(*e.module, fn, static_cast<size_t>(b.stateResult[s]))) {
         b.inPlace[s] = true;
         shapeTensor(b.caches[s], fn.arguments[i]);
@@ -178,22 +203,41 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
     }
   }
   const Entry &e = *batchedEntries_.front();
+  // A stream past the positions the function's caches hold (a model opened
+  // with a larger context than it was compiled for) takes its own step,
+  // after the batched calls; the others keep their order.
+  std::vector<size_t> batched, alone;
+  for (size_t i = 0; i < n; ++i)
+    (e.cacheCapacity > 0 && streams[i]->position_ >= e.cacheCapacity ? alone : batched)
+        .push_back(i);
+  if (!alone.empty() && !hasStep()) {
+    if (failed)
+      *failed = alone.front();
+    return {Code::Unsupported,
+            "stream " + std::to_string(alone.front()) + " is at position " +
+                std::to_string(streams[alone.front()]->position_) + ", past the " +
+                std::to_string(e.cacheCapacity) + " positions @" + e.fn->name +
+                " was compiled for, and the model has no step function to take it alone"};
+  }
   Status status;
-  std::unique_ptr<BatchSlot> slot = takeBatchSlot(e, status);
-  if (!slot)
+  std::unique_ptr<BatchSlot> slot;
+  if (!batched.empty() && !(slot = takeBatchSlot(e, status)))
     return status;
-  BatchSlot &b = *slot;
   const size_t B = static_cast<size_t>(e.batch);
   const size_t vocab = static_cast<size_t>(vocab_);
-  for (size_t start = 0; start < n; start += B) {
+  const size_t nb = batched.size();
+  for (size_t start = 0; start < nb; start += B) {
+    BatchSlot &b = *slot;
     if (failed)
-      *failed = start;
-    const size_t k = std::min(B, n - start);
+      *failed = batched[start];
+    const size_t k = std::min(B, nb - start);
+    auto streamAt = [&](size_t j) -> Stream & { return *streams[batched[start + j]]; };
+    auto tokenAt = [&](size_t j) { return tokens[batched[start + j]]; };
     // A lone stream left over (B > 1) takes its own step: a padded call of
     // B rows costs more than one row (mamba-130m, B = 8, 2 threads: 0.6x
     // the tokens/s of a step alone).
     if (k == 1 && B > 1 && hasStep()) {
-      if (Status st = streams[start]->step(tokens[start]); !st) {
+      if (Status st = streamAt(0).step(tokenAt(0)); !st) {
         returnBatchSlot(std::move(slot));
         return st;
       }
@@ -206,12 +250,12 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
     std::vector<HostTensor> &in = b.results[1 - p];
     std::vector<BatchSlot::Row> &inRows = b.rows[1 - p];
     for (size_t j = 0; j < k; ++j) {
-      Stream &s = *streams[start + j];
+      Stream &s = streamAt(j);
       if (Status st = s.syncStates(); !st) {
         returnBatchSlot(std::move(slot));
         return st;
       }
-      b.tokens.i32()[j] = tokens[start + j];
+      b.tokens.i32()[j] = tokenAt(j);
       b.position.i32()[j] = static_cast<int32_t>(s.position_);
       auto holds = [&](const BatchSlot::Row &row) {
         return row.stream == &s && row.version == s.stateVersion_ && !s.statesOnHost_;
@@ -220,8 +264,15 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       for (size_t si = 0; si < b.stateResult.size(); ++si)
         if (b.stateResult[si] >= 0 && !(b.inPlace[si] ? cachesHeld : fixedHeld)) {
           const auto &src = s.states_[si].f32();
+          const BatchSlot::Layout &l = b.layout[si];
           auto &dst = b.inPlace[si] ? b.caches[si] : in[b.stateResult[si]];
-          std::copy(src.begin(), src.end(), dst.f32().begin() + j * src.size());
+          float *row = dst.f32().data() + j * static_cast<size_t>(l.numel);
+          const int64_t have = spec_.states[si].capacity();
+          if (l.capacity > 0 && l.capacity != have) // the rows both capacities hold
+            copyRows(src.data(), have, row, l.capacity, l.outer, std::min(have, l.capacity),
+                     l.inner);
+          else
+            std::copy(src.begin(), src.end(), row);
         }
       inRows[j] = b.cacheRows[j] = {&s, s.stateVersion_, false};
     }
@@ -234,7 +285,7 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       const bool fixedInit = inRows[j].init, cachesInit = b.cacheRows[j].init;
       for (size_t si = 0; si < b.stateResult.size(); ++si)
         if (b.stateResult[si] >= 0 && !(b.inPlace[si] ? cachesInit : fixedInit)) {
-          const size_t numel = static_cast<size_t>(spec_.states[si].numel);
+          const size_t numel = static_cast<size_t>(b.layout[si].numel);
           auto &dst = b.inPlace[si] ? b.caches[si] : in[b.stateResult[si]];
           std::fill_n(dst.f32().begin() + j * numel, numel, spec_.states[si].init);
         }
@@ -259,20 +310,25 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       }
     auto copyOut = [&](size_t from, size_t to) {
       for (size_t j = from; j < to; ++j) {
-        Stream &s = *streams[start + j];
+        Stream &s = streamAt(j);
         for (size_t r = 0; r < out.size(); ++r)
           if (int si = e.resultState[r]; si >= 0) {
             auto dst = s.states_[si].f32();
+            const BatchSlot::Layout &l = b.layout[si];
+            const float *row = (b.inPlace[si] ? b.caches[si] : out[r]).f32().data() +
+                               j * static_cast<size_t>(l.numel);
             if (b.inPlace[si]) {
-              // This call's row of the cache: (1, C, ...) per stream.
-              const size_t rowSize = dst.size() / static_cast<size_t>(e.fn->results[r].shape[1]);
-              const size_t at = static_cast<size_t>(b.position.i32()[j]) * rowSize;
-              auto row = b.caches[si].f32().begin() + j * dst.size() + at;
-              std::copy(row, row + rowSize, dst.begin() + at);
+              // This call's row of the cache (one block: outer is 1).
+              const size_t at = static_cast<size_t>(b.position.i32()[j] * l.inner);
+              std::copy_n(row + at, l.inner, dst.begin() + at);
               continue;
             }
-            auto row = out[r].f32().begin() + j * dst.size();
-            std::copy(row, row + dst.size(), dst.begin());
+            const int64_t have = spec_.states[si].capacity();
+            if (l.capacity > 0 && l.capacity != have)
+              copyRows(row, l.capacity, dst.data(), have, l.outer, std::min(have, l.capacity),
+                       l.inner);
+            else
+              std::copy(row, row + dst.size(), dst.begin());
           }
         s.logits_.assign(logits.begin() + j * vocab, logits.begin() + (j + 1) * vocab);
       }
@@ -291,7 +347,7 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
     if (helper.joinable())
       helper.join();
     for (size_t j = 0; j < k; ++j) {
-      Stream &s = *streams[start + j];
+      Stream &s = streamAt(j);
       s.position_ += 1;
       s.touchStates();
       b.rows[p][j] = b.cacheRows[j] = {&s, s.stateVersion_, false};
@@ -300,7 +356,14 @@ Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *toke
       b.rows[p][j] = {};
     b.next = 1 - p;
   }
-  returnBatchSlot(std::move(slot));
+  if (slot)
+    returnBatchSlot(std::move(slot));
+  for (size_t i : alone) {
+    if (failed)
+      *failed = i;
+    if (Status st = streams[i]->step(tokens[i]); !st)
+      return st;
+  }
   return Status::ok();
 }
 

@@ -27,6 +27,12 @@
 // the B whole caches (LFM2-350M shapes, context 1,280, 8 streams: 252 MB
 // per call before). A stream's caches are copied in whole only when it
 // takes a row that does not hold them (cacheRows).
+//
+// The function's caches hold the capacity it was compiled for (the
+// import's --context). A model opened with another one (Model::open's
+// context) copies each stream's rows up to the smaller of the two in and
+// out; a stream at a position past the function's capacity (a larger
+// context) takes its own step, whose kernels run over any capacity.
 #ifndef SSM_RUNTIME_BATCHEDSTEP_H
 #define SSM_RUNTIME_BATCHEDSTEP_H
 
@@ -61,6 +67,14 @@ struct Model::BatchSlot {
   std::vector<bool> inPlace, cacheCarried;
   std::vector<HostTensor> caches;
   std::vector<Row> cacheRows; // what row j of the caches holds
+  /// Per model.json state: its values per stream in the batch buffers; for
+  /// a cache, the positions the function holds it at (`capacity`, which may
+  /// differ from the stream's: Model::open's context) around its axis
+  /// (`outer` blocks of rows of `inner` values); capacity 0 for the others.
+  struct Layout {
+    int64_t numel = 0, capacity = 0, outer = 1, inner = 1;
+  };
+  std::vector<Layout> layout;
 };
 
 } // namespace ssm::rt

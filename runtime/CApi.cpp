@@ -33,7 +33,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.9.0"; }
+const char *ssm_runtime_version(void) { return "0.10.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {
@@ -58,16 +58,47 @@ ssm_status_t ssm_model_open(const char *dir, ssm_model_t **out) {
 }
 
 ssm_status_t ssm_model_open_flags(const char *dir, unsigned flags, ssm_model_t **out) {
+  ssm_model_options_t o = ssm_model_options_default();
+  o.flags = flags;
+  return ssm_model_open_options(dir, &o, out);
+}
+
+ssm_model_options_t ssm_model_options_default(void) {
+  ssm_model_options_t o{};
+  o.struct_size = sizeof o;
+  o.flags = 0;
+  o.context_length = 0;
+  return o;
+}
+
+ssm_status_t ssm_model_open_options(const char *dir, const ssm_model_options_t *options,
+                                    ssm_model_t **out) {
   SSM_REQUIRE(out, "out is NULL");
   *out = nullptr;
   SSM_REQUIRE(dir, "dir is NULL");
+  // The caller's struct as far as it goes (an older header's is shorter);
+  // the fields past it keep their defaults.
+  ssm_model_options_t o = ssm_model_options_default();
+  if (options) {
+    SSM_REQUIRE(options->struct_size >= offsetof(ssm_model_options_t, flags) + sizeof(unsigned),
+                "options->struct_size " + std::to_string(options->struct_size) +
+                    " is too small (set it to sizeof(ssm_model_options_t), or start from "
+                    "ssm_model_options_default())");
+    std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
+    o.struct_size = sizeof o;
+  }
+  const unsigned flags = o.flags;
   SSM_REQUIRE((flags & ~unsigned(SSM_MODEL_MAP_WEIGHTS)) == 0,
               "unknown flags (SSM_MODEL_MAP_WEIGHTS is the only one)");
+  SSM_REQUIRE(o.context_length >= 0,
+              "context_length " + std::to_string(o.context_length) +
+                  " is negative (0: the model's own, model.json's)");
   return guarded([&] {
     Status s;
     auto m = ssm::rt::Model::open(dir, s,
                                   flags & SSM_MODEL_MAP_WEIGHTS ? ssm::rt::WeightLoad::Map
-                                                                : ssm::rt::WeightLoad::Copy);
+                                                                : ssm::rt::WeightLoad::Copy,
+                                  o.context_length);
     if (!m)
       return report(s);
     *out = new ssm_model{std::move(m)};

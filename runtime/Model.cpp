@@ -18,9 +18,12 @@ namespace ssm::rt {
 
 Model::~Model() = default;
 
-std::unique_ptr<Model> Model::open(const std::string &dir, Status &status, WeightLoad load) {
+std::unique_ptr<Model> Model::open(const std::string &dir, Status &status, WeightLoad load,
+                                   int64_t context) {
   ModelSpec spec;
   if (!(status = ModelSpec::load(dir, spec)))
+    return nullptr;
+  if (context != 0 && !(status = spec.withContext(context)))
     return nullptr;
   auto weights = WeightFile::open(dir + "/weights.safetensors", status, load);
   if (!weights)
@@ -112,6 +115,22 @@ Status Model::addModule(const std::string &moduleDir) {
   return Status::ok();
 }
 
+namespace {
+/// For a cache state: its positions in a function's `shape` (with a leading
+/// dim of `batch` streams when batch > 0) that is the state's shape but
+/// along its axis; 0 when `shape` is not so (or the state is fixed).
+int64_t cacheCapacityOf(const std::vector<int64_t> &shape, const StateSpec &st, int64_t batch) {
+  const size_t lead = batch > 0 ? 1 : 0;
+  if (st.kind != StateKind::Cache || st.axis < 0 || shape.size() != st.shape.size() + lead ||
+      (lead && shape[0] != batch))
+    return 0;
+  for (size_t d = 0; d < st.shape.size(); ++d)
+    if (static_cast<int>(d) != st.axis && shape[d + lead] != st.shape[d])
+      return 0;
+  return std::max<int64_t>(shape[st.axis + lead], 0);
+}
+} // namespace
+
 Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool step,
                           int64_t batch) {
   auto e = std::make_unique<Entry>();
@@ -134,6 +153,7 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
     const TensorInfo &a = fn.arguments[i];
     e->argumentState.push_back(-1);
     e->weightArguments.push_back(nullptr);
+    e->argumentCapacity.push_back(0);
     if (!a.state.empty()) {
       int s = spec_.findState(a.state);
       if (s < 0)
@@ -143,7 +163,11 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
       if (a.dtype != "float32")
         return {Code::Mismatch, "state '" + a.state + "' of " + where + " is " + a.dtype +
                                     "; states are float32"};
-      if (n != rows * spec_.states[s].numel)
+      // A cache compiled for any capacity: the state's shape but along its axis.
+      if (int64_t c = cacheCapacityOf(a.shape, spec_.states[s], batch); c > 0) {
+        e->argumentCapacity.back() = c;
+        e->cacheCapacity = e->cacheCapacity == 0 ? c : std::min(e->cacheCapacity, c);
+      } else if (n != rows * spec_.states[s].numel)
         return {Code::Mismatch, "state '" + a.state + "' has " +
                                     std::to_string(spec_.states[s].numel) + " values" +
                                     (batch > 0 ? " per stream (" + std::to_string(batch) +
@@ -220,7 +244,8 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
     e->resultState.push_back(-1);
     if (!r.state.empty()) {
       int s = spec_.findState(r.state);
-      if (s < 0 || checkedNumel(r.shape) != rows * spec_.states[s].numel)
+      if (s < 0 || (checkedNumel(r.shape) != rows * spec_.states[s].numel &&
+                    cacheCapacityOf(r.shape, spec_.states[s], batch) == 0))
         return {Code::Mismatch, "result state '" + r.state + "' of " + where +
                                     " is not a state of model.json or has another size"};
       e->resultState.back() = s;
@@ -393,21 +418,43 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
         args.push_back(e.weightArguments[i]);
     }
     std::string error;
-    // States are bound in the function's shape (model.json may spell it flat).
+    // States are bound in the function's shape (model.json may spell it flat),
+    // a cache at the capacity the model was opened with (Model::open's
+    // context), which may differ from the function's: then along its axis.
     std::vector<std::vector<int64_t>> saved;
+    std::vector<int> positionAxes(e.fn->arguments.size(), -1);
+    std::vector<size_t> resized; // the arguments bound at another capacity
     for (size_t i = 0; i < e.fn->arguments.size(); ++i)
       if (e.argumentState[i] >= 0) {
         HostTensor &s = states_[e.argumentState[i]];
+        const StateSpec &ss = model_.spec().states[e.argumentState[i]];
         saved.push_back(s.shape);
         s.shape = e.fn->arguments[i].shape;
+        if (e.argumentCapacity[i] > 0 && e.argumentCapacity[i] != ss.capacity()) {
+          s.shape[ss.axis] = ss.capacity();
+          positionAxes[i] = ss.axis;
+          resized.push_back(i);
+        }
       }
-    b->call = e.module->bind(*e.fn, args, b->results, error);
+    b->call = e.module->bind(*e.fn, args, b->results, error,
+                             resized.empty() ? nullptr : &positionAxes);
     size_t k = 0;
     for (size_t i = 0; i < e.fn->arguments.size(); ++i)
       if (e.argumentState[i] >= 0)
         states_[e.argumentState[i]].shape = saved[k++];
+    // The message for a function that cannot hold the caches at this capacity.
+    auto otherCapacity = [&](size_t i, const std::string &why) -> Status {
+      const StateSpec &ss = model_.spec().states[e.argumentState[i]];
+      return {Code::Unsupported,
+              "@" + e.fn->name + " was compiled for KV caches of " +
+                  std::to_string(e.argumentCapacity[i]) + " positions and cannot run state '" +
+                  ss.name + "' at the " + std::to_string(ss.capacity()) +
+                  " this model was opened with (" + why + "): open it with context " +
+                  std::to_string(e.argumentCapacity[i]) + ", or import it again with --context " +
+                  std::to_string(ss.capacity()) + " (and compile it)"};
+    };
     if (!b->call)
-      return {Code::Mismatch, error};
+      return resized.empty() ? Status{Code::Mismatch, error} : otherCapacity(resized[0], error);
     // A state the function returns and takes back is carried to the next call.
     b->carried.assign(b->results.size(), false);
     for (size_t i = 0; i < b->results.size(); ++i)
@@ -419,6 +466,16 @@ Status Stream::run(const Model::Entry &e, const int32_t *tokens, std::vector<flo
             std::vector<unsigned char, AlignedAllocator<unsigned char>>().swap(b->results[i].storage);
           break;
         }
+    // A resized cache must be written in place: the function's own result
+    // holds the compiled capacity, which the stream's state does not.
+    for (size_t i : resized) {
+      bool inPlace = false;
+      for (size_t r = 0; r < b->results.size(); ++r)
+        inPlace = inPlace || (e.resultState[r] == e.argumentState[i] && b->carried[r] &&
+                              b->call->carriesInPlace(r));
+      if (!inPlace)
+        return otherCapacity(i, "its kernels do not write that cache in place");
+    }
     it = bound_.emplace(&e, std::move(b)).first;
   }
   Bound &b = *it->second;
@@ -573,9 +630,23 @@ Status Stream::snapshot(SavedState &s, bool compactCaches) const {
   return Status::ok();
 }
 
+namespace {
+/// A saved stream whose position the caches of this open cannot hold.
+Status contextFullOnLoad(const std::string &path, int64_t position, int64_t capacity) {
+  return {Code::ContextFull,
+          path + ": holds position " + std::to_string(position) + ", past the " +
+              std::to_string(capacity) +
+              " positions this stream's KV caches hold (the model was opened with context " +
+              std::to_string(capacity) + "; open it with a context of at least " +
+              std::to_string(position) + ")"};
+}
+} // namespace
+
 Status Stream::save(const std::string &path) const {
   SavedState s;
-  if (Status st = snapshot(s); !st)
+  // The caches' rows read so far: the file is the same whatever capacity the
+  // model was opened with, and loads into any that holds its position.
+  if (Status st = snapshot(s, /*compactCaches=*/true); !st)
     return st;
   return writeStateFile(path, s);
 }
@@ -583,12 +654,33 @@ Status Stream::save(const std::string &path) const {
 Status Stream::load(const std::string &path) {
   // No state file this model can take is larger than its states and logits:
   // the read stops there (a huge file or /dev/zero is refused, not read).
-  std::vector<std::pair<std::string, std::vector<int64_t>>> layout;
-  for (size_t i = 0; i < states_.size(); ++i)
-    layout.emplace_back(model_.spec().states[i].name, states_[i].shape);
+  // save() writes each cache's rows up to the position; files of older
+  // versions hold whole caches of the import's capacity. So the bound has
+  // the caches at the largest of this open's capacity, the import's, and
+  // (for a file of this model, by its header) the saved position, which
+  // restore() then refuses past this capacity with ContextFull.
+  const ModelSpec &spec = model_.spec();
+  auto layoutAt = [&](int64_t rows) {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> layout;
+    for (size_t i = 0; i < states_.size(); ++i) {
+      std::vector<int64_t> shape = states_[i].shape;
+      if (spec.states[i].kind == StateKind::Cache)
+        shape[spec.states[i].axis] = std::max(shape[spec.states[i].axis], rows);
+      layout.emplace_back(spec.states[i].name, shape);
+    }
+    return layout;
+  };
   const uint64_t maxLogits = model_.vocab() > 0 ? static_cast<uint64_t>(model_.vocab()) : (1u << 24);
+  auto header = [&](uint64_t fingerprint, int64_t position, uint64_t &maxBytes) {
+    if (fingerprint == spec.fingerprint && spec.contextLength() > 0 && position > 0)
+      maxBytes = std::max(maxBytes, stateFileBytes(layoutAt(std::min(position, ModelSpec::kMaxContext)),
+                                                   maxLogits));
+    return Status::ok();
+  };
   SavedState s;
-  if (Status st = readStateFile(path, s, stateFileBytes(layout, maxLogits)); !st)
+  if (Status st = readStateFile(path, s, stateFileBytes(layoutAt(spec.importedContext), maxLogits),
+                                header);
+      !st)
     return st;
   return restore(s, path);
 }
@@ -599,23 +691,31 @@ Status Stream::restore(const SavedState &s, const std::string &path) {
   if (s.position < 0)
     return {Code::InvalidFile, path + ": holds position " + std::to_string(s.position) +
                                    " (negative: corrupt)"};
-  if (spec.contextLength() > 0 && s.position > spec.contextLength())
-    return {Code::InvalidFile, path + ": holds position " + std::to_string(s.position) +
-                                   ", past the " + std::to_string(spec.contextLength()) +
-                                   " positions the model's cache states hold"};
   if (s.states.size() != spec.states.size())
     return {Code::Mismatch, path + ": holds " + std::to_string(s.states.size()) +
                                 " states, the model " + std::to_string(spec.states.size()) +
                                 " (saved from another model)"};
+  // A position past the file's own caches: corrupt.
+  for (size_t i = 0; i < s.states.size(); ++i) {
+    const StateSpec &ss = spec.states[i];
+    const std::vector<int64_t> &a = s.states[i].shape;
+    if (ss.kind == StateKind::Cache && s.states[i].name == ss.name && a.size() == ss.shape.size() &&
+        a[ss.axis] < s.position)
+      return {Code::InvalidFile, path + ": holds position " + std::to_string(s.position) +
+                                     ", past the " + std::to_string(a[ss.axis]) +
+                                     " positions its cache state '" + ss.name + "' holds (corrupt)"};
+  }
   // A cache state may hold fewer rows than its capacity along its axis (a
-  // compact snapshot), but never fewer than the positions read.
+  // compact snapshot), or more (saved from the model opened with a larger
+  // context: the rows past this capacity were never written, as the
+  // position fits it), but never fewer than the positions read.
   auto sameShape = [&](size_t i) {
     const std::vector<int64_t> &a = s.states[i].shape, &b = states_[i].shape;
     const StateSpec &ss = spec.states[i];
     if (ss.kind != StateKind::Cache || ss.axis < 0 || a.size() != b.size())
       return a == b;
     for (size_t d = 0; d < a.size(); ++d)
-      if (static_cast<int>(d) == ss.axis ? (a[d] < s.position || a[d] > b[d]) : a[d] != b[d])
+      if (static_cast<int>(d) == ss.axis ? a[d] < s.position : a[d] != b[d])
         return false;
     return true;
   };
@@ -633,6 +733,8 @@ Status Stream::restore(const SavedState &s, const std::string &path) {
                                   shapeString(s.states[i].shape) + " " + std::to_string(want)};
   if (s.fingerprint != spec.fingerprint)
     return {Code::Mismatch, path + ": saved from a model with another architecture or config"};
+  if (spec.contextLength() > 0 && s.position > spec.contextLength())
+    return contextFullOnLoad(path, s.position, spec.contextLength());
   if (!s.logits.empty() && model_.vocab() > 0 && static_cast<int64_t>(s.logits.size()) != model_.vocab())
     return {Code::Mismatch, path + ": holds " + std::to_string(s.logits.size()) +
                                 " logits, the model's vocabulary is " + std::to_string(model_.vocab())};
@@ -645,13 +747,14 @@ Status Stream::restore(const SavedState &s, const std::string &path) {
       std::copy(s.states[i].values.begin(), s.states[i].values.end(), values.begin());
       continue;
     }
-    // A compact cache: its rows, then the state's init in the rows past them.
+    // A compact cache (or one of a larger capacity): its rows up to this
+    // capacity, then the state's init in the rows past them.
     const StateSpec &ss = spec.states[i];
     const CacheRows c = cacheRows(states_[i].shape, ss.axis);
-    const int64_t kept = s.states[i].shape[ss.axis];
+    const int64_t saved = s.states[i].shape[ss.axis], kept = std::min(saved, c.rows);
     for (int64_t o = 0; o < c.outer; ++o) {
       auto dst = values.begin() + o * c.rows * c.inner;
-      std::copy_n(s.states[i].values.begin() + o * kept * c.inner, kept * c.inner, dst);
+      std::copy_n(s.states[i].values.begin() + o * saved * c.inner, kept * c.inner, dst);
       std::fill(dst + kept * c.inner, dst + c.rows * c.inner, ss.init);
     }
   }

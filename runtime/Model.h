@@ -59,9 +59,17 @@ public:
   /// Reads <dir>/model.json, loads <dir>/weights.safetensors as `load` says
   /// (runtime/Weights.h: read into huge-page memory by default, or mapped),
   /// and adds every compiled module in <dir>/compiled/*/ (sorted by folder
-  /// name; none is fine, addModule() can add them later).
+  /// name; none is fine, addModule() can add them later). `context` > 0
+  /// sets the positions each stream's KV caches hold (ModelSpec::withContext:
+  /// its errors; 0 keeps model.json's; a model without caches ignores it).
+  /// A module compiled for another capacity runs where its kernels write
+  /// the caches in place (CPU modules of attention: their loops run over the
+  /// cache's own extent); its batched step function, whose caches are one
+  /// buffer of the compiled capacity, serves streams below that capacity
+  /// (stepTogether). Other modules are refused at their first call, naming
+  /// both capacities.
   static std::unique_ptr<Model> open(const std::string &dir, Status &status,
-                                     WeightLoad load = WeightLoad::Copy);
+                                     WeightLoad load = WeightLoad::Copy, int64_t context = 0);
   /// The same from a model.json already read and weights already loaded.
   static std::unique_ptr<Model> open(ModelSpec spec, std::unique_ptr<WeightFile> weights,
                                      Status &status);
@@ -93,7 +101,8 @@ public:
   std::vector<int64_t> sequenceLengths() const;
   bool hasStep() const;
   /// The positions a stream can hold (ModelSpec::contextLength: the least
-  /// capacity of the cache states); 0 when unbounded (no cache state).
+  /// capacity of the cache states, as chosen at open); 0 when unbounded (no
+  /// cache state).
   int64_t contextLength() const { return spec_.contextLength(); }
   /// Streams per call of the compiled batched step function (model.json
   /// functions.step_batched), or 0 when no module has it.
@@ -106,7 +115,10 @@ public:
   /// calls of stepBatch() streams; a last partial call is padded with rows
   /// at the init state whose results are discarded, except that a single
   /// stream left over takes its own step (if the model has a step
-  /// function: cheaper than a call of B rows). Several threads may
+  /// function: cheaper than a call of B rows), and that a stream at a
+  /// position past the capacity the batched function was compiled for (a
+  /// model opened with a larger context) takes its own step after the
+  /// batched calls (Unsupported without a step function). Several threads may
   /// call it at once (each call takes its own batch buffers). Errors: no
   /// batched step function (Unsupported), a token outside the vocabulary
   /// (InvalidArgument, nothing stepped), a stream at its context length
@@ -134,6 +146,12 @@ private:
     int logitsResult = -1;
     int64_t logitsRows = 0;   // L (every position) or 1 (the last only)
     std::vector<int> argumentState, resultState; // spec state index or -1
+    /// Per argument: for a cache state, the positions the function holds it
+    /// at (its shape along the cache axis; the open's capacity may differ,
+    /// Model::open); 0 otherwise.
+    std::vector<int64_t> argumentCapacity;
+    /// The least of argumentCapacity's non-zero values (0: no cache).
+    int64_t cacheCapacity = 0;
     std::vector<const HostTensor *> weightArguments; // per argument, null if not a weight
   };
   Status addFunction(CompiledModule &module, const FunctionInfo &fn, bool step, int64_t batch);
@@ -206,11 +224,16 @@ public:
   /// Overwrites state `name` with `n` values (n must be its size).
   Status setState(const std::string &name, const float *values, size_t n);
   /// Writes every state, the position and the logits to `path` (the format
-  /// of runtime/StateFile.h), replacing the file atomically.
+  /// of runtime/StateFile.h), replacing the file atomically; each KV cache
+  /// as its rows up to the position (snapshot's compact form), so the file
+  /// does not depend on the capacity the model was opened with.
   Status save(const std::string &path) const;
-  /// Reads a file save() wrote, for this model: refused (the stream
-  /// unchanged) when it is truncated, corrupt, of another format version, or
-  /// from a model with other states.
+  /// Reads a file save() wrote, for this model (opened with any capacity
+  /// that holds the file's position; older files with whole caches too):
+  /// refused (the stream unchanged) when it is truncated, corrupt, of
+  /// another format version, or from a model with other states (InvalidFile,
+  /// Mismatch), or when its position is past this stream's capacity
+  /// (ContextFull, naming the context to open it with).
   Status load(const std::string &path);
   /// The same in memory: every state, the position and the logits copied
   /// into `out` (a server's prompt cache keeps them), and put back from one
@@ -219,8 +242,10 @@ public:
   /// "cache") keeps only the rows of the positions read (shape[axis] =
   /// position), so a snapshot of a hybrid costs its fixed states plus what
   /// its caches hold, not their capacity; restore() takes either form (the
-  /// rows past the saved ones are set to the state's init). save() writes
-  /// caches whole (state file version 1).
+  /// rows past the saved ones are set to the state's init), and whole
+  /// caches of another capacity whose rows hold the position (a model opened
+  /// with another context: the rows past this capacity were never written).
+  /// save() writes the compact form.
   Status snapshot(SavedState &out, bool compactCaches = false) const;
   Status restore(const SavedState &state, const std::string &what = "saved state");
 

@@ -183,9 +183,56 @@ Status parse(const std::string &path, ModelSpec &spec) {
       h = fnv1a(&st.axis, sizeof st.axis, h);
   }
   spec.fingerprint = h;
+  spec.importedContext = spec.contextLength();
   return Status::ok();
 }
 } // namespace
+
+Status ModelSpec::withContext(int64_t n) {
+  if (n >= 1 && importedContext == 0)
+    return Status::ok(); // no cache state: nothing to size, no bound
+  if (n < 1 || n > kMaxContext)
+    return {Code::InvalidArgument,
+            "--context " + std::to_string(n) + ": a stream's KV caches hold from 1 to " +
+                std::to_string(kMaxContext) + " positions" +
+                (importedContext > 0 ? " (this model's default is " +
+                                           std::to_string(importedContext) + ")"
+                                     : std::string())};
+  if (n == contextLength())
+    return Status::ok();
+  // Checked for every state before any changes.
+  for (const StateSpec &st : states)
+    if (st.kind == StateKind::Cache) {
+      const int64_t perPosition = st.numel / st.capacity();
+      if (perPosition > INT32_MAX / 4 / n)
+        return {Code::InvalidArgument,
+                "--context " + std::to_string(n) + ": cache state '" + st.name + "' would take " +
+                    std::to_string(perPosition * 4) + " bytes per position x " +
+                    std::to_string(n) + " positions, more than the 2^31 - 1 bytes a compiled "
+                    "kernel's buffer holds; give a smaller --context"};
+    }
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  for (StateSpec &st : states)
+    if (st.kind == StateKind::Cache) {
+      st.numel = st.numel / st.capacity() * n;
+      st.shape[st.axis] = n;
+    }
+  // The text as graph builders read it (ModelSpec::load checked its states).
+  if (j.is_object()) {
+    if (j.contains("config") && j["config"].is_object() && j["config"].contains("context_length"))
+      j["config"]["context_length"] = n;
+    if (j.contains("states") && j["states"].is_array())
+      for (auto &s : j["states"])
+        if (s.is_object() && s.value("kind", "") == "cache" && s.contains("axis") &&
+            s["axis"].is_number_integer() && s.contains("shape") && s["shape"].is_array()) {
+          const auto axis = s["axis"].get<int64_t>();
+          if (axis >= 0 && axis < static_cast<int64_t>(s["shape"].size()))
+            s["shape"][static_cast<size_t>(axis)] = n;
+        }
+    text = j.dump(2);
+  }
+  return Status::ok();
+}
 
 Status ModelSpec::load(const std::string &dir, ModelSpec &out) {
   out = ModelSpec();

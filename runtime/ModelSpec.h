@@ -56,14 +56,34 @@ struct ModelSpec {
   int64_t stepBatch = 0;
   std::vector<StateSpec> states; // model.json order
   /// Identifies what a saved state belongs to: FNV-1a 64 of the
-  /// architecture, the config and each state's name and shape.
+  /// architecture, the config and each state's name and shape, as
+  /// model.json says them (withContext() leaves it: a state saved from
+  /// another capacity of the same model is the same model's).
   uint64_t fingerprint = 0;
+  /// contextLength() as model.json says it (the import's --context: the
+  /// capacity its compiled modules were built for); 0 without cache states.
+  int64_t importedContext = 0;
 
   /// Reads <dir>/model.json. Errors (InvalidFile, NotFound) name the file and
   /// the field: not an ssm-opt model, a malformed state entry, a shape that is
   /// negative or over 2^28 values, a field of the wrong JSON type, a
   /// functions.step_batched that is not {"name": string, "batch": 1 to 1024}.
   static Status load(const std::string &dir, ModelSpec &out);
+
+  /// The largest capacity withContext() takes: a model.json's
+  /// config.context_length is at most 2^30.
+  static constexpr int64_t kMaxContext = int64_t(1) << 30;
+  /// Sets the positions a stream holds (the capacity chosen at open:
+  /// Model::open, ssm_model_open_options, `ssm-run --context N`): every cache
+  /// state's shape[axis] becomes `n`, and `text` says so too (its states'
+  /// shapes and config.context_length, so that graphs built from it, for the
+  /// reference interpreter or a compilation, hold n positions). A model
+  /// without cache states (a pure SSM) is unchanged: it has no bound. Errors
+  /// (InvalidArgument, naming --context): n < 1, n > kMaxContext (for a
+  /// model with cache states), a cache
+  /// state of over 2^31 - 1 bytes at n positions (a compiled kernel's buffer
+  /// holds at most that; the state is named).
+  Status withContext(int64_t n);
 
   /// The index of state `name` in `states`, or -1.
   int findState(const std::string &name) const;

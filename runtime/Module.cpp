@@ -788,13 +788,33 @@ Halide::Runtime::Buffer<void> wrap(const HostTensor &t) {
 std::unique_ptr<BoundCall> CompiledModule::bind(const FunctionInfo &fn,
                                                 const std::vector<const HostTensor *> &inputs,
                                                 std::vector<HostTensor> &outputs,
-                                                std::string &error) {
+                                                std::string &error,
+                                                const std::vector<int> *positionAxes) {
+  if (positionAxes && positionAxes->size() != fn.arguments.size()) {
+    error = "@" + fn.name + ": " + std::to_string(positionAxes->size()) +
+            " position axes for " + std::to_string(fn.arguments.size()) + " arguments";
+    return nullptr;
+  }
   outputs.resize(fn.results.size());
   std::vector<HostTensor *> outs;
   for (HostTensor &t : outputs)
     outs.push_back(&t);
-  return bindTo(fn, inputs, outs, error);
+  return bindTo(fn, inputs, outs, error, positionAxes);
 }
+
+namespace {
+/// True when `got` is `want` but along `axis` (a position axis, bind's
+/// positionAxes), where it holds at least one position.
+bool sameButAxis(const std::vector<int64_t> &got, const std::vector<int64_t> &want, int axis) {
+  if (axis < 0 || got.size() != want.size() || static_cast<size_t>(axis) >= got.size() ||
+      got[axis] < 1)
+    return false;
+  for (size_t d = 0; d < got.size(); ++d)
+    if (static_cast<int>(d) != axis && got[d] != want[d])
+      return false;
+  return true;
+}
+} // namespace
 
 void shapeTensor(HostTensor &t, const TensorInfo &info) {
   t.shape = info.shape;
@@ -813,7 +833,8 @@ void shapeTensor(HostTensor &t, const TensorInfo &info) {
 std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
                                                   const std::vector<const HostTensor *> &inputs,
                                                   const std::vector<HostTensor *> &outputs,
-                                                  std::string &error) {
+                                                  std::string &error,
+                                                  const std::vector<int> *positionAxes) {
   if (inputs.size() != fn.arguments.size()) {
     error = "@" + fn.name + " takes " + std::to_string(fn.arguments.size()) + " arguments, got " +
             std::to_string(inputs.size());
@@ -832,11 +853,30 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
               " but the compiled function expects " + fn.arguments[i].dtype;
       return nullptr;
     }
-    if (inputs[i]->shape != fn.arguments[i].shape) {
+    const int axis = positionAxes ? (*positionAxes)[i] : -1;
+    if (inputs[i]->shape != fn.arguments[i].shape &&
+        !sameButAxis(inputs[i]->shape, fn.arguments[i].shape, axis)) {
       error = "argument '" + fn.arguments[i].name + "' of @" + fn.name + " has shape " +
               shapeString(inputs[i]->shape) + " but the compiled function expects " +
               shapeString(fn.arguments[i].shape);
       return nullptr;
+    }
+    // Another extent along a position axis: only where this kernel appends
+    // to the argument along it (its positions loop reads the buffer's
+    // extent); a segmented function's steps check their own.
+    if (inputs[i]->shape != fn.arguments[i].shape && !fn.segmented) {
+      const bool appended = std::any_of(fn.results.begin(), fn.results.end(), [&](const TensorInfo &r) {
+        return r.append && !r.append->rows && r.append->argument == static_cast<int>(i) &&
+               r.append->axis == axis;
+      });
+      if (!appended || onDevice() || fn.chunking) {
+        error = "argument '" + fn.arguments[i].name + "' of @" + fn.name + " holds " +
+                std::to_string(inputs[i]->shape[axis]) + " positions, and the kernel was "
+                "compiled for exactly " + std::to_string(fn.arguments[i].shape[axis]) +
+                (onDevice() ? " (a GPU module)" : fn.chunking ? " (a time-chunked kernel)"
+                                                              : " (it does not append to it in place)");
+        return nullptr;
+      }
     }
     if (!fn.segmented)
       call->impl->buffers.push_back(wrap(*inputs[i]));
@@ -867,8 +907,15 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
       const SegmentStep &st = fn.steps[j];
       const FunctionInfo &callee = *find(st.function);
       std::vector<const HostTensor *> ins;
-      for (int v : st.inputs)
+      std::vector<int> stepAxes;
+      for (int v : st.inputs) {
         ins.push_back(values[v]);
+        // A resized argument keeps its position axis in the steps that read it.
+        stepAxes.push_back(positionAxes && v < static_cast<int>(inputs.size()) &&
+                                   inputs[v]->shape != fn.arguments[v].shape
+                               ? (*positionAxes)[v]
+                               : -1);
+      }
       std::vector<HostTensor *> outs;
       for (size_t k = 0; k < st.outputs.size(); ++k) {
         int v = st.outputs[k];
@@ -896,7 +943,7 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
         values[v] = writable[v] = target;
         outs.push_back(target);
       }
-      std::unique_ptr<BoundCall> sub = bindTo(callee, ins, outs, error);
+      std::unique_ptr<BoundCall> sub = bindTo(callee, ins, outs, error, &stepAxes);
       if (!sub) {
         error = "@" + fn.name + ": " + error;
         return nullptr;
@@ -923,8 +970,16 @@ std::unique_ptr<BoundCall> CompiledModule::bindTo(const FunctionInfo &fn,
         release(v);
     }
     for (size_t r = 0; r < fn.results.size(); ++r)
-      if (!resultBound[r])
+      if (!resultBound[r]) {
+        if (checkedNumel(values[fn.resultValues[r]]->shape) !=
+            checkedNumel(outputs[r]->shape)) { // a resized argument returned as it came
+          error = "@" + fn.name + " returns '" + fn.results[r].name + "' as " +
+                  shapeString(outputs[r]->shape) + " from a value of shape " +
+                  shapeString(values[fn.resultValues[r]]->shape);
+          return nullptr;
+        }
         im.copies.push_back({values[fn.resultValues[r]], outputs[r]});
+      }
     return call;
   }
   for (size_t i = 0; i < fn.results.size(); ++i)

@@ -114,9 +114,20 @@ public:
   /// Binds `inputs` (one per argument, shapes as in the manifest) and
   /// `outputs` (resized here to the result shapes). The tensors must
   /// outlive the call object.
+  ///
+  /// `positionAxes` (when given: one per argument, -1 for none) lets an
+  /// argument differ from the manifest's shape along that one axis (a KV
+  /// cache opened with another capacity than the module was compiled for,
+  /// Model::open's context). Only where the kernel that reads it returns it
+  /// "append" along that axis (TensorInfo::Append, one stream; through the
+  /// steps of a segmented function): its loop over positions then runs over
+  /// the argument's own extent. Anything else is an error naming the
+  /// argument. The result keeps the manifest's shape: the caller must carry
+  /// it in place (carryState, carriesInPlace) and never read it.
   std::unique_ptr<BoundCall> bind(const FunctionInfo &fn,
                                   const std::vector<const HostTensor *> &inputs,
-                                  std::vector<HostTensor> &outputs, std::string &error);
+                                  std::vector<HostTensor> &outputs, std::string &error,
+                                  const std::vector<int> *positionAxes = nullptr);
 
   /// Threads its parallel loops run on (0: one per core, or HL_NUM_THREADS):
   /// the runtime's spinning pool of that many threads (runtime/ThreadPool.h),
@@ -140,7 +151,8 @@ private:
   /// bind() with results written to `outputs` (sized by the caller).
   std::unique_ptr<BoundCall> bindTo(const FunctionInfo &fn,
                                     const std::vector<const HostTensor *> &inputs,
-                                    const std::vector<HostTensor *> &outputs, std::string &error);
+                                    const std::vector<HostTensor *> &outputs, std::string &error,
+                                    const std::vector<int> *positionAxes);
   void *handle = nullptr;
   std::string dir, targetString;
   std::vector<FunctionInfo> fns;

@@ -103,6 +103,11 @@ uint64_t stateFileBytes(const std::vector<std::pair<std::string, std::vector<int
 }
 
 Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes) {
+  return readStateFile(path, state, maxBytes, nullptr);
+}
+
+Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes,
+                     const StateHeaderCheck &check) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return {Code::NotFound, path + ": no such state file"};
@@ -150,6 +155,19 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
       return {Code::InvalidFile, path + ": state file version " + std::to_string(version) +
                                      "; this runtime reads version " +
                                      std::to_string(kStateFileVersion)};
+  }
+  // The fingerprint and the position (after the version and a reserved u32).
+  if (check) {
+    if (!readUpTo(20))
+      return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
+    if (bytes.size() >= sizeof(kMagic) + 28) {
+      uint64_t fingerprint;
+      int64_t position;
+      std::memcpy(&fingerprint, bytes.data() + sizeof(kMagic) + 8, 8);
+      std::memcpy(&position, bytes.data() + sizeof(kMagic) + 16, 8);
+      if (Status st = check(fingerprint, position, maxBytes); !st)
+        return st;
+    }
   }
   const std::string tooLarge = " bytes, more than the " + std::to_string(maxBytes) +
                                " a state file of this model holds (saved from another model, or "

@@ -21,6 +21,7 @@
 #include "runtime/Status.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,14 @@ uint64_t stateFileBytes(const std::vector<std::pair<std::string, std::vector<int
 /// `maxBytes`), each naming the file.
 Status readStateFile(const std::string &path, SavedState &state,
                      uint64_t maxBytes = UINT64_MAX);
+/// Called with the header's fingerprint and position (checksum not yet
+/// verified) before the file's size is checked and the rest read: it may
+/// change `maxBytes` (Stream::load: a saved stream's caches hold its
+/// position's rows) or refuse the file (a non-ok status is returned).
+using StateHeaderCheck =
+    std::function<Status(uint64_t fingerprint, int64_t position, uint64_t &maxBytes)>;
+Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes,
+                     const StateHeaderCheck &check);
 
 } // namespace ssm::rt
 

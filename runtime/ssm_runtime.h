@@ -57,7 +57,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 9
+#define SSM_RUNTIME_VERSION_MINOR 10
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -86,7 +86,7 @@ typedef struct ssm_sampler ssm_sampler_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.9.0". */
+/* "0.10.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -115,6 +115,35 @@ enum {
 /* ssm_model_open with flags (SSM_MODEL_*; an unknown bit is
  * SSM_ERROR_INVALID_ARGUMENT). Since 0.6. */
 SSM_RT_API ssm_status_t ssm_model_open_flags(const char *dir, unsigned flags, ssm_model_t **out);
+/* Options of ssm_model_open_options. Since 0.10. Start from
+ * ssm_model_options_default(); fields are added only at the end, and
+ * `struct_size` says which the caller has (a caller built against an older
+ * header passes a smaller size, and the fields past it keep their defaults). */
+typedef struct ssm_model_options {
+  size_t struct_size;     /* sizeof(ssm_model_options_t) */
+  unsigned flags;         /* SSM_MODEL_* (ssm_model_open_flags) */
+  /* The positions each stream's KV caches hold (ssm_model_context_length),
+   * from 1 to 2^30; 0: the capacity model.json records (the import's
+   * --context). The streams' cache states are that long (ssm_model_state_info,
+   * ssm_model_state_bytes), and a prefill or step past it fails with
+   * SSM_ERROR_CONTEXT_FULL. A model without KV caches (a pure SSM) holds any
+   * number of positions and ignores it. Compiled modules run at any capacity
+   * where their kernels write the caches in place (CPU modules); the batched
+   * step function (ssm_streams_step) holds the capacity it was compiled for,
+   * and a stream at a position past that steps alone. Out of range, or a cache
+   * of more than 2^31 - 1 bytes: SSM_ERROR_INVALID_ARGUMENT naming the state. */
+  int64_t context_length;
+} ssm_model_options_t;
+/* struct_size sizeof(ssm_model_options_t), flags 0, context_length 0. */
+SSM_RT_API ssm_model_options_t ssm_model_options_default(void);
+/* ssm_model_open with options (NULL: the defaults). A module compiled for
+ * another capacity that cannot run at this one fails its first call with
+ * SSM_ERROR_UNSUPPORTED naming both (import the model again with --context N,
+ * or open it with the capacity it was compiled for). A state file saved from
+ * the model opened with another capacity loads when its position fits this
+ * one (else SSM_ERROR_CONTEXT_FULL). Since 0.10. */
+SSM_RT_API ssm_status_t ssm_model_open_options(const char *dir, const ssm_model_options_t *options,
+                                               ssm_model_t **out);
 /* Adds a compiled module (an ssm-compile output folder) of this model. */
 SSM_RT_API ssm_status_t ssm_model_add_module(ssm_model_t *model, const char *module_dir);
 /* NULL is ignored. Free every stream of the model first. */
@@ -156,7 +185,8 @@ typedef enum ssm_state_kind { SSM_STATE_FIXED = 0, SSM_STATE_CACHE = 1 } ssm_sta
 SSM_RT_API ssm_status_t ssm_model_state_kind(const ssm_model_t *model, size_t index,
                                              ssm_state_kind_t *kind, int *axis);
 /* The positions a stream of the model can hold: the least capacity of its
- * cache states, or 0 when it has none (a recurrent model: no bound). A
+ * cache states (as opened: ssm_model_options_t.context_length, else
+ * model.json's), or 0 when it has none (a recurrent model: no bound). A
  * prefill or step that would go past it fails with SSM_ERROR_CONTEXT_FULL
  * and runs nothing. Since 0.7. */
 SSM_RT_API int64_t ssm_model_context_length(const ssm_model_t *model);
@@ -202,7 +232,8 @@ SSM_RT_API ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token,
  * The streams of a model with a batched step function (ssm_model_step_batch() = B > 0)
  * run through it, B streams per call (the last call padded with rows at the initial
  * state, whose results are dropped; a single stream left over takes its own step
- * instead, which costs less than a call of B rows): their states are copied into the
+ * instead, which costs less than a call of B rows, and so does a stream past the KV
+ * capacity the batched function was compiled for, after the batched calls): their states are copied into the
  * call's batch buffers and the new states and logits back, so each weight is read
  * once per B streams. Each stream's states, logits and position end as a step of its
  * own would leave them, within float32 rounding (the batched kernels may sum in another
@@ -236,11 +267,16 @@ SSM_RT_API ssm_status_t ssm_stream_get_state(const ssm_stream_t *stream, const c
 SSM_RT_API ssm_status_t ssm_stream_set_state(ssm_stream_t *stream, const char *name,
                                              const float *values, size_t numel);
 /* Writes the states, the position and the last logits to `path` (a versioned,
- * checksummed file, replaced atomically). */
+ * checksummed file, replaced atomically). A KV cache is written as its rows
+ * up to the position (since 0.10; before, whole): the file does not depend on
+ * the capacity the model was opened with. */
 SSM_RT_API ssm_status_t ssm_stream_save_state(const ssm_stream_t *stream, const char *path);
-/* Reads a file ssm_stream_save_state wrote for this model; a truncated,
- * corrupt, foreign or other-version file (SSM_ERROR_INVALID_FILE) or one
- * saved from another model (SSM_ERROR_MISMATCH) leaves the stream unchanged.
+/* Reads a file ssm_stream_save_state wrote for this model, opened with any
+ * capacity (ssm_model_options_t.context_length) that holds the saved
+ * position; a truncated, corrupt, foreign or other-version file
+ * (SSM_ERROR_INVALID_FILE), one saved from another model (SSM_ERROR_MISMATCH)
+ * or at a position past this stream's capacity (SSM_ERROR_CONTEXT_FULL, naming
+ * the context to open the model with) leaves the stream unchanged.
  * The magic and the version are read first, and no more than the size a
  * state file of this model has: a larger file (SSM_ERROR_MISMATCH), a device
  * such as /dev/zero or a FIFO fails at once, without reading it whole. The

@@ -70,6 +70,18 @@ public:
   explicit Model(const std::string &dir, unsigned flags = 0) {
     check(ssm_model_open_flags(dir.c_str(), flags, &handle_));
   }
+  /// With options (ssm_model_open_options): the KV caches' capacity in
+  /// positions (`options.context_length`; 0: the model's own) and the flags.
+  Model(const std::string &dir, const ssm_model_options_t &options) {
+    check(ssm_model_open_options(dir.c_str(), &options, &handle_));
+  }
+  /// The options with a capacity of `contextLength` positions (0: the model's).
+  static ssm_model_options_t withContext(int64_t contextLength, unsigned flags = 0) {
+    ssm_model_options_t o = ssm_model_options_default();
+    o.flags = flags;
+    o.context_length = contextLength;
+    return o;
+  }
   ~Model() { ssm_model_free(handle_); }
   Model(Model &&o) noexcept : handle_(std::exchange(o.handle_, nullptr)) {}
   Model &operator=(Model &&o) noexcept {
@@ -103,8 +115,8 @@ public:
     }
     return out;
   }
-  /// The positions a stream can hold (its cache states' least capacity);
-  /// 0: unbounded (no cache state). Past it, prefill and step throw
+  /// The positions a stream can hold (its cache states' least capacity, as
+  /// opened); 0: unbounded (no cache state). Past it, prefill and step throw
   /// SSM_ERROR_CONTEXT_FULL.
   int64_t contextLength() const { return ssm_model_context_length(handle_); }
   /// One stream's state bytes (ssm_model_state_bytes): fixed states, the KV

@@ -79,6 +79,11 @@ class _SamplingParams(ctypes.Structure):
                 ("penalty_last_n", ctypes.c_int32), ("seed", ctypes.c_uint64)]
 
 
+class _ModelOptions(ctypes.Structure):  # ssm_model_options_t
+    _fields_ = [("struct_size", ctypes.c_size_t), ("flags", ctypes.c_uint),
+                ("context_length", ctypes.c_int64)]
+
+
 # ssm_generate_callback_t: (user_data, token, text, length) -> nonzero to stop
 _GenerateCallback = ctypes.CFUNCTYPE(ctypes.c_int, _p, ctypes.c_int32, ctypes.POINTER(ctypes.c_char),
                                      ctypes.c_size_t)
@@ -88,6 +93,9 @@ _sig = {
     "ssm_last_error": (ctypes.c_char_p, []),
     "ssm_model_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
     "ssm_model_open_flags": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint, ctypes.POINTER(_p)]),
+    "ssm_model_options_default": (_ModelOptions, []),
+    "ssm_model_open_options": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_ModelOptions),
+                                              ctypes.POINTER(_p)]),
     "ssm_model_add_module": (ctypes.c_int, [_p, ctypes.c_char_p]),
     "ssm_model_free": (None, [_p]),
     "ssm_model_vocab_size": (ctypes.c_int64, [_p]),
@@ -293,14 +301,19 @@ class Model:
     """A model folder: model.json, weights.safetensors, compiled/*/.
 
     The weights are read into memory once (huge pages advised), or with
-    map_weights=True mapped read-only (shared with the page cache; slower decode)."""
+    map_weights=True mapped read-only (shared with the page cache; slower decode).
+    context_length: the positions each stream's KV caches hold (ssm_model_options_t;
+    None or 0: the model's own, as imported); a model without caches ignores it."""
 
     MAP_WEIGHTS = 1
 
-    def __init__(self, path, map_weights=False):
+    def __init__(self, path, map_weights=False, context_length=None):
         self._h = _p()
-        flags = Model.MAP_WEIGHTS if map_weights else 0
-        _check(_lib.ssm_model_open_flags(os.fsencode(path), flags, ctypes.byref(self._h)))
+        options = _lib.ssm_model_options_default()
+        options.flags = Model.MAP_WEIGHTS if map_weights else 0
+        options.context_length = int(context_length or 0)
+        _check(_lib.ssm_model_open_options(os.fsencode(path), ctypes.byref(options),
+                                           ctypes.byref(self._h)))
         self.vocab_size = _lib.ssm_model_vocab_size(self._h)
 
     def add_module(self, path):
@@ -317,7 +330,7 @@ class Model:
 
     @property
     def context_length(self):
-        """Positions a stream can hold (the cache states' least capacity); 0: unbounded."""
+        """Positions a stream can hold (the cache states' least capacity, as opened); 0: unbounded."""
         return _lib.ssm_model_context_length(self._h)
 
     def state_bytes(self, position=0):

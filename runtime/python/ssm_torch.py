@@ -165,11 +165,17 @@ class Stream:
 
 
 class Model:
-    """A model folder (model.json, weights.safetensors, compiled/*/)."""
+    """A model folder (model.json, weights.safetensors, compiled/*/); context_length:
+    the positions each stream's KV caches hold (None: the model's own)."""
 
-    def __init__(self, path):
-        self._m = ssm_runtime.Model(path)
+    def __init__(self, path, context_length=None):
+        self._m = ssm_runtime.Model(path, context_length=context_length)
         self.vocab_size = self._m.vocab_size
+
+    @property
+    def context_length(self):
+        """Positions a stream can hold (as opened); 0: unbounded (no KV cache)."""
+        return self._m.context_length
 
     def stream(self):
         return Stream(self)

@@ -738,6 +738,154 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+/// The KV caches' capacity chosen at open (ssm_model_options_t.context_length)
+/// on the hybrids compiled for 48 positions: opened at 24, every position's
+/// logits equal those of the default open (whose kernels hold exactly 48; the
+/// lit test lfm2-logits checks those against transformers' semantics), the
+/// caches' states and bytes are half, and position 24 is SSM_ERROR_CONTEXT_FULL;
+/// opened at 64, a stream goes past 48 (one prefill equal to its steps),
+/// streams stepped together equal streams alone below and past 48 (the batched
+/// function holds 48: past it they step alone); state files move between
+/// capacities when their position fits. Bad capacities are refused by name.
+TEST_P(HybridStreams, ContextChosenAtOpen) {
+  const std::string shared = kShared + GetParam().shared;
+  ASSERT_TRUE(fs::exists(shared)) << shared << " is missing: this test needs the shared model files";
+  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + GetParam().folder;
+  ASSERT_TRUE(fs::exists(dir + "/compiled")) << dir << " is not prepared: run the tests through ctest";
+  Model def(dir), small(dir, Model::withContext(24)), large(dir, Model::withContext(64));
+  ASSERT_EQ(def.contextLength(), 48);
+  ASSERT_EQ(small.contextLength(), 24);
+  ASSERT_EQ(large.contextLength(), 64);
+  // The states at 24 positions: the caches' dim along their axis, and bytes.
+  const auto defStates = def.states(), smallStates = small.states();
+  ASSERT_EQ(defStates.size(), smallStates.size());
+  for (size_t i = 0; i < defStates.size(); ++i) {
+    if (defStates[i].kind != SSM_STATE_CACHE) {
+      EXPECT_EQ(smallStates[i].shape, defStates[i].shape) << defStates[i].name;
+      continue;
+    }
+    EXPECT_EQ(smallStates[i].shape[smallStates[i].axis], 24) << defStates[i].name;
+    EXPECT_EQ(smallStates[i].numel * 2, defStates[i].numel) << defStates[i].name;
+  }
+  const auto bytesDef = def.stateBytes(10), bytesSmall = small.stateBytes(10);
+  EXPECT_GT(bytesDef.cacheAllocated, 0u);
+  EXPECT_EQ(bytesSmall.cacheAllocated * 2, bytesDef.cacheAllocated);
+  EXPECT_EQ(bytesSmall.fixed, bytesDef.fixed);
+  EXPECT_EQ(bytesSmall.cache, bytesDef.cache); // 10 rows written either way
+
+  std::vector<int32_t> tokens;
+  for (int k = 0; k < 60; ++k)
+    tokens.push_back(static_cast<int32_t>((53 * k + 29) % 256));
+  const std::vector<int32_t> first10(tokens.begin(), tokens.begin() + 10);
+  // 10 prefilled (4-token calls and steps), then steps to 24, on all three.
+  Stream d(def), sm(small), lg(large);
+  std::vector<float> ld = d.prefill(first10);
+  EXPECT_TRUE(closeTo(sm.prefill(first10), ld)) << "context 24, 10-token prefill";
+  EXPECT_TRUE(closeTo(lg.prefill(first10), ld)) << "context 64, 10-token prefill";
+  for (size_t k = 10; k < 24; ++k) {
+    ld = d.step(tokens[k]);
+    EXPECT_TRUE(closeTo(sm.step(tokens[k]), ld)) << "context 24, position " << k;
+    EXPECT_TRUE(closeTo(lg.step(tokens[k]), ld)) << "context 64, position " << k;
+  }
+  // Full at 24: refused, unchanged.
+  EXPECT_EQ(statusOf([&] { sm.step(tokens[24]); }), SSM_ERROR_CONTEXT_FULL);
+  EXPECT_EQ(sm.position(), 24);
+  Stream sm2(small);
+  EXPECT_EQ(statusOf([&] { sm2.prefill(std::vector<int32_t>(25, 3)); }), SSM_ERROR_CONTEXT_FULL);
+  EXPECT_EQ(sm2.position(), 0);
+
+  // Context 64: past the 48 the kernels were compiled for; one prefill of
+  // 60 equals the steps.
+  std::vector<float> stepped;
+  for (size_t k = 24; k < 60; ++k)
+    stepped = lg.step(tokens[k]);
+  Stream lgWhole(large);
+  EXPECT_TRUE(closeTo(lgWhole.prefill(tokens), stepped)) << "context 64, 60 tokens";
+
+  // Streams stepped together equal streams alone: at 24 below the capacity,
+  // at 64 across the batched function's 48 (positions 44 to 52).
+  for (Model *m : {&small, &large}) {
+    const size_t n = 4, start = m == &small ? 8 : 44, steps = m == &small ? 6 : 9;
+    SCOPED_TRACE("context " + std::to_string(m->contextLength()));
+    std::vector<Stream> together, alone;
+    for (size_t i = 0; i < n; ++i) {
+      together.emplace_back(*m);
+      alone.emplace_back(*m);
+      std::vector<int32_t> p(start + i, static_cast<int32_t>(5 + i));
+      together.back().prefill(p);
+      alone.back().prefill(p);
+    }
+    for (size_t k = 0; k < steps; ++k) {
+      std::vector<Stream *> ptrs;
+      std::vector<int32_t> toks;
+      for (size_t i = 0; i < n; ++i) {
+        ptrs.push_back(&together[i]);
+        toks.push_back(tokens[(k * 7 + i) % tokens.size()]);
+      }
+      std::vector<std::vector<float>> got = ssm::runtime::stepTogether(ptrs, toks);
+      for (size_t i = 0; i < n; ++i)
+        EXPECT_TRUE(closeTo(got[i], alone[i].step(toks[i]))) << "stream " << i << ", step " << k;
+    }
+    for (size_t i = 0; i < n; ++i)
+      EXPECT_EQ(together[i].position(), static_cast<int64_t>(start + i + steps));
+  }
+
+  // State files across capacities: saved at 64 after 30 tokens, refused at
+  // 24 (SSM_ERROR_CONTEXT_FULL), loaded at 48 and continued as at 64.
+  const std::string saved = dir + "-ctx64.ssmstate";
+  Stream a(large);
+  a.prefill(std::vector<int32_t>(tokens.begin(), tokens.begin() + 30));
+  a.save(saved);
+  Stream intoSmall(small);
+  EXPECT_EQ(statusOf([&] { intoSmall.load(saved); }), SSM_ERROR_CONTEXT_FULL);
+  EXPECT_EQ(intoSmall.position(), 0);
+  Stream intoDef(def);
+  intoDef.load(saved);
+  EXPECT_EQ(intoDef.position(), 30);
+  for (size_t k = 30; k < 40; ++k)
+    EXPECT_TRUE(closeTo(intoDef.step(tokens[k]), a.step(tokens[k]))) << "loaded at 48, position " << k;
+  // Saved at 24 after 12 tokens, loaded at 64.
+  Stream b(small);
+  b.prefill(std::vector<int32_t>(tokens.begin(), tokens.begin() + 12));
+  b.save(saved);
+  Stream intoLarge(large);
+  intoLarge.load(saved);
+  for (size_t k = 12; k < 20; ++k)
+    EXPECT_TRUE(closeTo(intoLarge.step(tokens[k]), b.step(tokens[k]))) << "loaded at 64, position " << k;
+  fs::remove(saved);
+
+  // Refused by name: 0 and past 2^30 through the options; negative by the C API.
+  for (int64_t bad : {int64_t(1) << 31, int64_t(-3)}) {
+    ssm_model_options_t o = Model::withContext(bad);
+    ssm_model_t *m = nullptr;
+    EXPECT_EQ(ssm_model_open_options(dir.c_str(), &o, &m), SSM_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(m, nullptr);
+    EXPECT_NE(std::string(ssm_last_error()).find("context"), std::string::npos) << ssm_last_error();
+  }
+}
+
+/// A pure SSM has no KV cache: a context at open changes nothing (no bound).
+TEST(ModelLibraryMamba, ContextAtOpenIsHarmlessWithoutKvCaches) {
+  const std::string dir = std::string(SSM_MODEL_LIBRARY_DIR) + "/mamba-b4";
+  ASSERT_TRUE(fs::exists(dir + "/compiled")) << dir << " is not prepared: run the tests through ctest";
+  Model def(dir), ctx(dir, Model::withContext(5));
+  EXPECT_EQ(ctx.contextLength(), 0);
+  EXPECT_EQ(ctx.stateBytes(0).fixed, def.stateBytes(0).fixed);
+  Stream a(def), b(ctx);
+  std::vector<int32_t> p = {1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(b.prefill(p), a.prefill(p)); // past 5: no bound
+  // The struct's size decides which fields are read: a caller with only
+  // struct_size and flags gets the default context.
+  ssm_model_options_t o = ssm_model_options_default();
+  o.struct_size = offsetof(ssm_model_options_t, context_length);
+  o.context_length = -1; // not read
+  ssm_model_t *m = nullptr;
+  EXPECT_EQ(ssm_model_open_options(dir.c_str(), &o, &m), SSM_OK) << ssm_last_error();
+  ssm_model_free(m);
+  o.struct_size = 1;
+  EXPECT_EQ(ssm_model_open_options(dir.c_str(), &o, &m), SSM_ERROR_INVALID_ARGUMENT);
+}
+
 /// The same 4 streams stepped together in the same order, so that the batch
 /// buffers still hold their states from one call to the next, and changed
 /// in between (reset and prefill, setState, a step alone, save/reset/load):

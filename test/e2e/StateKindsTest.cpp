@@ -232,19 +232,26 @@ TEST_F(StateKindsTest, ACompactSnapshotHoldsTheRowsReadAndRestoresLikeAWholeOne)
   ASSERT_TRUE(b.step(1));
   expectLogits(b, {204, 200, 202});
 
-  // Fewer rows than the position, or more than the capacity: refused, the
-  // stream unchanged.
+  // Fewer rows than the position (the saved stream passes its own caches:
+  // corrupt): refused, the stream unchanged.
   SavedState shortRows = compact;
   shortRows.states[0].shape = {1, 2};
   shortRows.states[0].values = {2, 3};
   Stream c(*m);
   Status st = c.restore(shortRows, "short");
-  EXPECT_EQ(st.code(), Code::Mismatch) << st.message();
+  EXPECT_EQ(st.code(), Code::InvalidFile) << st.message();
   EXPECT_EQ(c.position(), 0);
+  // More rows than the capacity (saved from the model opened with a larger
+  // context, Model::open): the rows this capacity holds, as the position
+  // fits it.
   SavedState longRows = whole;
   longRows.states[0].shape = {5, 2};
-  longRows.states[0].values.resize(10, 0.0f);
-  EXPECT_EQ(c.restore(longRows, "long").code(), Code::Mismatch);
+  longRows.states[0].values.resize(10, 9.0f);
+  Stream d(*m);
+  ASSERT_TRUE(d.restore(longRows, "long"));
+  const HostTensor &kvLong = d.state(0);
+  EXPECT_EQ(std::vector<float>(kvLong.f32().begin(), kvLong.f32().end()),
+            (std::vector<float>{2, 3, 0, 1, 0, 0, 0, 0}));
   SavedState wrongCount = compact;
   wrongCount.states[0].values.pop_back();
   EXPECT_EQ(c.restore(wrongCount, "count").code(), Code::Mismatch);
@@ -299,6 +306,50 @@ TEST_F(StateKindsTest, BatchedStepTakesEachStreamsPosition) {
   EXPECT_NE(st.message().find("'kv'"), std::string::npos) << st.message();
   EXPECT_EQ(failed, 1u); // the full stream, a
   EXPECT_EQ(b.position(), 1);
+}
+
+TEST_F(StateKindsTest, AContextAtOpenTheKernelCannotHoldIsNamed) {
+  // The toy step function rewrites its whole cache (no "append" in place),
+  // so it runs at the 4 positions it was compiled for only: opened with 3
+  // (Model::open's context), its first call is refused naming both
+  // capacities and how to get the other. The batched function, whose caches
+  // are copied in and out of its batch buffers row by row, runs at 3 and
+  // ends at the hand-computed logits; position 3 is then ContextFull.
+  ASSERT_TRUE(compiled_);
+  Status st;
+  std::unique_ptr<Model> m = Model::open(dir_, st, WeightLoad::Copy, 3);
+  ASSERT_TRUE(m) << st.message();
+  EXPECT_EQ(m->contextLength(), 3);
+  EXPECT_EQ(m->spec().states.at(0).shape, (std::vector<int64_t>{3, 2}));
+  Stream alone(*m);
+  st = alone.step(2);
+  EXPECT_EQ(st.code(), Code::Unsupported) << st.message();
+  EXPECT_NE(st.message().find("compiled for KV caches of 4 positions"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("--context 3"), std::string::npos) << st.message();
+  Stream a(*m), b(*m);
+  Stream *both[] = {&a, &b};
+  const int32_t first[] = {2, 1}, second[] = {0, 0}, third[] = {1, 1};
+  ASSERT_TRUE(m->stepTogether(both, 2, first));
+  expectLogits(a, {4, 0, 0});
+  expectLogits(b, {2, 0, 0});
+  ASSERT_TRUE(m->stepTogether(both, 2, second));
+  expectLogits(a, {104, 100, 100});
+  expectLogits(b, {102, 100, 100});
+  ASSERT_TRUE(m->stepTogether(both, 2, third));
+  expectLogits(a, {204, 200, 202});
+  const HostTensor &kv = a.state(0);
+  EXPECT_EQ(std::vector<float>(kv.f32().begin(), kv.f32().end()),
+            (std::vector<float>{2, 3, 0, 1, 1, 2}));
+  EXPECT_EQ(m->stepTogether(both, 2, third).code(), Code::ContextFull);
+  EXPECT_EQ(a.position(), 3);
+  // Out of range: named.
+  for (int64_t bad : {int64_t(-1), (int64_t(1) << 30) + 1}) { // 0: model.json's
+    EXPECT_FALSE(Model::open(dir_, st, WeightLoad::Copy, bad)) << bad;
+    EXPECT_EQ(st.code(), Code::InvalidArgument) << st.message();
+    EXPECT_NE(st.message().find("--context " + std::to_string(bad)), std::string::npos)
+        << st.message();
+  }
 }
 
 TEST(StateKindsSpec, MalformedKindsAreRefusedNamingTheState) {
