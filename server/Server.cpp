@@ -111,7 +111,9 @@ std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOp
     return nullptr;
   }
   rt::Status st;
-  s->model_ = rt::Model::open(modelDir, st);
+  // --context is the KV caches' capacity (each slot's stream holds that
+  // many positions; a model without caches is not sized by it).
+  s->model_ = rt::Model::open(modelDir, st, rt::WeightLoad::Copy, o.context);
   if (!s->model_) {
     error = st.message();
     return nullptr;
@@ -138,9 +140,8 @@ std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOp
                            "/v1/completions with token ids";
   }
   const int64_t modelContext = s->model_->contextLength();
-  if (o.context < 0 || (modelContext > 0 && o.context > modelContext)) {
-    error = "--context " + std::to_string(o.context) + " is past the " +
-            std::to_string(modelContext) + " positions the model's KV caches hold";
+  if (o.context < 0) {
+    error = "--context " + std::to_string(o.context) + " is negative";
     return nullptr;
   }
   s->context_ = o.context > 0 ? o.context : modelContext > 0 ? modelContext : 32768;

@@ -635,6 +635,54 @@ def check_queue_and_shutdown(model):
     check(code == 0, "SIGTERM: exit %s" % code)
 
 
+def check_context_at_open(model):
+    """--context sizes the KV caches of a hybrid (imported for 256 positions)
+    at open: at 40 a prompt of 40 is refused and generation ends at 40
+    positions; at 300, past the 256 the compiled batched step holds, requests
+    decoded together past 256 give what ssm-run --context 300 gives alone."""
+    name = "lfm2 --context 40"
+    srv = Server(model, "--parallel", "2", "--context", "40")
+    try:
+        _, _, payload = srv.request("GET", "/v1/models")
+        check(json.loads(payload)["data"][0]["context_length"] == 40, name + ": /v1/models")
+        status, _, r = srv.post("/v1/completions", dict(prompt="y" * 40, max_tokens=2))
+        check(status == 400 and "40 positions" in json.dumps(r), name + ": a 40-token prompt")
+        prompt = "The quick brown fox"
+        r = completion(srv, prompt, 50)
+        got = r["choices"][0]["token_ids"]
+        # The last token handed out is never stepped: the stream holds
+        # prompt + generated - 1 positions, all 40 at the end.
+        check(r["choices"][0]["finish_reason"] == "length" and len(prompt) + len(got) - 1 == 40,
+              "%s: %d generated after %d" % (name, len(got), len(prompt)))
+        ok, want = same_as_ssm_run(model, got, r["choices"][0]["text"], prompt=prompt, n=len(got),
+                                   flags=("--context", "40"))
+        check(ok, "%s: ids %s, ssm-run %s" % (name, got, want))
+    finally:
+        check(srv.stop() == 0, name + ": clean exit on SIGTERM")
+    name = "lfm2 --context 300"
+    srv = Server(model, "--parallel", "3", "--context", "300")
+    try:
+        prompts = ["%d " % i + "x" * (236 + 5 * i) for i in range(3)]
+        results = [None] * 3
+
+        def one(i):
+            results[i] = completion(srv, prompts[i], 30)["choices"][0]
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for i in range(3):
+            got = results[i]["token_ids"]
+            check(len(prompts[i]) + len(got) > 256, "%s: request %d stays below 256" % (name, i))
+            ok, want = same_as_ssm_run(model, got, results[i]["text"], prompt=prompts[i], n=len(got),
+                                       flags=("--context", "300"))
+            check(ok, "%s: request %d ids %s, ssm-run %s" % (name, i, got, want))
+    finally:
+        check(srv.stop() == 0, name + ": clean exit on SIGTERM")
+
+
 def main():
     prepare()
     for name, flags in [("mamba-b4", ["--parallel", "4"]), ("rwkv4", ["--parallel", "3"]),
@@ -654,6 +702,7 @@ def main():
             check(srv.stop() == 0, name + ": clean exit on SIGTERM")
         if name != "lfm2":
             check_disconnect(model, name)
+    check_context_at_open(os.path.join(WORK, "lfm2"))
     check_chat(os.path.join(WORK, "chat"))
     check_queue_and_shutdown(os.path.join(WORK, "mamba-b4"))
     if failures:

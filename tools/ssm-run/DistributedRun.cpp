@@ -182,6 +182,9 @@ int runDistributed(const ModelRunOptions &o, const std::function<mlir::MLIRConte
   rt::ModelSpec spec;
   if (rt::Status st = rt::ModelSpec::load(o.dir, spec); !st)
     return finish(kCannotRun, st.message());
+  if (o.context != 0)
+    if (rt::Status st = spec.withContext(o.context); !st)
+      return finish(kCannotRun, st.message());
   std::map<std::string, float> stateInit;
   for (const rt::StateSpec &s : spec.states)
     stateInit[s.name] = s.init;

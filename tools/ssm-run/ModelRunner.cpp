@@ -286,10 +286,13 @@ std::string humanBytes(int64_t b) {
 }
 } // namespace
 
-int reportModelMemory(const std::string &dir) {
+int reportModelMemory(const std::string &dir, int64_t contextOption) {
   rt::ModelSpec spec;
   if (rt::Status s = rt::ModelSpec::load(dir, spec); !s)
     return fail(kCannotRun, s.message());
+  if (contextOption != 0)
+    if (rt::Status s = spec.withContext(contextOption); !s)
+      return fail(kCannotRun, s.message());
   int64_t fixed = 0, perPosition = 0, allocated = 0;
   spec.stateBytes(fixed, perPosition, allocated);
   const int64_t context = spec.contextLength();
@@ -316,11 +319,15 @@ int reportModelMemory(const std::string &dir) {
   }
   if (context > 0)
     llvm::outs() << "  allocated per stream: " << humanBytes(fixed + allocated)
-                 << " (the KV caches at their capacity of " << context
-                 << " positions; ssm-import --context sets it)\n";
+                 << " (the KV caches at their capacity of " << context << " positions; "
+                 << (context != spec.importedContext
+                         ? "--context; the model's own is " + std::to_string(spec.importedContext)
+                         : std::string("--context N sets it at open, ssm-import --context the default"))
+                 << ")\n";
   else
     llvm::outs() << "  allocated per stream: " << humanBytes(fixed)
-                 << " (no KV cache: the same at every position)\n";
+                 << " (no KV cache: the same at every position"
+                 << (contextOption ? "; --context changes nothing" : "") << ")\n";
   return kOk;
 }
 
@@ -426,6 +433,17 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
   rt::ModelSpec spec;
   if (rt::Status s = rt::ModelSpec::load(o.dir, spec); !s)
     return fail(kCannotRun, s.message());
+  // --context: the KV caches' capacity for this run (model.json's text too,
+  // so the reference interpreter and a first-use compilation build graphs of
+  // that capacity).
+  if (o.context != 0) {
+    if (rt::Status s = spec.withContext(o.context); !s)
+      return fail(kCannotRun, s.message());
+    if (spec.importedContext == 0)
+      llvm::errs() << "ssm-run: note: --context " << o.context << ": " << o.dir
+                   << " has no KV cache (its states are the same size at every position), "
+                      "so it holds any number of positions\n";
+  }
   if (o.hasPrompt == !o.tokensFile.empty())
     return fail(kCannotRun, "give exactly one of --prompt TEXT and --tokens FILE.npy");
   if (o.mode != "sequence" && o.mode != "step")

@@ -42,6 +42,7 @@ struct ModelRunOptions {
   int64_t decodeFrom = 0;   // --decode-from P: step mode starts at position P (see runModel)
   bool force = false;
   bool mapWeights = false;  // --mmap-weights: map the weights file instead of reading it
+  int64_t context = 0;      // --context N: the KV caches' positions (ModelSpec::withContext); 0: model.json's
   // --check: a non-finite logit or state is an error (exit 1), not a warning;
   // on a compiled engine the prompt also runs on the reference interpreter and
   // its logits are compared (CONTRACTS.md's line, rtol / atol; exit 1 on FAIL).
@@ -88,11 +89,12 @@ int runModel(const ModelRunOptions &options,
 int runDistributed(const ModelRunOptions &options,
                    const std::function<mlir::MLIRContext &()> &context);
 
-/// `ssm-run <model-dir> --memory`: one stream's state memory from
-/// model.json alone, per state kind and layer group, and as a stream grows
-/// (1k, 10k, 100k tokens: the fixed recurrent states beside the KV rows
-/// written); exit 0, or 2 when model.json cannot be read.
-int reportModelMemory(const std::string &dir);
+/// `ssm-run <model-dir> --memory [--context N]`: one stream's state memory
+/// from model.json alone, per state kind and layer group, and as a stream
+/// grows (1k, 10k, 100k tokens: the fixed recurrent states beside the KV
+/// rows written), the caches at `context` positions (0: model.json's); exit
+/// 0, or 2 when model.json cannot be read or the context is refused.
+int reportModelMemory(const std::string &dir, int64_t context = 0);
 
 /// True when `path` is a folder with a model.json.
 bool isModelDir(const std::string &path);

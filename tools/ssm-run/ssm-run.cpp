@@ -166,6 +166,12 @@ cl::opt<bool> mmapWeights(
     cl::init(false), cl::cat(category));
 cl::opt<int64_t> decodeFrom("decode-from", cl::desc("Model runs in step mode: prefill the first P tokens (untimed, the sequence form), then step the rest: decode at position P (with --repeat, only the steps are timed)"),
                            cl::value_desc("P"), cl::init(0), cl::cat(category));
+cl::opt<int64_t> contextOpt(
+    "context",
+    cl::desc("Model runs: the positions the stream's KV caches hold, prompt and generated tokens "
+             "(default: the model's, as ssm-import --context recorded it; a model without KV "
+             "caches holds any number and ignores it); with --memory, the report at that capacity"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 cl::opt<bool> memory("memory", cl::desc("Model runs: report one stream's state memory (recurrent state and KV cache, per layer kind and at 1k, 10k, 100k tokens) from model.json, and run nothing"),
                     cl::init(false), cl::cat(category));
 cl::opt<int64_t> generate("generate", cl::desc("Model runs: generate N more tokens and print their "
@@ -808,7 +814,7 @@ int main(int argc, char **argv) {
                                    "[--seed N] [--expected r.npy]... [--output-dir D]\n"
                                    "  ssm-run <model-dir> (--prompt TEXT | --tokens F.npy) [--mode sequence|step] "
                                    "[--engine cpu|reference|...]\n"
-                                   "      [--logits-out F] [--all-logits-out F] [--generate N] [--repeat N]\n"
+                                   "      [--logits-out F] [--all-logits-out F] [--generate N] [--repeat N] [--context N]\n"
                                    "      [--temperature T] [--top-k K] [--top-p P] [--min-p M] "
                                    "[--repeat-penalty R] [--seed S] [--stop STR]...\n"
                                    "  ssm-run --cache-prune [--cache-max-mb N]\n",
@@ -844,8 +850,14 @@ int main(int argc, char **argv) {
     return cannotRun("--emit-graph goes with --golden <case-dir>");
   if (inputFile.empty())
     return cannotRun("no input: give an .mlir file, a model folder or --golden <case-dir> (see --help)");
+  if (contextOpt.getNumOccurrences() && contextOpt < 1)
+    return cannotRun("--context takes a number of positions >= 1, got " +
+                     std::to_string(contextOpt));
+  if (contextOpt.getNumOccurrences() && !ssm::isModelDir(inputFile))
+    return cannotRun("--context sets a model folder's KV cache capacity: give a folder with "
+                     "model.json");
   if (ssm::isModelDir(inputFile) && memory)
-    return ssm::reportModelMemory(inputFile);
+    return ssm::reportModelMemory(inputFile, contextOpt);
   if (memory)
     return cannotRun("--memory reports a model folder's state memory: give a folder with model.json");
   if (ssm::isModelDir(inputFile)) {
@@ -919,6 +931,7 @@ int main(int argc, char **argv) {
     o.decodeFrom = decodeFrom;
     o.force = force;
     o.mapWeights = mmapWeights;
+    o.context = contextOpt;
     o.check = check;
     o.rtol = rtol;
     o.atol = atolOpt;

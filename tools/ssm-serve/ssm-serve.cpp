@@ -39,8 +39,10 @@ Options:
   --host H            address to listen on (default 127.0.0.1)
   --port P            port (default 8080; 0: any free port, printed)
   --parallel N        requests decoded together, one stream each (default 4)
-  --context N         positions per request, prompt and generated tokens
-                      (default: the model's KV cache capacity, or 32768)
+  --context N         positions per request, prompt and generated tokens: the
+                      KV caches' capacity each slot allocates (default: the
+                      model's, as ssm-import --context recorded it); a model
+                      without KV caches is not sized by it (default 32768)
   --threads N         kernel threads (default 0: one per core)
   --queue N           requests waiting for a slot; past it, 503 with
                       Retry-After (default 64)

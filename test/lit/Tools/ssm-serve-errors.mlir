@@ -39,3 +39,10 @@
 // RUN: sh -c 'ssm-serve %t/m --context 0; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=CONTEXT
 // CONTEXT: ssm-serve: error: --context takes an integer in [1, 1099511627776], got '0'
 // CONTEXT: exit=2
+
+// A hybrid's --context sizes its KV caches at open: past what they may hold,
+// named before anything is loaded further.
+// RUN: ssm-import %shared/models/lfm2/tiny-lfm2-a -o %t/lfm2 --context 64 > /dev/null
+// RUN: sh -c 'ssm-serve %t/lfm2 --context 2000000000; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=KVCONTEXT
+// KVCONTEXT: ssm-serve: error: --context 2000000000: a stream's KV caches hold from 1 to 1073741824 positions (this model's default is 64)
+// KVCONTEXT: exit=2
