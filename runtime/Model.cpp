@@ -656,9 +656,10 @@ Status Stream::load(const std::string &path) {
   // the read stops there (a huge file or /dev/zero is refused, not read).
   // save() writes each cache's rows up to the position; files of older
   // versions hold whole caches of the import's capacity. So the bound has
-  // the caches at the largest of this open's capacity, the import's, and
-  // (for a file of this model, by its header) the saved position, which
-  // restore() then refuses past this capacity with ContextFull.
+  // the caches at the larger of this open's capacity and the import's (a
+  // crafted header never raises it). A file of this model (by its header)
+  // larger than that, whose position this capacity cannot hold, was saved
+  // at a larger capacity: ContextFull naming the context to open it with.
   const ModelSpec &spec = model_.spec();
   auto layoutAt = [&](int64_t rows) {
     std::vector<std::pair<std::string, std::vector<int64_t>>> layout;
@@ -671,17 +672,22 @@ Status Stream::load(const std::string &path) {
     return layout;
   };
   const uint64_t maxLogits = model_.vocab() > 0 ? static_cast<uint64_t>(model_.vocab()) : (1u << 24);
-  auto header = [&](uint64_t fingerprint, int64_t position, uint64_t &maxBytes) {
-    if (fingerprint == spec.fingerprint && spec.contextLength() > 0 && position > 0)
-      maxBytes = std::max(maxBytes, stateFileBytes(layoutAt(std::min(position, ModelSpec::kMaxContext)),
-                                                   maxLogits));
+  bool ours = false;
+  int64_t headerPosition = 0;
+  auto header = [&](uint64_t fingerprint, int64_t position, uint64_t &) {
+    ours = fingerprint == spec.fingerprint;
+    headerPosition = position;
     return Status::ok();
   };
   SavedState s;
   if (Status st = readStateFile(path, s, stateFileBytes(layoutAt(spec.importedContext), maxLogits),
                                 header);
-      !st)
+      !st) {
+    if (st.code() == Code::Mismatch && ours && spec.contextLength() > 0 &&
+        headerPosition > spec.contextLength() && headerPosition <= ModelSpec::kMaxContext)
+      return contextFullOnLoad(path, headerPosition, spec.contextLength());
     return st;
+  }
   return restore(s, path);
 }
 

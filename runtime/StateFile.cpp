@@ -160,7 +160,8 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
   if (check) {
     if (!readUpTo(20))
       return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
-    if (bytes.size() >= sizeof(kMagic) + 28) {
+    // magic, version (u32), reserved (u32), fingerprint (u64), position (i64).
+    if (bytes.size() >= sizeof(kMagic) + 24) {
       uint64_t fingerprint;
       int64_t position;
       std::memcpy(&fingerprint, bytes.data() + sizeof(kMagic) + 8, 8);

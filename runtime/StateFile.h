@@ -60,8 +60,8 @@ Status readStateFile(const std::string &path, SavedState &state,
                      uint64_t maxBytes = UINT64_MAX);
 /// Called with the header's fingerprint and position (checksum not yet
 /// verified) before the file's size is checked and the rest read: it may
-/// change `maxBytes` (Stream::load: a saved stream's caches hold its
-/// position's rows) or refuse the file (a non-ok status is returned).
+/// change `maxBytes` or refuse the file (a non-ok status is returned).
+/// Stream::load only notes them, to name a file saved at a larger capacity.
 using StateHeaderCheck =
     std::function<Status(uint64_t fingerprint, int64_t position, uint64_t &maxBytes)>;
 Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes,

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -852,6 +853,43 @@ TEST_P(HybridStreams, ContextChosenAtOpen) {
   intoLarge.load(saved);
   for (size_t k = 12; k < 20; ++k)
     EXPECT_TRUE(closeTo(intoLarge.step(tokens[k]), b.step(tokens[k]))) << "loaded at 64, position " << k;
+  // Saved at 64 after 60 tokens, past the import's 48 (a file larger than
+  // any of the 48-position model): at 48, SSM_ERROR_CONTEXT_FULL naming the
+  // context to open with (was SSM_ERROR_MISMATCH, "saved from another
+  // model"); at 64 it loads.
+  lg.save(saved);
+  Stream intoDef60(def);
+  try {
+    intoDef60.load(saved);
+    ADD_FAILURE() << "position 60 loaded at 48";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.status(), SSM_ERROR_CONTEXT_FULL) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at least 60"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(intoDef60.position(), 0);
+  Stream intoLarge60(large);
+  intoLarge60.load(saved);
+  EXPECT_EQ(intoLarge60.position(), 60);
+  // The same header with position 2^30 in a sparse file of 1 GiB: refused
+  // by its size (ContextFull, the position past 64), not read.
+  {
+    std::string bytes;
+    {
+      std::ifstream in(saved, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    ASSERT_GT(bytes.size(), 32u);
+    const int64_t huge = int64_t(1) << 30;
+    bytes.resize(32);
+    std::memcpy(&bytes[24], &huge, 8); // magic, version, reserved, fingerprint, position
+    std::ofstream(saved, std::ios::binary | std::ios::trunc) << bytes;
+    fs::resize_file(saved, uintmax_t(1) << 30);
+    Stream crafted(large);
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(statusOf([&] { crafted.load(saved); }), SSM_ERROR_CONTEXT_FULL);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2)) << "the file was read";
+    EXPECT_EQ(crafted.position(), 0);
+  }
   fs::remove(saved);
 
   // Refused by name: 0 and past 2^30 through the options; negative by the C API.
