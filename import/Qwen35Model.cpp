@@ -311,14 +311,23 @@ std::vector<graph::TensorDecl> gdnStates(const Qwen35Config &c) {
 
 /// x (rows, heads, d) * rsqrt(sum_d x^2 + 1e-6): fla's l2norm, which transformers uses;
 /// with `llamaEps` > 0, x / max(sqrt(sum_d x^2), llamaEps): ggml_l2_norm, llama.cpp's.
+/// Each head is divided by s = max(1, max |x|) first (layers::lastDimScale),
+/// with the eps scaled to match: a head past 1.8e19 normalizes as the
+/// reference does; heads within 1 compute the plain formula.
 TValue l2Norm(MlirEmitter &e, const TValue &x, const std::string &hint, double llamaEps = 0) {
-  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
-                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
-  return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}}, x.shape, [llamaEps](Body &b) {
-    if (llamaEps > 0)
-      return b.div(b.arg(0), b.max(b.sqrt(b.arg(1)), b.cst(llamaEps)));
-    return b.mul(b.arg(0), layers::rsqrt(b, b.add(b.arg(1), b.cst(1e-6))));
+  TValue inv = layers::lastDimScale(e, {x, {}}, x.shape, hint);
+  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}, {inv, {"d0", "d1"}}}, x.shape, [](Body &b) {
+    std::string v = b.mul(b.arg(0), b.arg(1));
+    return b.mul(v, v);
   });
+  return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}, {inv, {"d0", "d1"}}}, x.shape,
+               [llamaEps](Body &b) {
+                 std::string xs = b.mul(b.arg(0), b.arg(2));
+                 if (llamaEps > 0)
+                   return b.div(xs, b.max(b.sqrt(b.arg(1)), b.mul(b.cst(llamaEps), b.arg(2))));
+                 std::string epsScaled = b.mul(b.mul(b.cst(1e-6), b.arg(2)), b.arg(2));
+                 return b.mul(xs, layers::rsqrt(b, b.add(b.arg(1), epsScaled)));
+               });
 }
 
 /// The Gated DeltaNet mixer on xn (rows, width), already normed.
@@ -395,15 +404,21 @@ TValue gatedDeltaNet(graph::BlockScope &s, const Qwen35Config &c, const TValue &
   e.line("// Gated RMSNorm per value head: norm.weight * rmsnorm(o) * silu(z); out_proj.");
   TValue o3 = e.collapse(o, {{0, 1}, {2}, {3}}, {rows, nv, dv}, "gdn_o");
   TValue z3 = e.expand(z, {{0}, {1, 2}}, {rows, nv, dv}, "z_heads");
-  TValue ss = e.reduceLast("gdn_sumsq", {{o3, {}}}, o3.shape,
-                           [](Body &bd) { return bd.mul(bd.arg(0), bd.arg(0)); });
+  // Each head divided by max(1, max |o|) first (layers::lastDimScale).
+  TValue inv = layers::lastDimScale(e, {o3, {}}, o3.shape, "gdn");
+  TValue ss = e.reduceLast("gdn_sumsq", {{o3, {}}, {inv, {"d0", "d1"}}}, o3.shape, [](Body &bd) {
+    std::string v = bd.mul(bd.arg(0), bd.arg(1));
+    return bd.mul(v, v);
+  });
   const double eps = c.normEps;
   TValue y = e.map("gdn_normed",
                    {{o3, {}}, {ss, {"d0", "d1"}}, {s.param("linear_attn.norm.weight"), {"d2"}},
-                    {z3, {}}},
+                    {z3, {}}, {inv, {"d0", "d1"}}},
                    o3.shape, [&](Body &bd) {
                      std::string mean = bd.div(bd.arg(1), bd.cst(double(dv)));
-                     std::string n = bd.mul(bd.arg(0), layers::rsqrt(bd, bd.add(mean, bd.cst(eps))));
+                     std::string epsScaled = bd.mul(bd.mul(bd.cst(eps), bd.arg(4)), bd.arg(4));
+                     std::string n = bd.mul(bd.mul(bd.arg(0), bd.arg(4)),
+                                            layers::rsqrt(bd, bd.add(mean, epsScaled)));
                      return bd.mul(bd.mul(bd.arg(2), n), layers::silu(bd, bd.arg(3)));
                    });
   return e.linear(e.collapse(y, {{0}, {1, 2}}, {rows, nv * dv}, "gdn_y"),

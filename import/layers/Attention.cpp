@@ -23,14 +23,23 @@ std::string f64(double v) {
 /// RMSNorm over the last dim of x (rows, heads, D) with weight offset + w (D).
 TValue headNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps, double offset,
                 const std::string &hint) {
+  // Each head divided by s = max(1, max |x|) first (lastDimScale): a head
+  // past 1.8e19 (extreme projection weights) normalizes as the reference
+  // does instead of to zeros; heads within 1 compute the plain formula.
   const int64_t d = x.shape[2];
-  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}}, x.shape,
-                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
-  return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}, {w, {"d2"}}}, x.shape, [&](Body &b) {
-    std::string mean = b.div(b.arg(1), b.cst(double(d)));
-    std::string wv = offset != 0.0 ? b.add(b.arg(2), b.cst(offset)) : b.arg(2);
-    return b.mul(b.mul(b.arg(0), rsqrt(b, b.add(mean, b.cst(eps)))), wv);
+  TValue inv = lastDimScale(e, {x, {}}, x.shape, hint);
+  TValue ss = e.reduceLast(hint + "_sumsq", {{x, {}}, {inv, {"d0", "d1"}}}, x.shape, [](Body &b) {
+    std::string v = b.mul(b.arg(0), b.arg(1));
+    return b.mul(v, v);
   });
+  return e.map(hint, {{x, {}}, {ss, {"d0", "d1"}}, {w, {"d2"}}, {inv, {"d0", "d1"}}}, x.shape,
+               [&](Body &b) {
+                 std::string mean = b.div(b.arg(1), b.cst(double(d)));
+                 std::string epsScaled = b.mul(b.mul(b.cst(eps), b.arg(3)), b.arg(3));
+                 std::string wv = offset != 0.0 ? b.add(b.arg(2), b.cst(offset)) : b.arg(2);
+                 return b.mul(b.mul(b.mul(b.arg(0), b.arg(3)), rsqrt(b, b.add(mean, epsScaled))),
+                              wv);
+               });
 }
 
 TValue project(BlockScope &s, const TValue &x, const std::string &w, bool bias,

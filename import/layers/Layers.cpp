@@ -20,21 +20,30 @@ TValue embedding(MlirEmitter &e, const TValue &tokens, const TValue &table,
                    });
 }
 
-namespace {
-/// 1 / max(1, max |x|) of each row of x (rows, cols): the scale the norms
-/// below divide a row by before they sum its squares, so that a row past
-/// 1.8e19 (whose squares overflow float32) normalizes as the float64
-/// reference does; 1 exactly for rows within 1.
-TValue rowScale(MlirEmitter &e, const TValue &x, const std::string &hint) {
-  const int64_t rows = x.shape[0];
-  TValue amaxInit = e.zeros({rows}, hint + "_amax_zero");
-  TValue amax = e.generic(hint + "_amax", {{x, {"d0", "d1"}}}, {rows}, {"d0"},
-                          {"parallel", "reduction"},
+TValue lastDimScale(MlirEmitter &e, const GenericOperand &x, const std::vector<int64_t> &shape,
+                    const std::string &hint) {
+  const size_t r = shape.size();
+  std::vector<std::string> loops, outMap, iterators;
+  for (size_t i = 0; i < r; ++i) {
+    loops.push_back("d" + std::to_string(i));
+    iterators.push_back(i + 1 < r ? "parallel" : "reduction");
+  }
+  outMap.assign(loops.begin(), loops.end() - 1);
+  std::vector<int64_t> outShape(shape.begin(), shape.end() - 1);
+  TValue amaxInit = e.zeros(outShape, hint + "_amax_zero");
+  TValue amax = e.generic(hint + "_amax", {{x.value, x.map.empty() ? loops : x.map}}, outShape,
+                          outMap, iterators,
                           [](Body &b) { return b.max(b.arg(1), b.max(b.arg(0), b.neg(b.arg(0)))); },
                           &amaxInit);
-  return e.map(hint + "_inv", {{amax, {"d0"}}}, {rows}, [](Body &b) {
+  return e.map(hint + "_inv", {{amax, {}}}, outShape, [](Body &b) {
     return b.div(b.cst(1.0), b.max(b.arg(0), b.cst(1.0)));
   });
+}
+
+namespace {
+/// lastDimScale of the rows of x (rows, cols).
+TValue rowScale(MlirEmitter &e, const TValue &x, const std::string &hint) {
+  return lastDimScale(e, {x, {}}, x.shape, hint);
 }
 } // namespace
 

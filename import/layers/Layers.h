@@ -37,6 +37,15 @@ TValue rmsNorm(MlirEmitter &e, const TValue &x, const TValue &w, double eps,
 TValue layerNorm(MlirEmitter &e, const TValue &x, const TValue &w, const TValue &b, double eps,
                  const std::string &hint);
 
+/// 1 / max(1, max |x|) over the last dim of x, read through `x.map` (the
+/// identity when empty) over the loops `shape` (rank r): shape without its
+/// last dim. The scale the norms divide a row, head or group by before they
+/// sum its squares, so that one past 1.8e19 (whose squares overflow
+/// float32) normalizes as the float64 reference does (docs/numerics.md); 1
+/// exactly for values within 1, where every product is the unscaled one.
+TValue lastDimScale(MlirEmitter &e, const GenericOperand &x, const std::vector<int64_t> &shape,
+                    const std::string &hint);
+
 /// x (rows, cols) transposed: a linalg.generic copying x[j, i] into (cols, rows).
 TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint);
 

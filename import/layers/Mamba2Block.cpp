@@ -179,18 +179,28 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
                    ? yg
                    : e.map("gated", {{yg, {}}, {zg, {}}}, {L, NG, gs},
                            [](Body &b) { return b.mul(b.arg(0), silu(b, b.arg(1))); });
-  TValue ss = e.reduceLast("gated_sumsq", {{pre, {}}}, pre.shape,
-                           [](Body &b) { return b.mul(b.arg(0), b.arg(0)); });
-  std::vector<GenericOperand> normIns = {{pre, {}}, {ss, {"d0", "d1"}}, {wg, {"d1", "d2"}}};
+  // Each group divided by s = max(1, max |x|) first (layers::lastDimScale):
+  // a group past 1.8e19 (a D of 1e20) normalizes as the reference does
+  // instead of to zeros; groups within 1 compute the plain formula.
+  TValue inv = layers::lastDimScale(e, {pre, {}}, pre.shape, "gated");
+  TValue ss = e.reduceLast("gated_sumsq", {{pre, {}}, {inv, {"d0", "d1"}}}, pre.shape,
+                           [](Body &b) {
+                             std::string v = b.mul(b.arg(0), b.arg(1));
+                             return b.mul(v, v);
+                           });
+  std::vector<GenericOperand> normIns = {
+      {pre, {}}, {ss, {"d0", "d1"}}, {wg, {"d1", "d2"}}, {inv, {"d0", "d1"}}};
   if (c.normBeforeGate)
     normIns.push_back({zg, {}});
   TValue normed = e.map(
       "y_normed", normIns, {L, NG, gs},
       [&](Body &b) {
         std::string mean = b.div(b.arg(1), b.cst(double(gs)));
-        std::string r = rsqrt(b, b.add(mean, b.cst(c.layerNormEpsilon)));
-        std::string v = b.mul(b.mul(b.arg(0), r), b.arg(2));
-        return c.normBeforeGate ? b.mul(v, silu(b, b.arg(3))) : v;
+        std::string epsScaled =
+            b.mul(b.mul(b.cst(c.layerNormEpsilon), b.arg(3)), b.arg(3));
+        std::string r = rsqrt(b, b.add(mean, epsScaled));
+        std::string v = b.mul(b.mul(b.mul(b.arg(0), b.arg(3)), r), b.arg(2));
+        return c.normBeforeGate ? b.mul(v, silu(b, b.arg(4))) : v;
       });
   return outProjection(e.collapse(normed, {{0}, {1, 2}}, {L, di}, "y"));
 }
