@@ -11,6 +11,7 @@
 #include "runtime/Compare.h"
 #include "runtime/Generate.h"
 #include "runtime/Manifest.h"
+#include "ssm/Version.h"
 #include "runtime/Model.h"
 #include "runtime/Npy.h"
 #include "runtime/Sampling.h"
@@ -345,13 +346,21 @@ std::string firstNonFiniteIn(const std::string &what, const std::vector<float> &
   return "";
 }
 
+/// What this build's ssm-compile writes as a manifest's "compiler"
+/// (codegen/Compile.h's kCompilerVersion).
+constexpr const char *kThisCompiler = "ssm-opt " SSM_OPT_VERSION " (MLIR 19, Halide 14)";
+
 /// The engine a model folder's compiled/ modules run on, from the targets
 /// in their manifests: "opencl" or "cuda" for a module of that GPU API,
 /// else "cpu"; several joined with " and " in folder order. The modules
 /// `skipped` ("<dir> (compiled for <target>)", Model::skippedModules) do
-/// not count; "cpu" when no manifest can be read.
+/// not count; "cpu" when no manifest can be read. With `otherCompilers`,
+/// "<module dir> was compiled by <compiler>" for each module whose manifest
+/// names another compiler than this build (an older ssm-opt, another MLIR
+/// or Halide) is appended to it.
 std::string compiledModulesEngine(const std::string &dir,
-                                  const std::vector<std::string> &skipped) {
+                                  const std::vector<std::string> &skipped,
+                                  std::vector<std::string> *otherCompilers = nullptr) {
   std::error_code ec;
   std::vector<std::string> dirs;
   for (llvm::sys::fs::directory_iterator it(dir + "/compiled", ec), end; it != end && !ec;
@@ -368,6 +377,8 @@ std::string compiledModulesEngine(const std::string &dir,
     std::string error;
     if (!text || !rt::manifestFromJson((*text)->getBuffer().str(), d, manifest, error))
       continue;
+    if (otherCompilers && !manifest.compiler.empty() && manifest.compiler != kThisCompiler)
+      otherCompilers->push_back(d + " was compiled by " + manifest.compiler);
     llvm::SmallVector<llvm::StringRef> features;
     llvm::StringRef(manifest.target).split(features, '-');
     std::string engine = "cpu";
@@ -551,8 +562,16 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     // The folder's modules run on the engine they were compiled for (an
     // OpenCL module in compiled/ runs on OpenCL): named so, not "cpu".
     const bool hasModules = model->hasStep() || !model->sequenceLengths().empty();
-    if (!gpu && hasModules)
-      engineName = compiledModulesEngine(o.dir, model->skippedModules());
+    if (!gpu && hasModules) {
+      std::vector<std::string> otherCompilers;
+      engineName = compiledModulesEngine(o.dir, model->skippedModules(), &otherCompilers);
+      // A module of the same format version from another ssm-opt runs (its
+      // library carries its own Halide runtime); said, not run silently.
+      for (const std::string &other : otherCompilers)
+        llvm::errs() << "ssm-run: note: " << other << "; this is " << kThisCompiler
+                     << ": it runs (the same module format); ssm-compile --force "
+                        "recompiles it with this version\n";
+    }
     if (o.engineDefaulted && engineName != "cpu")
       llvm::errs() << "ssm-run: running this folder's compiled modules on the " << engineName
                    << " engine they were compiled for (a model folder runs its compiled modules "

@@ -6,7 +6,7 @@
 // graph (.mlir) keeps the reference engine by default, as a golden case does
 // (../shared/CONTRACTS.md).
 // REQUIRES: ssm-run
-// RUN: rm -rf %t %t.cache && mkdir -p %t
+// RUN: rm -rf %t %t.cache %t.empty-cache && mkdir -p %t
 // RUN: python3 %S/Inputs/make_mamba.py %t/a --hidden 32 --state 8 --layers 2 --conv 4 --dt-rank 2 --seed 5
 // RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/plain
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/deployed --compile --seq-len 4
@@ -48,6 +48,16 @@
 // HALF: ssm-run: note: skips {{.*}}half/compiled/seq8, a folder without manifest.json (not an ssm-compile output)
 // HALF-NEXT: (its compiled modules;
 // HALF-NOT: holds no compiled module
+//
+// A module of the same format from another ssm-opt (its manifest's compiler
+// names ssm-opt 0.2, MLIR 18, Halide 13) runs, and a note says so (before: it
+// loaded silently).
+// RUN: cp -r %t/deployed %t/older && sed -i 's/"compiler": "ssm-opt [^"]*"/"compiler": "ssm-opt 0.2 (MLIR 18, Halide 13)"/' %t/older/compiled/seq4/manifest.json
+// RUN: env SSM_CACHE_DIR=%t.empty-cache ssm-run %t/older --prompt 'default engine' --logits-out %t/older.npy 2>&1 | FileCheck %s --check-prefix=OLDER
+// OLDER: ssm-run: note: {{.*}}older/compiled/seq4 was compiled by ssm-opt 0.2 (MLIR 18, Halide 13); this is ssm-opt {{[0-9.]+}} (MLIR 19, Halide 14): it runs (the same module format); ssm-compile --force recompiles it with this version
+// RUN: python3 %S/Inputs/compare_npy.py %t/deployed.npy %t/older.npy 0 | FileCheck %s --check-prefix=CMP
+// RUN: env SSM_CACHE_DIR=%t.empty-cache ssm-run %t/deployed --prompt 'default engine' 2>&1 | FileCheck %s --check-prefix=SAME
+// SAME-NOT: was compiled by
 //
 // A graph: the reference engine unless told.
 // RUN: ssm-run %t/plain/model.mlir --function forward_step --seed 1 2>&1 | FileCheck %s --check-prefix=GRAPH
