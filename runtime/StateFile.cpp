@@ -6,11 +6,13 @@
 #include "runtime/Shape.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -107,14 +109,16 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
 }
 
 Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes,
-                     const StateHeaderCheck &check) {
+                     const StateHeaderCheck &check, int idleTimeoutMs) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return {Code::NotFound, path + ": no such state file"};
   if (std::filesystem::is_directory(path, ec))
     return {Code::InvalidFile, path + ": is a directory, not a state file"};
-  // O_NONBLOCK: a FIFO without a writer must not hang the open (reads then
-  // block or end as on any file: the flag is cleared).
+  // O_NONBLOCK: a FIFO without a writer must not hang the open. A regular
+  // file reads as usual (the flag cleared); a FIFO or device stays
+  // non-blocking and waits at most idleTimeoutMs for each next bytes, so a
+  // writer that holds it open and sends nothing does not hang the reader.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return {Code::InvalidFile, path + ": cannot open the state file (" + std::strerror(errno) + ")"};
@@ -122,18 +126,37 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  if (int flags = ::fcntl(fd, F_GETFL); flags >= 0)
+  struct stat fst {};
+  const bool regular = ::fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode);
+  if (int flags = ::fcntl(fd, F_GETFL); regular && flags >= 0)
     ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  // Reads up to `want` more bytes into `bytes`; false on a read error.
+  // Reads up to `want` more bytes into `bytes`; false on a read error
+  // (errno ETIMEDOUT: nothing came for idleTimeoutMs).
   std::string bytes;
   auto readUpTo = [&](uint64_t want) {
     char chunk[1 << 16];
+    auto idleSince = std::chrono::steady_clock::now();
     while (want > 0) {
       ssize_t got = ::read(fd, chunk, static_cast<size_t>(std::min<uint64_t>(want, sizeof(chunk))));
       if (got < 0 && errno == EINTR)
         continue;
+      if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // A writer holds it open; nothing yet. A read after each short
+        // wait sees the writer's close (end of file) as well as its bytes.
+        auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - idleSince)
+                        .count();
+        if (idle >= idleTimeoutMs) {
+          errno = ETIMEDOUT;
+          return false;
+        }
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, static_cast<int>(std::min<int64_t>(100, idleTimeoutMs - idle)));
+        continue;
+      }
       if (got < 0)
         return false;
+      idleSince = std::chrono::steady_clock::now();
       if (got == 0)
         break;
       bytes.append(chunk, static_cast<size_t>(got));
@@ -141,11 +164,19 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
     }
     return true;
   };
+  auto readFailed = [&]() -> Status {
+    if (errno == ETIMEDOUT)
+      return {Code::InvalidFile, path + ": nothing more came for " +
+                                     std::to_string(idleTimeoutMs) + " ms after " + std::to_string(bytes.size()) +
+                                     " bytes (not a regular file: its writer holds it open "
+                                     "and sends nothing)"};
+    return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
+  };
   // The magic and the version first, then the size against what a state of
   // the reader's model can be, and only then the rest (at most maxBytes + 1
   // bytes): /dev/zero, a FIFO or a huge file is refused without reading it.
   if (!readUpTo(sizeof(kMagic) + 4))
-    return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
+    return readFailed();
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     return {Code::InvalidFile, path + ": not an ssm-opt state file (no SSMSTATE header)"};
   if (bytes.size() == sizeof(kMagic) + 4) {
@@ -159,7 +190,7 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
   // The fingerprint and the position (after the version and a reserved u32).
   if (check) {
     if (!readUpTo(20))
-      return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
+      return readFailed();
     // magic, version (u32), reserved (u32), fingerprint (u64), position (i64).
     if (bytes.size() >= sizeof(kMagic) + 24) {
       uint64_t fingerprint;
@@ -177,7 +208,7 @@ Status readStateFile(const std::string &path, SavedState &state, uint64_t maxByt
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > maxBytes)
     return {Code::Mismatch, path + ": is " + std::to_string(st.st_size) + tooLarge};
   if (!readUpTo(maxBytes == UINT64_MAX ? UINT64_MAX : maxBytes + 1 - bytes.size()))
-    return {Code::InvalidFile, path + ": cannot read the state file (" + std::strerror(errno) + ")"};
+    return readFailed();
   if (bytes.size() > maxBytes) // not a regular file (a device, a FIFO): read only this far
     return {Code::Mismatch, path + ": holds over " + std::to_string(maxBytes) + tooLarge};
   Reader r{bytes.data() + sizeof(kMagic), bytes.data() + bytes.size()};

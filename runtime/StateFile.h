@@ -54,10 +54,13 @@ uint64_t stateFileBytes(const std::vector<std::pair<std::string, std::vector<int
 /// `maxBytes` (Stream::load passes stateFileBytes of its model: a state file
 /// it can take is never larger) before reading the rest, so /dev/zero, a FIFO
 /// or a huge file fails at once. Errors: NotFound, InvalidFile (not a state
-/// file, another version, truncated, corrupt), Mismatch (larger than
-/// `maxBytes`), each naming the file.
+/// file, another version, truncated, corrupt, or not a regular file whose
+/// writer sent nothing for `idleTimeoutMs`: a FIFO held open), Mismatch
+/// (larger than `maxBytes`), each naming the file.
 Status readStateFile(const std::string &path, SavedState &state,
                      uint64_t maxBytes = UINT64_MAX);
+/// How long a read of a FIFO or device waits for more bytes (milliseconds).
+constexpr int kStateFileIdleTimeoutMs = 20000;
 /// Called with the header's fingerprint and position (checksum not yet
 /// verified) before the file's size is checked and the rest read: it may
 /// change `maxBytes` or refuse the file (a non-ok status is returned).
@@ -65,7 +68,8 @@ Status readStateFile(const std::string &path, SavedState &state,
 using StateHeaderCheck =
     std::function<Status(uint64_t fingerprint, int64_t position, uint64_t &maxBytes)>;
 Status readStateFile(const std::string &path, SavedState &state, uint64_t maxBytes,
-                     const StateHeaderCheck &check);
+                     const StateHeaderCheck &check,
+                     int idleTimeoutMs = kStateFileIdleTimeoutMs);
 
 } // namespace ssm::rt
 

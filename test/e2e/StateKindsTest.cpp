@@ -17,12 +17,16 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -280,6 +284,38 @@ TEST_F(StateKindsTest, AStateFileWithAPositionOutsideTheCacheIsRefused) {
         << st.message();
     EXPECT_EQ(b.position(), 0);
   }
+}
+
+TEST(StateFileRead, AFifoWhoseWriterSendsNothingTimesOut) {
+  // A writer opens the FIFO, sends the first 8 bytes of a state file and
+  // holds it open for 1.5 s: the read gives up after its idle timeout (here
+  // 300 ms) naming the file, instead of waiting for the writer (before: it
+  // blocked until the writer closed, forever for one that never does).
+  std::string fifo = ::testing::TempDir() + "/state-" + std::to_string(::getpid()) + ".fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader held for the writer's non-blocking open, closed once the bytes
+  // are in the pipe (they stay while the writer holds it open).
+  int holder = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(holder, 0);
+  int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "SSMSTATE", 8), 8);
+  ::close(holder);
+  std::thread writer([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ::close(fd);
+  });
+  SavedState s;
+  const auto t0 = std::chrono::steady_clock::now();
+  Status st = readStateFile(fifo, s, 1 << 20, nullptr, /*idleTimeoutMs=*/300);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  writer.join();
+  ::unlink(fifo.c_str());
+  EXPECT_EQ(st.code(), Code::InvalidFile) << st.message();
+  EXPECT_NE(st.message().find("nothing more came for 300 ms after 8 bytes"), std::string::npos)
+      << st.message();
+  EXPECT_LT(took, std::chrono::milliseconds(1200)) << "the read waited for the writer";
 }
 
 TEST_F(StateKindsTest, BatchedStepTakesEachStreamsPosition) {
