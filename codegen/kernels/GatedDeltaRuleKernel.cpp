@@ -137,7 +137,13 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   // The keys (and per channel the cumulative decays) with the chunk's rows
   // innermost, so that the C x C products below read rows s as vectors.
   f.kRows = Func("gdr_k_rows");
-  f.kRows(s, i, h, n, b) = kA(i, s, h, n); // h: the key head
+  // The chunk's keys and queries (0 past L), per key head, read by the
+  // products below (one bounds-checked load of the inputs each).
+  f.kC = Func("gdr_k_chunk");
+  f.kC(i, r, h, n, b) = kA(i, r, h, n);
+  f.qC = Func("gdr_q_chunk");
+  f.qC(i, r, h, n, b) = qA(i, r, h, n);
+  f.kRows(s, i, h, n, b) = f.kC(i, s, h, n, b); // h: the key head
   if (f.perChannel) {
     f.gRows = Func("gdr_g_rows");
     f.gRows(s, i, h, n, b) = f.gcum(i, s, h, n, b);
@@ -149,88 +155,155 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   if (f.perChannel) {
     Expr kh = h / ratio;
     Expr w = decayExp(min(G(ri, r, h, n) - f.gRows(s, ri, h, n, b), 0.0f));
-    f.gramKK(s, r, h, n, b) += kA(ri, r, kh, n) * f.kRows(s, ri, kh, n, b) * w;
-    f.gramQK(s, r, h, n, b) += qA(ri, r, kh, n) * f.kRows(s, ri, kh, n, b) * w;
+    f.gramKK(s, r, h, n, b) += f.kC(ri, r, kh, n, b) * f.kRows(s, ri, kh, n, b) * w;
+    f.gramQK(s, r, h, n, b) += f.qC(ri, r, kh, n, b) * f.kRows(s, ri, kh, n, b) * w;
   } else {
     // h is the key head here.
-    f.gramKK(s, r, h, n, b) += kA(ri, r, h, n) * f.kRows(s, ri, h, n, b);
-    f.gramQK(s, r, h, n, b) += qA(ri, r, h, n) * f.kRows(s, ri, h, n, b);
+    f.gramKK(s, r, h, n, b) += f.kC(ri, r, h, n, b) * f.kRows(s, ri, h, n, b);
+    f.gramQK(s, r, h, n, b) += f.qC(ri, r, h, n, b) * f.kRows(s, ri, h, n, b);
+  }
+  // With one decay per value head, the ratios exp(G_r - G_s) (s <= r)
+  // once for both products.
+  if (!f.perChannel) {
+    f.ratioC = Func("gdr_ratio");
+    f.ratioC(s, r, h, n, b) = select(s <= r, ratioExp(0, r, s, h, n), 0.0f);
   }
   auto gram = [&](Func g, Expr ss, Expr rr, Expr head, Expr nn) {
     return f.perChannel ? g(ss, rr, head, nn, b)
-                        : g(ss, rr, head / ratio, nn, b) * ratioExp(0, rr, ss, head, nn);
+                        : g(ss, rr, head / ratio, nn, b) * f.ratioC(ss, rr, head, nn, b);
   };
   f.akk = Func("gdr_akk");
-  f.akk(s, r, h, n, b) = select(s < r, betaA(r, h, n) * gram(f.gramKK, s, r, h, n), 0.0f);
+  f.akk(s, r, h, n, b) = gram(f.gramKK, s, r, h, n) * select(s < r, betaA(r, h, n), 0.0f);
   f.pqk = Func("gdr_pqk");
-  f.pqk(s, r, h, n, b) = select(s <= r, gram(f.gramQK, s, r, h, n), 0.0f);
+  f.pqk(s, r, h, n, b) = gram(f.gramQK, s, r, h, n) * select(s <= r, 1.0f, 0.0f);
 
-  // (I + A) X = diag(beta) [V | K (.) exp G], by forward substitution.
-  f.x = Func("gdr_x");
-  {
-    Expr key = clamp(c - Dv, 0, Dk - 1);
-    f.x(c, r, h, n, b) =
-        betaA(r, h, n) * select(c < Dv, vA(min(c, Dv - 1), r, h, n),
-                                kA(key, r, h / ratio, n) * decayExp(G(key, r, h, n)));
+  // The chunk's decay factors exp(G_r) and exp(G_last - G_r), once per row
+  // (per row and key channel with a gate per key channel).
+  f.eg = Func("gdr_eg");
+  f.egl = Func("gdr_egl");
+  if (f.perChannel) {
+    f.eg(i, r, h, n, b) = decayExp(G(i, r, h, n));
+    f.egl(i, r, h, n, b) = decayExp(min(G(i, C - 1, h, n) - G(i, r, h, n), 0.0f));
+  } else {
+    f.eg(r, h, n, b) = decayExp(G(0, r, h, n));
+    f.egl(r, h, n, b) = decayExp(min(G(0, C - 1, h, n) - G(0, r, h, n), 0.0f));
   }
-  f.solve = RDom(0, C, 0, C, "solve");
-  f.solve.where(f.solve.x < f.solve.y);
-  f.x(c, f.solve.y, h, n, b) -= f.akk(f.solve.x, f.solve.y, h, n, b) * f.x(c, f.solve.x, h, n, b);
+  auto egAt = [&](Expr key, Expr rr, Expr head, Expr nn) {
+    return f.perChannel ? f.eg(key, rr, head, nn, b) : f.eg(rr, head, nn, b);
+  };
+  auto eglAt = [&](Expr key, Expr rr, Expr head, Expr nn) {
+    return f.perChannel ? f.egl(key, rr, head, nn, b) : f.egl(rr, head, nn, b);
+  };
+
+  // X = T diag(beta) [V | K (.) exp G] with T = (I + A)^-1 (fla's
+  // solve_tril, then two products): T by forward substitution on the C x C
+  // identity, column-wise (right-looking: once row s of T is final it is
+  // subtracted from the rows r > s, so consecutive steps update different
+  // rows); then X as one product over the rows s <= r (T is lower
+  // triangular with a unit diagonal).
+  f.tinv = Func("gdr_tinv");
+  f.tinv(c, r, h, n, b) = select(c == r, 1.0f, 0.0f); // T[r][c]
+  f.solve = RDom(0, C, 0, C, "solve"); // (target row r, source row s)
+  f.solve.where(f.solve.y < f.solve.x);
+  f.tinv(c, f.solve.x, h, n, b) -=
+      f.akk(f.solve.y, f.solve.x, h, n, b) * f.tinv(c, f.solve.y, h, n, b);
+  // The two right-hand sides apart (one select between them would make
+  // every load a gather): diag(beta) V and diag(beta) (K (.) exp G).
+  f.rhsU = Func("gdr_rhs_u");
+  f.rhsU(j, r, h, n, b) = betaA(r, h, n) * vA(j, r, h, n);
+  f.rhsW = Func("gdr_rhs_w");
+  f.rhsW(i, r, h, n, b) = betaA(r, h, n) * f.kC(i, r, h / ratio, n, b) * egAt(i, r, h, n);
+  RDom rx(0, C, "rx");
+  rx.where(rx <= r);
+  f.rowsX = rx;
+  f.xu = Func("gdr_xu"); // U~
+  f.xu(j, r, h, n, b) = 0.0f;
+  f.xu(j, r, h, n, b) += f.tinv(rx, r, h, n, b) * f.rhsU(j, rx, h, n, b);
+  f.xw = Func("gdr_xw"); // W
+  f.xw(i, r, h, n, b) = 0.0f;
+  f.xw(i, r, h, n, b) += f.tinv(rx, r, h, n, b) * f.rhsW(i, rx, h, n, b);
 
   f.glast = Func("gdr_glast");
-  f.glast(i, h, n, b) = decayExp(G(i, C - 1, h, n));
+  f.glast(i, h, n, b) = egAt(i, C - 1, h, n);
   f.kt = Func("gdr_kt");
-  f.kt(i, r, h, n, b) =
-      kA(i, r, h / ratio, n) * decayExp(min(G(i, C - 1, h, n) - G(i, r, h, n), 0.0f));
+  f.kt(i, r, h, n, b) = f.kC(i, r, h / ratio, n, b) * eglAt(i, r, h, n);
   f.qg = Func("gdr_qg");
-  f.qg(i, r, h, n, b) = qA(i, r, h / ratio, n) * decayExp(G(i, r, h, n));
+  f.qg(i, r, h, n, b) = f.qC(i, r, h / ratio, n, b) * egAt(i, r, h, n);
 
-  // The chunk's map of the state: S' = M S + B.
+  // The outputs as a map of the state entering the chunk:
+  //   O = (Q (.) exp G) S + P V' = Qeff S + Oloc, V' = U~ - W S,
+  //   Qeff = (Q (.) exp G) - P W, Oloc = P U~ (P = pqk, lower triangular).
   RDom rc(0, C, "rc");
+  rc.where(rc <= r);
   f.rows = rc;
-  f.m = Func("gdr_m");
-  // Stored [i2][i] with i innermost: the state pass walks the rows i of
-  // the next state innermost.
-  f.m(i, i2, h, n, b) = select(i == i2, f.glast(i, h, n, b), 0.0f);
-  f.m(i, i2, h, n, b) -= f.kt(i, rc, h, n, b) * f.x(Dv + i2, rc, h, n, b);
-  f.bm = Func("gdr_bm");
-  f.bm(j, i, h, n, b) = 0.0f;
-  f.bm(j, i, h, n, b) += f.kt(i, rc, h, n, b) * f.x(j, rc, h, n, b);
+  f.oloc = Func("gdr_oloc");
+  f.oloc(j, r, h, n, b) = 0.0f;
+  f.oloc(j, r, h, n, b) += f.pqk(rc, r, h, n, b) * f.xu(j, rc, h, n, b);
+  // The pass's first phase multiplies S by the rows a of one (2C x Dk)
+  // matrix: a < C the rows of -W (V' = U~ - W S), a >= C those of Qeff
+  // (O = Oloc + Qeff S).
+  f.coef = Func("gdr_coef");
+  RDom ra(0, C, "ra");
+  ra.where(ra <= c - C);
+  f.coef(i, c, h, n, b) = select(c < C, -f.xw(i, min(c, C - 1), h, n, b),
+                                 f.qg(i, max(c - C, 0), h, n, b));
+  f.coef(i, c, h, n, b) -= f.pqk(ra, clamp(c - C, 0, C - 1), h, n, b) * f.xw(i, ra, h, n, b);
+  f.rowsA = ra;
 
-  // The state entering each chunk, one matrix-vector product per chunk.
+  // The pass, sequential over chunks per (value head, stream), all value
+  // columns j together. Slots: S of chunk n at (n % 2) Dk + i (two
+  // alternating states), V' of the current chunk at 2 Dk + r, the output
+  // of token t (before `scale`) at 2 Dk + C + t. Per chunk n:
+  //   phase 0, rows a < 2C: V'[a] = U~[a] + sum_e coef[a][e] S_n[e]
+  //            (a < C), O[nC + a - C] = Oloc[a - C] + sum_e coef[a][e] S_n[e]
+  //   phase 1, rows e < Dk: S_{n+1}[e] = glast[e] S_n[e] + sum_r kt[e][r] V'[r]
+  // RDom (step u, flat index q, phase, n): each row's sum runs along
+  // u = 0..U-1 (unrolled: the row's running sum passes in registers) and
+  // q's outer part; q's inner part walks the rows, so consecutive steps
+  // update different rows.
   auto init = [&](Expr key, Expr col) {
     return in.initialState ? in.initialState->func(col, key, h, b) : Expr(0.0f);
   };
-  const int W = sh.lanes;
-  Var jl("jl"), jb("jb");
-  Expr jj = min(jb * W + jl, Dv - 1); // value column of (lane, block), clamped past Dv
+  const int U = (Dk % 4 == 0 && C % 4 == 0) ? 4 : (Dk % 2 == 0 && C % 2 == 0) ? 2 : 1;
+  f.passUnroll = U;
+  const int qA0 = 2 * C * Dk / U, qB = C * Dk / U;
   f.states = Func("gdr_states");
-  f.states(jl, slot, jb, h, b) = select(slot < Dk, init(clamp(slot, 0, Dk - 1), jj),
-                                        f.bm(jj, slot % Dk, h, max(slot / Dk - 1, 0), b));
-  // The rows pi of the next state innermost, then the rows pi2 they read:
-  // consecutive steps update different rows, not one chain of dependent
-  // FMAs through memory (each row still sums over pi2 in order).
-  f.pass = RDom(0, Dk, 0, Dk, 0, chunks, "pass");
+  f.states(j, slot, h, b) = undef<float>();
+  RDom r0(0, Dk, "r0");
+  f.states(j, r0, h, b) = init(r0, j);
+  f.pass = RDom(0, U, 0, qA0, 0, 2, 0, chunks, "pass");
+  f.pass.where(f.pass.z == 0 || f.pass.y < qB);
   {
-    RVar pi = f.pass.x, pi2 = f.pass.y, pn = f.pass.z;
-    f.states(jl, (pn + 1) * Dk + pi, jb, h, b) +=
-        f.m(pi, pi2, h, pn, b) * f.states(jl, pn * Dk + pi2, jb, h, b);
+    RVar pu = f.pass.x, pq = f.pass.y, pph = f.pass.z, pn = f.pass.w;
+    Expr cur = (pn % 2) * Dk, nxt = ((pn + 1) % 2) * Dk;
+    // Phase 0: q = (row a % T0, step e / U, row a / T0): each block of T0
+    // rows (T0 Dv floats, in L1) takes its whole sum before the next.
+    const int T0 = (2 * C) % 16 == 0 ? 16 : 2 * C, T1 = Dk % 16 == 0 ? 16 : Dk;
+    Expr eo = (pq / T0) % (Dk / U);
+    Expr a = (pq / (T0 * (Dk / U))) * T0 + pq % T0, e0 = eo * U + pu;
+    Expr first0 = eo == 0 && pu == 0;
+    Expr slot0 = 2 * Dk + a + select(a < C, 0, pn * C);
+    Expr init0 = select(a < C, f.xu(j, min(a, C - 1), h, pn, b),
+                        f.oloc(j, clamp(a - C, 0, C - 1), h, pn, b));
+    Expr val0 = select(first0, init0, f.states(j, slot0, h, b)) +
+                f.coef(e0, a, h, pn, b) * f.states(j, cur + e0, h, b);
+    // Phase 1: q = (row e % T1, step r / U, row e / T1).
+    Expr ro = (pq / T1) % (C / U);
+    // (the modulus keeps e1 < Dk over the whole q range bounds inference
+    // sees; the where clause stops phase 1 at q < C Dk / U)
+    Expr e1 = ((pq / (T1 * (C / U))) % (Dk / T1)) * T1 + pq % T1, r1 = ro * U + pu;
+    Expr first1 = ro == 0 && pu == 0;
+    Expr slot1 = nxt + e1;
+    Expr val1 = select(first1, f.glast(e1, h, pn, b) * f.states(j, cur + e1, h, b),
+                       f.states(j, slot1, h, b)) +
+                f.kt(e1, r1, h, pn, b) * f.states(j, 2 * Dk + r1, h, b);
+    f.states(j, select(pph == 0, slot0, slot1), h, b) = select(pph == 0, val0, val1);
   }
-  auto stateAt = [&](Expr col, Expr sl) { return f.states(col % W, sl, col / W, h, b); };
-
-  // Each chunk's outputs from the state entering it.
-  f.u = Func("gdr_u");
-  f.u(j, r, h, n, b) = f.x(j, r, h, n, b);
-  f.u(j, r, h, n, b) -= f.x(Dv + ri, r, h, n, b) * stateAt(j, n * Dk + ri);
-  f.oc = Func("gdr_oc");
-  f.oc(j, r, h, n, b) = 0.0f;
-  f.oc(j, r, h, n, b) += f.qg(ri, r, h, n, b) * stateAt(j, n * Dk + ri);
-  f.oc(j, r, h, n, b) += f.pqk(rc, r, h, n, b) * f.u(j, rc, h, n, b);
 
   f.out = Func("gdr_out");
-  f.out(j, h, t, b) = static_cast<float>(in.scale) * f.oc(j, t % C, h, t / C, b);
+  f.out(j, h, t, b) = static_cast<float>(in.scale) * f.states(j, 2 * Dk + C + t, h, b);
   f.finalState = Func("gdr_final_state");
-  f.finalState(j, i, h, b) = stateAt(j, chunks * Dk + i);
+  f.finalState(j, i, h, b) = f.states(j, (chunks % 2) * Dk + i, h, b);
 }
 
 } // namespace
@@ -261,6 +334,8 @@ GatedDeltaRuleKernel buildGatedDeltaRule(const GatedDeltaRuleKernelInputs &in) {
   sh.ratio = Internal::simplify(in.v.shape[2] / max(in.q.shape[2], 1));
   f.perChannel = in.g.rank() == 4;
   f.chunk = in.chunk;
+  f.dk = sh.Dk;
+  f.dv = sh.Dv;
   if (f.chunk == 0)
     buildSequential(f, in, sh);
   else

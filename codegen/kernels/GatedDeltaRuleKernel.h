@@ -36,9 +36,9 @@ struct GatedDeltaRuleKernelInputs {
 /// builder defines Funcs only; scheduleGatedDeltaRule
 /// (codegen/schedules/Schedules.h) schedules them. Two forms (`chunk`):
 ///
-/// The state buffers (scan, states) keep `lanes` value columns together:
-/// a column j lives at (j % lanes, slot, j / lanes), so one task's slots are
-/// contiguous.
+/// The token-by-token scan keeps `lanes` value columns together: a column
+/// j lives at (j % lanes, slot, j / lanes), so one task's slots are
+/// contiguous. The chunked pass keeps all Dv columns of a slot together.
 ///
 /// Token by token (chunk 0): the value columns j of a head's state never
 /// mix (S[:, j] <- d (.) S[:, j] + k u_j with u_j = beta (v_j - k . (d (.)
@@ -59,20 +59,30 @@ struct GatedDeltaRuleKernelInputs {
 ///          key channel, per value head with exp(G_r - G_s) inside the sum)
 ///   akk    A[r, s] = beta_r exp(G_r - G_s) k_r . k_s for s < r, else 0
 ///   pqk    exp(G_r - G_s) q_r . k_s for s <= r, else 0
-///   x      the forward substitution through (I + A): columns c < Dv are
-///          U~ = T diag(beta) V, columns Dv + i are W = T diag(beta) (K (.) exp G)
+///   tinv   T = (I + A)^-1 by forward substitution on the identity
+///   rhsU, rhsW, xu, xw   U~ = T diag(beta) V, W = T diag(beta) (K (.) exp G)
+///   eg, egl         exp(G_r), exp(G_last - G_r) (per row; per channel too with a per-channel gate)
 ///   kt, qg, glast   k_r exp(G_last - G_r), q_r exp(G_r), exp(G_last)
-///   m, bm  the chunk's map of the state, S' = M S + B:
-///          M = diag(exp G_last) - K~^T W, B = K~^T U~
-///   states S entering chunk n in slots nDk .. nDk+Dk-1 of each value
-///          column (slot NC Dk + i: the final state), from one sequential
-///          matrix-vector pass per chunk (RDom `pass`)
-///   u      U = U~ - W S (the chunk's corrected values)
-///   oc     (Q (.) exp G) S + pqk U; out = scale oc
+///   oloc, coef      the outputs as a map of the entering state S:
+///          O = (Q (.) exp G) S + P V' with V' = U~ - W S (the WY form's
+///          corrected values), so O = Qeff S + Oloc with
+///          Qeff = (Q (.) exp G) - P W, Oloc = P U~ (P = pqk)
+///          coef: the (2C x Dk) rows [-W ; Qeff] the pass multiplies S by
+///   states the pass, sequential over chunks per (value head, stream), all
+///          value columns together (the WY form, as fla's chunk_gated_delta_rule_fwd_h):
+///            V' = U~ - W S_n;  O_n = Oloc + Qeff S_n;
+///            S_{n+1} = exp(G_last) (.) S_n + K~^T V'
+///          2 C Dk Dv + C Dk Dv multiply-adds per chunk; slots: S_n at
+///          (n % 2) Dk + i, V' at 2 Dk + r, the output of token t at
+///          2 Dk + C + t (out = scale times that slot)
+/// The chunk-local stages (gcum .. coef) depend only on the inputs of
+/// their chunk: the CPU schedule computes them per (head, chunk) inside
+/// the pass, right before the chunk's step.
 struct GatedDeltaRuleKernel {
   KernelResult result;
   int chunk = 0;
   bool perChannel = false; // g has a key channel dim (KDA)
+  int dk = 0, dv = 0;      // the head sizes
   // Token by token.
   Halide::Func decay;      // exp(g): (h, t, batch), or (key i, h, t, batch) per channel
   Halide::Func kv0;        // (value j, h, batch): k_0 . (d_0 (.) S_0[:, j]), the first token's k . S
@@ -81,17 +91,24 @@ struct GatedDeltaRuleKernel {
   // Chunked: (r, h, n, batch) and (i, r, h, n, batch) per channel for gcum;
   // (s, r, head, n, batch) for the C x C matrices.
   Halide::Func gcum, gramKK, gramQK, akk, pqk;
+  Halide::Func kC, qC;     // (key i, r, key head, n, batch): the chunk's k and q, 0 past L
   Halide::Func kRows, gRows; // (s, key i, head, n, batch): k and (per channel) G, rows innermost
-  Halide::Func x;          // (c, r, h, n, batch), c < Dv + Dk
-  Halide::RDom solve;      // (s, r), s < r
+  Halide::Func tinv;       // (c, r, h, n, batch): T[r][c], T = (I + A)^-1
+  Halide::RDom solve;      // (r, s), s < r: row s of T subtracted from row r
+  Halide::Func rhsU, rhsW; // beta_r v_r (value j, r, ...), beta_r k_r exp(G_r) (key i, r, ...)
+  Halide::Func xu, xw;     // U~ = T rhsU, W = T rhsW
+  Halide::RDom rowsX;      // their reduction: the rows s <= r
   Halide::Func kt, qg;     // (key i, r, h, n, batch)
   Halide::Func glast;      // (key i, h, n, batch)
-  Halide::Func m;          // (key i, key i2, h, n, batch): M[i][i2]
-  Halide::Func bm;         // (value j, key i, h, n, batch)
-  Halide::Func states;     // (lane, slot n Dk + i, block, h, batch); j = block lanes + lane
-  Halide::RDom pass;       // (i, i2, n) of states' update: row i of the next state, row i2 it reads
-  Halide::RDom keys, rows; // the Dk key channels and the C rows of a chunk (reductions)
-  Halide::Func u, oc;      // (value j, r, h, n, batch)
+  Halide::Func ratioC;     // (s, r, h, n, batch): exp(G_r - G_s) for s <= r, else 0 (scalar gate only)
+  Halide::Func eg, egl;    // exp(G_r), exp(G_last - G_r): (r, h, n, batch), per channel (key i, r, h, n, batch)
+  Halide::Func oloc;       // (value j, r, h, n, batch)
+  Halide::Func coef;       // (key i, row a < 2C, h, n, batch): [-W ; Qeff]
+  Halide::RDom rowsA;      // coef's reduction: the rows s <= a - C
+  Halide::Func states;     // (value j, slot, h, batch): update 0 the initial state, update 1 the pass
+  Halide::RDom pass;       // (step u < passUnroll, flat q, phase, chunk n) of states' update 1
+  int passUnroll = 1;      // U: the steps of one row's sum kept in registers
+  Halide::RDom keys, rows; // the Dk key channels; the rows s <= r of a chunk (reductions)
   // Both forms.
   Halide::Func out;        // (j, h, t, batch)
   Halide::Func finalState; // (value j, key i, h, batch)

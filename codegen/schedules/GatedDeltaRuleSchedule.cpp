@@ -75,66 +75,116 @@ void reductionUpdate(Func f, int update, const std::vector<RVar> &r, int nPos,
     st.parallel(a[nPos]);
 }
 
-void rootVectorized(Func f, int nPos, const CpuSchedule &s) {
-  f.compute_root().vectorize(f.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
-  if (s.parallel && nPos >= 0)
-    f.parallel(f.args()[nPos]);
-}
-
 void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
-  // Everything but the state pass is independent across chunks (var n,
-  // position 3 of (col, row, head, n, batch)): parallel over n.
-  const int nPos = 3;
-  k.gcum.compute_root();
-  if (s.parallel) {
-    k.gcum.parallel(k.gcum.args()[k.perChannel ? 3 : 2]);
-    if (k.gcum.num_update_definitions() > 0)
-      k.gcum.update(0).parallel(k.gcum.args()[k.perChannel ? 3 : 2]);
-  }
+  // One task per (value head, stream) walks the chunks; each chunk's local
+  // stages (a few C x C and C x Dk matrices, ~150 KB at C 64 and
+  // Dk = Dv = 128) are computed at the chunk's step of the pass, right
+  // before it reads them, so they stay in L2 and nothing of size L is
+  // stored but the outputs.
+  Func st = k.states;
+  const RDom &p = k.pass;
+  LoopLevel chunk(st, p.w); // the last stage: update(1)
+  CpuSchedule local = s;
+  local.parallel = false;
+  auto at = [&](Func f) {
+    if (!f.defined())
+      return;
+    f.compute_at(chunk).vectorize(f.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
+  };
+  // gcum's update is a scan along the rows: vectorised only over the key
+  // channels of a per-channel gate.
+  k.gcum.compute_at(chunk);
   if (k.perChannel) {
     k.gcum.vectorize(k.gcum.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
     if (k.gcum.num_update_definitions() > 0)
       k.gcum.update(0).vectorize(k.gcum.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
   }
-  rootVectorized(k.kRows, nPos, s);
-  if (k.perChannel)
-    rootVectorized(k.gRows, nPos, s);
-  for (Func g : {k.gramKK, k.gramQK}) {
-    rootVectorized(g, nPos, s);
-    reductionUpdate(g, 0, {k.keys.x}, nPos, s, /*rowPos=*/1);
+  at(k.kC);
+  at(k.qC);
+  at(k.kRows);
+  at(k.gRows);
+  // The chunk's C x C matrices over all their rows (the solve reads only
+  // s < r; whole tiles of vectors instead of tails of C - 1).
+  const int C = k.chunk;
+  if (k.ratioC.defined()) {
+    at(k.ratioC);
+    k.ratioC.bound(k.ratioC.args()[0], 0, C).bound(k.ratioC.args()[1], 0, C);
   }
-  rootVectorized(k.akk, nPos, s);
-  rootVectorized(k.pqk, nPos, s);
-  // The forward substitution: vectors of columns, (s, r) inside.
-  rootVectorized(k.x, nPos, s);
-  reductionUpdate(k.x, 0, {k.solve.x, k.solve.y}, nPos, s, /*rowPos=*/0);
-  rootVectorized(k.glast, 2, s);
-  rootVectorized(k.kt, nPos, s);
-  rootVectorized(k.qg, nPos, s);
-  rootVectorized(k.m, nPos, s);
-  reductionUpdate(k.m, 0, {k.rows.x}, nPos, s, 1);
-  rootVectorized(k.bm, nPos, s);
-  reductionUpdate(k.bm, 0, {k.rows.x}, nPos, s, 1);
-  // The state pass: sequential over chunks inside each (value head,
-  // stream) task, vectors of value columns.
-  Var jl = k.states.args()[0], jb = k.states.args()[2], h = k.states.args()[3],
-      b = k.states.args()[4];
-  k.states.compute_root().vectorize(jl, s.vectorWidth, TailStrategy::GuardWithIf);
-  Var task("task");
-  Stage pass = k.states.update(0);
-  // pass.x, the rows of the next state, inside pass.y, the rows they read
-  // (the kernel's RDom order): consecutive steps update different rows, so
-  // they do not wait on each other's FMA through memory (the buffer is read
-  // and written, so no accumulator can live in a register).
-  pass.reorder(jl, k.pass.x, k.pass.y, k.pass.z, jb, h, b)
-      .vectorize(jl, s.vectorWidth, TailStrategy::GuardWithIf);
+  // Reductions in registers: `consumer` (computed at the chunk) in tiles
+  // of `vecs` vectors along var 0 by `rows` rows (var 1); `red`, the
+  // reduction it reads at the same (var 0, var 1), computed per tile with
+  // its RVars outside the tile: its accumulators are one tile, unrolled,
+  // which LLVM keeps in registers (one load of the vector operand per
+  // step, shared by the rows). Extents that do not divide keep the
+  // memory accumulators of reductionUpdate.
+  auto tiled = [&](Func consumer, Func red, const std::vector<RVar> &rv, int ext0, int ext1) {
+    const int vw = s.vectorWidth;
+    const int vecs = ext0 % (2 * vw) == 0 ? 2 : 1, rows = 4;
+    consumer.compute_at(chunk);
+    if (ext0 % (vecs * vw) != 0 || ext1 % rows != 0) {
+      consumer.vectorize(consumer.args()[0], vw, TailStrategy::GuardWithIf);
+      at(red);
+      reductionUpdate(red, 0, rv, 0, local, /*rowPos=*/1);
+      return;
+    }
+    Var c0 = consumer.args()[0], c1 = consumer.args()[1];
+    const std::string tag = red.name();
+    Var o0(tag + "_o0"), i0(tag + "_i0"), o1(tag + "_o1"), i1(tag + "_i1");
+    consumer.bound(c0, 0, ext0).bound(c1, 0, ext1);
+    Var w0(tag + "_w0"), wv(tag + "_wv");
+    consumer.tile(c0, c1, o0, o1, i0, i1, vecs * vw, rows)
+        .split(i0, w0, wv, vw)
+        .vectorize(wv)
+        .unroll(w0)
+        .unroll(i1);
+    // (the vector splits with names of their own: vectorize(r0, vw) here,
+    // its outer loop keeping r0's name, summed wrong tiles in Halide 14)
+    Var r0 = red.args()[0], r1 = red.args()[1], vo(tag + "_vo"), vi(tag + "_vi");
+    red.compute_at(consumer, o0);
+    red.split(r0, vo, vi, vw).vectorize(vi).unroll(vo).unroll(r1);
+    std::vector<VarOrRVar> order = {vi, vo, r1};
+    for (const RVar &v : rv)
+      order.push_back(v);
+    red.update(0).split(r0, vo, vi, vw).reorder(order).vectorize(vi).unroll(vo).unroll(r1);
+  };
+  // The grams in register tiles, computed per tile of a wrapper (a plain
+  // copy: each tile reads exactly its box, whatever akk / pqk mask).
+  tiled(k.gramKK.in(), k.gramKK, {k.keys.x}, C, C);
+  tiled(k.gramQK.in(), k.gramQK, {k.keys.x}, C, C);
+  for (Func f : {k.akk, k.pqk, k.tinv}) {
+    at(f);
+    f.bound(f.args()[0], 0, C).bound(f.args()[1], 0, C);
+  }
+  // T: vectors of columns, the target rows r inside the source rows s.
+  reductionUpdate(k.tinv, 0, {k.solve.x, k.solve.y}, 0, local, /*rowPos=*/0);
+  at(k.rhsU);
+  at(k.rhsW);
+  tiled(k.xu.in(), k.xu, {k.rowsX.x}, k.dv, C);
+  tiled(k.xw.in(), k.xw, {k.rowsX.x}, k.dk, C);
+  at(k.eg);
+  at(k.egl);
+  at(k.glast);
+  at(k.kt);
+  at(k.qg);
+  tiled(k.coef.in(k.states), k.coef, {k.rowsA.x}, k.dk, 2 * C);
+  tiled(k.oloc.in(k.states), k.oloc, {k.rows.x}, k.dv, C);
+
+  // The pass: all value columns of a slot as vectors (unrolled), the U
+  // steps of one row's sum unrolled inside them, the two phases unrolled.
+  Var j = st.args()[0], h = st.args()[2], b = st.args()[3];
+  st.compute_root();
+  st.update(0).vectorize(j, s.vectorWidth, TailStrategy::GuardWithIf);
+  Var jo("gdr_jo"), ji("gdr_ji"), task("gdr_task");
+  Stage pass = st.update(1);
+  pass.split(j, jo, ji, s.vectorWidth, TailStrategy::GuardWithIf)
+      .reorder(ji, jo, p.x, p.y, p.z, p.w, h, b)
+      .vectorize(ji)
+      .unroll(p.x)
+      .unroll(p.z);
+  if ((k.dv + s.vectorWidth - 1) / s.vectorWidth <= 16)
+    pass.unroll(jo);
   if (s.parallel)
-    pass.fuse(jb, h, task).fuse(task, b, task).parallel(task);
-  rootVectorized(k.u, nPos, s);
-  reductionUpdate(k.u, 0, {k.keys.x}, nPos, s, 1);
-  rootVectorized(k.oc, nPos, s);
-  reductionUpdate(k.oc, 0, {k.keys.x}, nPos, s, 1);
-  reductionUpdate(k.oc, 1, {k.rows.x}, nPos, s, 1);
+    pass.fuse(h, b, task).parallel(task);
 }
 
 } // namespace

@@ -44,13 +44,14 @@ void scheduleWkv7Gpu(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
 void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s, const Target &) {
   // Token by token: one thread per (value column, value head, stream)
   // walks (token, key row). Chunked: one thread per element of each
-  // chunk-parallel stage, its reduction inside; the state pass one thread
-  // per (value column, value head, stream) walking the chunks.
+  // chunk-local stage (all chunks at once), its reduction inside; the pass
+  // one thread per (value column, value head, stream) walking the chunks.
   if (k.chunk == 0)
     gpuRoot({k.decay, k.kv0, k.scan, k.out, k.finalState}, s.gpuThreads);
   else
-    gpuRoot({k.gcum, k.kRows, k.gRows, k.gramKK, k.gramQK, k.akk, k.pqk, k.x, k.glast, k.kt, k.qg, k.m, k.bm,
-             k.states, k.u, k.oc, k.out, k.finalState},
+    gpuRoot({k.gcum, k.kC, k.qC, k.kRows, k.gRows, k.gramKK, k.gramQK, k.ratioC, k.akk, k.pqk,
+             k.eg, k.egl, k.tinv, k.rhsU, k.rhsW, k.xu, k.xw, k.glast, k.kt, k.qg, k.oloc, k.coef,
+             k.states, k.out, k.finalState},
             s.gpuThreads);
 }
 
