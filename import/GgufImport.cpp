@@ -972,10 +972,17 @@ bool falconH1(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   cfg["mamba_d_state"] = dState;
   cfg["mamba_n_groups"] = groups;
   cfg["mamba_d_conv"] = convK;
-  cfg["mamba_conv_bias"] = f.findTensor(blk(0, "ssm_conv1d.bias")) != nullptr;
+  // The conv bias and the Mamba norm are in every layer or none: read from
+  // any, so a file with them missing from some layers names a missing one.
+  bool anyConvBias = false, anyNorm = false;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    anyConvBias = anyConvBias || f.findTensor(blk(l, "ssm_conv1d.bias"));
+    anyNorm = anyNorm || f.findTensor(blk(l, "ssm_norm.weight"));
+  }
+  cfg["mamba_conv_bias"] = anyConvBias;
   cfg["mamba_proj_bias"] = false;
   cfg["projectors_bias"] = false;
-  cfg["mamba_rms_norm"] = f.findTensor(blk(0, "ssm_norm.weight")) != nullptr;
+  cfg["mamba_rms_norm"] = anyNorm;
   cfg["mamba_norm_before_gate"] = false;
   cfg["attention_bias"] = false;
   cfg["mlp_bias"] = false;

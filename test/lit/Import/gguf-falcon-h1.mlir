@@ -68,4 +68,14 @@
 // RUN: %{import} %t/nonorm.gguf 2>&1 | FileCheck %s --check-prefix=NONORM
 // NONORM: missing tensor 'blk.1.ffn_norm'
 // NONORM: exit=2
+// A conv bias or Mamba norm in some layers only: the first layer without it
+// is named (was: the next layer's tensor called one the import does not use).
+// RUN: %{tool} drop %t/a.gguf %t/nobias0.gguf blk.0.ssm_conv1d.bias
+// RUN: %{import} %t/nobias0.gguf 2>&1 | FileCheck %s --check-prefix=NOBIAS0
+// NOBIAS0: missing tensor 'blk.0.ssm_conv1d.bias'
+// NOBIAS0: exit=2
+// RUN: %{tool} drop %t/c.gguf %t/nonorm0.gguf blk.0.ssm_norm.weight
+// RUN: %{import} %t/nonorm0.gguf 2>&1 | FileCheck %s --check-prefix=NONORM0
+// NONORM0: missing tensor 'blk.0.ssm_norm.weight'
+// NONORM0: exit=2
 // RUN: not ls %t/bad
