@@ -297,13 +297,33 @@ def dlpack_data_pointer(capsule):
     return _DLManagedTensorHead.from_address(_capsule_pointer(capsule, b"dltensor")).data
 
 
+def _context_length(value):
+    """Model's context_length as the C int64: None -> 0; ValueError for a bool, a
+    non-integer (1.5 must not become 1) or a value outside int64 (2**64 must not wrap
+    to 0, the model's own)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        raise ValueError(f"context_length {value!r}: a bool, not a number of positions")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise ValueError(f"context_length {value!r}: not an integer number of positions") from None
+    if not -(1 << 63) <= n < (1 << 63):
+        raise ValueError(f"context_length {n}: outside int64 (the library takes at most 2^30)")
+    return n
+
+
 class Model:
     """A model folder: model.json, weights.safetensors, compiled/*/.
 
     The weights are read into memory once (huge pages advised), or with
     map_weights=True mapped read-only (shared with the page cache; slower decode).
     context_length: the positions each stream's KV caches hold (ssm_model_options_t;
-    None or 0: the model's own, as imported); a model without caches ignores it."""
+    None or 0: the model's own, as imported); a model without caches ignores it. An int
+    (or integer scalar) in [0, 2^63): a bool, a float or a larger value raises ValueError
+    naming it (it would wrap in the C int64); a negative one Error
+    (SSM_ERROR_INVALID_ARGUMENT), as does one past the library's limit."""
 
     MAP_WEIGHTS = 1
 
@@ -311,7 +331,7 @@ class Model:
         self._h = _p()
         options = _lib.ssm_model_options_default()
         options.flags = Model.MAP_WEIGHTS if map_weights else 0
-        options.context_length = int(context_length or 0)
+        options.context_length = _context_length(context_length)
         _check(_lib.ssm_model_open_options(os.fsencode(path), ctypes.byref(options),
                                            ctypes.byref(self._h)))
         self.vocab_size = _lib.ssm_model_vocab_size(self._h)

@@ -8,7 +8,8 @@ tiny LFM2 (compiled for KV caches of 48 positions).
 At 24 positions: context_length and the caches' bytes say so, a prompt's logits equal
 those of the default open (whose kernels hold exactly 48), and a prompt of 25 tokens
 raises Error with SSM_ERROR_CONTEXT_FULL; a negative capacity raises
-SSM_ERROR_INVALID_ARGUMENT; the PyTorch wrapper passes the capacity on (where torch
+SSM_ERROR_INVALID_ARGUMENT, a float, a bool, a string or a value outside int64
+ValueError; the PyTorch wrapper passes the capacity on (where torch
 is installed). Standard library only otherwise; prints "python_context: PASS" when
 every check passed.
 """
@@ -54,6 +55,16 @@ try:
     check(False, "context_length=-2 opened")
 except ssm_runtime.Error as e:
     check(e.status == "SSM_ERROR_INVALID_ARGUMENT" and "context" in str(e), f"context_length=-2: {e}")
+# Not an int64 number of positions: ValueError naming it, nothing opened (before: 1.5
+# and True opened at 1, 2**64 wrapped to 0, the model's own 48, and 2**63 to a negative).
+for bad in (1.5, True, "24", 2 ** 64, 2 ** 63, -(2 ** 63) - 1):
+    try:
+        m = ssm_runtime.Model(sys.argv[1], context_length=bad)
+        check(False, f"context_length={bad!r} opened at {m.context_length}")
+    except ValueError as e:
+        check("context_length" in str(e), f"context_length={bad!r}: {e}")
+    except ssm_runtime.Error as e:
+        check(False, f"context_length={bad!r}: Error, not ValueError: {e}")
 # The PyTorch wrapper passes it on (where torch is installed: /usr/bin/python3 on Debian).
 try:
     import ssm_torch  # noqa: E402
