@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <random>
@@ -14,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sstream>
+#include <unistd.h>
 
 namespace ssm::server {
 namespace {
@@ -117,6 +119,27 @@ std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOp
   if (!s->model_) {
     error = st.message();
     return nullptr;
+  }
+  // Every slot allocates its stream's states (the KV caches at --context)
+  // when the server starts: past this machine's memory that ends in the
+  // kernel's OOM killer, not an error; refused here naming the options.
+  {
+    int64_t fixed = 0, perPosition = 0, allocated = 0;
+    s->model_->spec().stateBytes(fixed, perPosition, allocated);
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+    const double perSlot = double(fixed) + double(allocated), total = perSlot * o.parallel;
+    const double memory = double(pages) * double(pageSize);
+    if (pages > 0 && pageSize > 0 && total > memory) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "--parallel %d slots of %.2f GB of states each (the KV caches at "
+                    "--context %lld) take %.1f GB, more than this machine's %.1f GB of "
+                    "memory: give a smaller --context or --parallel",
+                    o.parallel, perSlot / 1e9, static_cast<long long>(s->model_->contextLength()),
+                    total / 1e9, memory / 1e9);
+      error = text;
+      return nullptr;
+    }
   }
   if (!s->model_->hasStep() && !std::count(s->model_->sequenceLengths().begin(),
                                            s->model_->sequenceLengths().end(), 1)) {

@@ -46,3 +46,9 @@
 // RUN: sh -c 'ssm-serve %t/lfm2 --context 2000000000; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=KVCONTEXT
 // KVCONTEXT: ssm-serve: error: --context 2000000000: a stream's KV caches hold from 1 to 1073741824 positions (this model's default is 64)
 // KVCONTEXT: exit=2
+// Slots whose caches together pass this machine's memory (1024 x 8 GB): named
+// at start, before any is allocated (was: the slots allocated until the
+// kernel's OOM killer ended the server).
+// RUN: sh -c 'ssm-serve %t/lfm2 --context 16000000 --parallel 1024; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SLOTSMEM
+// SLOTSMEM: ssm-serve: error: --parallel 1024 slots of 8.19 GB of states each (the KV caches at --context 16000000) take {{[0-9.]+}} GB, more than this machine's {{[0-9.]+}} GB of memory: give a smaller --context or --parallel
+// SLOTSMEM: exit=2
