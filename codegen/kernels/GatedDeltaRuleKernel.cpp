@@ -254,9 +254,10 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   // columns j together. Slots: S of chunk n at (n % 2) Dk + i (two
   // alternating states), V' of the current chunk at 2 Dk + r, the output
   // of token t (before `scale`) at 2 Dk + C + t. Per chunk n:
-  //   phase 0, rows a < 2C: V'[a] = U~[a] + sum_e coef[a][e] S_n[e]
-  //            (a < C), O[nC + a - C] = Oloc[a - C] + sum_e coef[a][e] S_n[e]
-  //   phase 1, rows e < Dk: S_{n+1}[e] = glast[e] S_n[e] + sum_r kt[e][r] V'[r]
+  //   phase 0: V'[a] = U~[a], O[nC + a] = Oloc[a], S_{n+1}[e] = glast[e] S_n[e]
+  //   phase 1, rows a < 2C: V'[a] += sum_e coef[a][e] S_n[e] (a < C),
+  //            O[nC + a - C] += sum_e coef[a][e] S_n[e]
+  //   phase 2, rows e < Dk: S_{n+1}[e] += sum_r kt[e][r] V'[r]
   // RDom (step u, flat index q, phase, n): each row's sum runs along
   // u = 0..U-1 (unrolled: the row's running sum passes in registers) and
   // q's outer part; q's inner part walks the rows, so consecutive steps
@@ -271,33 +272,36 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   f.states(j, slot, h, b) = undef<float>();
   RDom r0(0, Dk, "r0");
   f.states(j, r0, h, b) = init(r0, j);
-  f.pass = RDom(0, U, 0, qA0, 0, 2, 0, chunks, "pass");
-  f.pass.where(f.pass.z == 0 || f.pass.y < qB);
+  const int q0 = (2 * C + Dk) / U;
+  f.pass = RDom(0, U, 0, qA0, 0, 3, 0, chunks, "pass");
+  f.pass.where((f.pass.z == 0 && f.pass.y < q0) || f.pass.z == 1 || (f.pass.z == 2 && f.pass.y < qB));
   {
     RVar pu = f.pass.x, pq = f.pass.y, pph = f.pass.z, pn = f.pass.w;
     Expr cur = (pn % 2) * Dk, nxt = ((pn + 1) % 2) * Dk;
-    // Phase 0: q = (row a % T0, step e / U, row a / T0): each block of T0
+    auto slotA = [&](Expr a) { return 2 * Dk + a + select(a < C, 0, pn * C); };
+    // Phase 0, the rows' first values: z < 2C the rows a = z of phase 1
+    // (U~, Oloc), then the Dk rows of the next state (exp(G_last) S_n).
+    Expr z = min(pq * U + pu, 2 * C + Dk - 1), ze = clamp(z - 2 * C, 0, Dk - 1);
+    Expr slotI = select(z < 2 * C, slotA(z), nxt + ze);
+    Expr valI = select(z < C, f.xu(j, min(z, C - 1), h, pn, b),
+                       select(z < 2 * C, f.oloc(j, clamp(z - C, 0, C - 1), h, pn, b),
+                              f.glast(ze, h, pn, b) * f.states(j, cur + ze, h, b)));
+    // Phase 1: q = (row a % T0, step e / U, row a / T0): each block of T0
     // rows (T0 Dv floats, in L1) takes its whole sum before the next.
     const int T0 = (2 * C) % 16 == 0 ? 16 : 2 * C, T1 = Dk % 16 == 0 ? 16 : Dk;
     Expr eo = (pq / T0) % (Dk / U);
     Expr a = (pq / (T0 * (Dk / U))) * T0 + pq % T0, e0 = eo * U + pu;
-    Expr first0 = eo == 0 && pu == 0;
-    Expr slot0 = 2 * Dk + a + select(a < C, 0, pn * C);
-    Expr init0 = select(a < C, f.xu(j, min(a, C - 1), h, pn, b),
-                        f.oloc(j, clamp(a - C, 0, C - 1), h, pn, b));
-    Expr val0 = select(first0, init0, f.states(j, slot0, h, b)) +
-                f.coef(e0, a, h, pn, b) * f.states(j, cur + e0, h, b);
-    // Phase 1: q = (row e % T1, step r / U, row e / T1).
+    Expr slot0 = slotA(a);
+    Expr val0 = f.states(j, slot0, h, b) + f.coef(e0, a, h, pn, b) * f.states(j, cur + e0, h, b);
+    // Phase 2: q = (row e % T1, step r / U, row e / T1).
     Expr ro = (pq / T1) % (C / U);
     // (the modulus keeps e1 < Dk over the whole q range bounds inference
-    // sees; the where clause stops phase 1 at q < C Dk / U)
+    // sees; the where clause stops phase 2 at q < C Dk / U)
     Expr e1 = ((pq / (T1 * (C / U))) % (Dk / T1)) * T1 + pq % T1, r1 = ro * U + pu;
-    Expr first1 = ro == 0 && pu == 0;
     Expr slot1 = nxt + e1;
-    Expr val1 = select(first1, f.glast(e1, h, pn, b) * f.states(j, cur + e1, h, b),
-                       f.states(j, slot1, h, b)) +
-                f.kt(e1, r1, h, pn, b) * f.states(j, 2 * Dk + r1, h, b);
-    f.states(j, select(pph == 0, slot0, slot1), h, b) = select(pph == 0, val0, val1);
+    Expr val1 = f.states(j, slot1, h, b) + f.kt(e1, r1, h, pn, b) * f.states(j, 2 * Dk + r1, h, b);
+    f.states(j, select(pph == 0, slotI, pph == 1, slot0, slot1), h, b) =
+        select(pph == 0, valI, pph == 1, val0, val1);
   }
 
   f.out = Func("gdr_out");
