@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -303,6 +306,19 @@ void ModelSpec::stateBytes(int64_t &fixed, int64_t &cachePerPosition,
     } else {
       fixed += st.numel * 4;
     }
+}
+
+uint64_t usableMemoryBytes() {
+  uint64_t usable = UINT64_MAX;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0)
+    usable = static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit r {};
+    if (::getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+      usable = std::min<uint64_t>(usable, static_cast<uint64_t>(r.rlim_cur));
+  }
+  return usable;
 }
 
 } // namespace ssm::rt

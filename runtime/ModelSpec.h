@@ -82,7 +82,8 @@ struct ModelSpec {
   /// (InvalidArgument, naming --context): n < 1, n > kMaxContext (for a
   /// model with cache states), a cache
   /// state of over 2^31 - 1 bytes at n positions (a compiled kernel's buffer
-  /// holds at most that; the state is named).
+  /// holds at most that; the state is named). Whether the states fit this
+  /// machine is the caller's (stateBytes() against usableMemoryBytes()).
   Status withContext(int64_t n);
 
   /// The index of state `name` in `states`, or -1.
@@ -113,6 +114,10 @@ struct ModelSpec {
 
 /// FNV-1a 64 over `n` bytes, continuing from `h`.
 uint64_t fnv1a(const void *data, size_t n, uint64_t h = 0xcbf29ce484222325ull);
+
+/// The bytes this process may allocate at most: the machine's physical
+/// memory, or less where RLIMIT_AS or RLIMIT_DATA (ulimit -v, -d) say so.
+uint64_t usableMemoryBytes();
 
 } // namespace ssm::rt
 

@@ -1,5 +1,6 @@
 // The HTTP endpoints (Server.h).
 #include "server/Server.h"
+#include "runtime/ModelSpec.h"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -15,7 +16,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sstream>
-#include <unistd.h>
 
 namespace ssm::server {
 namespace {
@@ -126,15 +126,15 @@ std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOp
   {
     int64_t fixed = 0, perPosition = 0, allocated = 0;
     s->model_->spec().stateBytes(fixed, perPosition, allocated);
-    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
     const double perSlot = double(fixed) + double(allocated), total = perSlot * o.parallel;
-    const double memory = double(pages) * double(pageSize);
-    if (pages > 0 && pageSize > 0 && total > memory) {
+    const double memory = double(rt::usableMemoryBytes());
+    if (total > memory) {
       char text[320];
       std::snprintf(text, sizeof text,
                     "--parallel %d slots of %.2f GB of states each (the KV caches at "
-                    "--context %lld) take %.1f GB, more than this machine's %.1f GB of "
-                    "memory: give a smaller --context or --parallel",
+                    "--context %lld) take %.1f GB, more than the %.1f GB this process may "
+                    "use (the machine's memory, or ulimit -v): give a smaller --context or "
+                    "--parallel",
                     o.parallel, perSlot / 1e9, static_cast<long long>(s->model_->contextLength()),
                     total / 1e9, memory / 1e9);
       error = text;

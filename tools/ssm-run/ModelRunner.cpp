@@ -455,6 +455,22 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
                    << " has no KV cache (its states are the same size at every position), "
                       "so it holds any number of positions\n";
   }
+  // The stream's states are allocated whole (the KV caches at their
+  // capacity): past what this process may allocate, LLVM's allocation
+  // handler would abort the run ("LLVM ERROR: out of memory").
+  {
+    int64_t fixed = 0, perPosition = 0, allocated = 0;
+    spec.stateBytes(fixed, perPosition, allocated);
+    const double bytes = double(fixed) + double(allocated);
+    if (const double usable = double(rt::usableMemoryBytes()); bytes > usable)
+      return fail(kCannotRun,
+                  llvm::formatv("--context {0}: one stream's states (the KV caches at that "
+                                "capacity) take {1:f2} GB, more than the {2:f2} GB this process "
+                                "may use (the machine's memory, or ulimit -v); give a smaller "
+                                "--context",
+                                spec.contextLength(), bytes / 1e9, usable / 1e9)
+                      .str());
+  }
   if (o.hasPrompt == !o.tokensFile.empty())
     return fail(kCannotRun, "give exactly one of --prompt TEXT and --tokens FILE.npy");
   if (o.mode != "sequence" && o.mode != "step")

@@ -43,6 +43,13 @@
 // HUGE: ssm-run: error: --context 2000000000: a stream's KV caches hold from 1 to 1073741824 positions (this model's default is 320)
 // HUGE: exit=2
 // RUN: sh -c 'ssm-run %t/model --context 2000000000 --memory; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=HUGE
+// Caches of 8 GB under a 2 GB address-space limit: named, exit 2 (was LLVM's
+// "out of memory" abort); --memory still reports them.
+// RUN: sh -c 'ulimit -v 2000000; ssm-run %t/model --context 16000000 --tokens %{m}/tokens.npy --engine reference; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=ULIMIT
+// ULIMIT: ssm-run: error: --context 16000000: one stream's states (the KV caches at that capacity) take 8.19 GB, more than the 2.05 GB this process may use (the machine's memory, or ulimit -v); give a smaller --context
+// ULIMIT: exit=2
+// RUN: sh -c 'ulimit -v 2000000; ssm-run %t/model --context 16000000 --memory' | FileCheck %s --check-prefix=ULIMITMEM
+// ULIMITMEM: allocated per stream: 7.6 GiB
 
 // A pure state space model: no KV cache, no bound; --context is accepted and said to change nothing.
 // RUN: ssm-import mamba %shared/models/mamba/tiny-mamba-seed5/model.safetensors --config %shared/models/mamba/tiny-mamba-seed5/config.json -o %t/mamba --seq-len 2 > /dev/null

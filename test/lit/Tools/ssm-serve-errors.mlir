@@ -50,5 +50,5 @@
 // at start, before any is allocated (was: the slots allocated until the
 // kernel's OOM killer ended the server).
 // RUN: sh -c 'ssm-serve %t/lfm2 --context 16000000 --parallel 1024; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=SLOTSMEM
-// SLOTSMEM: ssm-serve: error: --parallel 1024 slots of 8.19 GB of states each (the KV caches at --context 16000000) take {{[0-9.]+}} GB, more than this machine's {{[0-9.]+}} GB of memory: give a smaller --context or --parallel
+// SLOTSMEM: ssm-serve: error: --parallel 1024 slots of 8.19 GB of states each (the KV caches at --context 16000000) take {{[0-9.]+}} GB, more than the {{[0-9.]+}} GB this process may use (the machine's memory, or ulimit -v): give a smaller --context or --parallel
 // SLOTSMEM: exit=2
