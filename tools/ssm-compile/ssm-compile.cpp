@@ -665,7 +665,17 @@ int main(int argc, char **argv) {
         missing = ssm::rt::unrunnableFeature(moduleTarget);
       }
     }
-    if (cross)
+    // ssm-run <model-dir> loads the modules in <model-dir>/compiled/ only.
+    SmallString<256> outParent, compiledDir;
+    bool inFolder = !sys::fs::real_path(sys::path::parent_path(outputDir), outParent) &&
+                    !sys::fs::real_path(modelDir + "/compiled", compiledDir) &&
+                    outParent == compiledDir;
+    if (!cross && missing.empty() && !inFolder)
+      outs() << "ssm-compile: compiled " << outputDir << ", outside " << modelDir
+             << "/compiled: ssm-run " << modelDir
+             << " loads the modules there only (move it in, or load it with "
+                "ssm_model_add_module / Model.add_module)\n";
+    else if (cross)
       outs() << "ssm-compile: compiled " << outputDir << " for " << moduleTarget
              << ", another machine: link its static library into a program there "
                 "(docs/embedding.md); the model library skips it on this one\n";

@@ -26,6 +26,10 @@
 // RUN: ssm-import mamba %t/a/model.safetensors --config %t/a/config.json -o %t/m
 // RUN: ssm-compile %t/m --functions forward_sequence | FileCheck %s --check-prefix=SEQONLY
 // SEQONLY: ssm-compile: compiled {{.*}}m/compiled/seq16 (--functions): ssm-run {{.*}}m uses it beside a module that holds @forward_step (the steps); without one it compiles the model on first use
+// A module written outside the folder's compiled/ is not one ssm-run finds
+// (was: "<dir> is deployable: <out> (ssm-run <dir> runs prompts ... from it").
+// RUN: ssm-compile %t/m --functions forward_step -o %t/elsewhere | FileCheck %s --check-prefix=ELSEWHERE
+// ELSEWHERE: ssm-compile: compiled {{.*}}elsewhere, outside {{.*}}m/compiled: ssm-run {{.*}}m loads the modules there only (move it in, or load it with ssm_model_add_module / Model.add_module)
 
 func.func @scale(%x: tensor<8xf32>) -> tensor<8xf32> {
   %c = arith.constant dense<2.0> : tensor<8xf32>
