@@ -11,6 +11,12 @@ q and k scaled to norm ~1 (beta ||k||^2 < 2, as the models' L2-normed keys), bet
 --per-channel the gate has one value per key channel (KDA). Also prints the default
 chunk that ssm-assign-schedules picks for the shape (what the models run).
 
+With NumPy (this file runs under /usr/bin/python3) the inputs are made in that form
+once per shape and passed as .npy files, so the timed graph is the op alone; without it
+(or with --in-graph) the graph makes them from ssm-run's uniform inputs (a few elementwise
+ops, timed with the op in both forms). --vector-width sets the schedule's vector width
+(default: the target's, what ssm-assign-schedules gives the models).
+
 Each form alternates --rounds times; each run reports the median over --repeat calls;
 the table shows medians of the per-round medians and serial/chunked (> 1: the chunked
 form is faster). Needs build/bin/ssm-run and ssm-opt. --compile-only fills the compile
@@ -18,7 +24,7 @@ cache and prints nothing else (run it first, then time under chrt if you like).
 
 Usage: bench/delta_rule_bench.py [--threads 2] [--rounds 3] [--repeat 3] [--lengths 4096]
     [--chunks 0,16,32,64,128] [--heads 16] [--kv-heads 16] [--dk 128] [--dv 128]
-    [--per-channel] [--compile-only]
+    [--per-channel] [--vector-width N] [--in-graph] [--compile-only]
 """
 import argparse
 import os
@@ -38,11 +44,19 @@ def t(*shape):
     return "tensor<" + "x".join(str(s) for s in shape) + "xf32>"
 
 
-def graph(L, hk, hv, dk, dv, per_channel, chunk):
+def schedule(chunk, vw):
+    if chunk is None:
+        return ""
+    fields = ([f"vector_width = {vw}"] if vw else []) + ["parallel = true", f"chunk = {chunk}"]
+    return ", ssm.schedule = #ssm.schedule<" + ", ".join(fields) + ">"
+
+
+def graph(L, hk, hv, dk, dv, per_channel, chunk, vw=None):
+    """The op fed from ssm-run's uniform inputs through a few elementwise ops."""
     q, v = t(1, L, hk, dk), t(1, L, hv, dv)
     g = t(1, L, hv, dk) if per_channel else t(1, L, hv)
     b, s = t(1, L, hv), t(1, hv, dk, dv)
-    sched = "" if chunk is None else f", ssm.schedule = #ssm.schedule<vector_width = 8, parallel = true, chunk = {chunk}>"
+    sched = schedule(chunk, vw)
     knorm = (12.0 / dk) ** 0.5  # U(-0.5, 0.5) entries: E ||k||^2 = dk / 12
     return f"""func.func @main(%q0: {q}, %k0: {q}, %v: {v}, %x: {g}, %b0: {b}) -> ({v}, {s}) {{
   %c = arith.constant dense<{knorm}> : {q}
@@ -61,6 +75,38 @@ def graph(L, hk, hv, dk, dv, per_channel, chunk):
 """
 
 
+def op_graph(L, hk, hv, dk, dv, per_channel, chunk, vw=None):
+    """The op alone, its inputs given as .npy files (make_inputs)."""
+    q, v = t(1, L, hk, dk), t(1, L, hv, dv)
+    g = t(1, L, hv, dk) if per_channel else t(1, L, hv)
+    b, s = t(1, L, hv), t(1, hv, dk, dv)
+    sched = schedule(chunk, vw)
+    return f"""func.func @main(%q: {q}, %k: {q}, %v: {v}, %gate: {g}, %beta: {b}) -> ({v}, {s}) {{
+  %o, %s1 = ssm.gated_delta_rule %q, %k, %v, %gate, %beta {{scale = {dk ** -0.5}: f64{sched}}}
+      : ({q}, {q}, {v}, {g}, {b}) -> ({v}, {s})
+  return %o, %s1 : {v}, {s}
+}}
+"""
+
+
+def make_inputs(np, folder, L, hk, hv, dk, dv, per_channel):
+    """The same distributions as graph(): q, k uniform scaled to E||k||^2 = 1, v uniform,
+    g = -exp(x - 3), beta = x + 0.5 with x uniform in (-0.5, 0.5). Returns the paths."""
+    rng = np.random.default_rng(1)
+    knorm = (12.0 / dk) ** 0.5
+    u = lambda *shape: rng.uniform(-0.5, 0.5, size=shape).astype(np.float32)
+    gshape = (1, L, hv, dk) if per_channel else (1, L, hv)
+    arrays = {"q": u(1, L, hk, dk) * np.float32(knorm), "k": u(1, L, hk, dk) * np.float32(knorm),
+              "v": u(1, L, hv, dv), "g": -np.exp(u(*gshape) - np.float32(3.0)),
+              "beta": u(1, L, hv) + np.float32(0.5)}
+    paths = []
+    for name, a in arrays.items():
+        path = os.path.join(folder, f"{name}.npy")
+        np.save(path, a.astype(np.float32))
+        paths.append(path)
+    return paths
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
@@ -73,31 +119,46 @@ def main():
     ap.add_argument("--dk", type=int, default=128)
     ap.add_argument("--dv", type=int, default=128)
     ap.add_argument("--per-channel", action="store_true")
+    ap.add_argument("--vector-width", type=int, default=0,
+                    help="the schedule's vector width (0: the target's default)")
+    ap.add_argument("--in-graph", action="store_true",
+                    help="make the inputs in the graph even where NumPy is present")
     ap.add_argument("--compile-only", action="store_true")
     a = ap.parse_args()
+    np = None
+    if not a.in_graph:
+        try:
+            import numpy as np  # noqa: F811
+        except ImportError:
+            np = None
     env = dict(os.environ)
     env.setdefault("SSM_CACHE_DIR", os.path.join(ROOT, "build", "compile-cache"))
     tmp = tempfile.mkdtemp(prefix="ssm-gdr-bench-")
     chunks = [int(c) for c in a.chunks.split(",")]
+    make = op_graph if np is not None else graph
     for L in [int(x) for x in a.lengths.split(",")]:
+        inputs = []
+        if np is not None:
+            inputs = make_inputs(np, tmp, L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel)
         files = {}
         for c in chunks:
             path = os.path.join(tmp, f"gdr_{L}_{c}.mlir")
             with open(path, "w") as f:
-                f.write(graph(L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel, c))
+                f.write(make(L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel, c, a.vector_width))
             files[c] = path
         # The default the pipeline assigns (no schedule written).
         dpath = os.path.join(tmp, f"gdr_{L}_default.mlir")
         with open(dpath, "w") as f:
-            f.write(graph(L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel, None))
+            f.write(make(L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel, None))
         out = subprocess.run([SSM_OPT, dpath, "--ssm-assign-schedules"], capture_output=True,
                              text=True)
         default = "?"
         for line in out.stdout.splitlines():
             if "ssm.gated_delta_rule" in line and "chunk = " in line:
                 default = line.split("chunk = ")[1].split(">")[0].split(",")[0]
+        feed = [arg for p in inputs for arg in ("--input", p)]
         cmd = lambda p, rep: [SSM_RUN, p, "--engine", "cpu", "--seed", "1", "--threads",
-                              str(a.threads), "--repeat", str(rep)]
+                              str(a.threads), "--repeat", str(rep)] + feed
         if a.compile_only:
             for c in chunks:
                 median_ms(cmd(files[c], 1), env)
@@ -107,8 +168,10 @@ def main():
             for c in chunks:
                 times[c].append(median_ms(cmd(files[c], a.repeat), env))
         gate = "per-channel" if a.per_channel else "scalar"
+        vw = a.vector_width or "target default"
+        form = "op alone, .npy inputs" if inputs else "inputs made in the graph"
         print(f"L={L} Hk={a.kv_heads} Hv={a.heads} Dk={a.dk} Dv={a.dv} gate={gate} "
-              f"threads={a.threads} rounds={a.rounds} repeat={a.repeat} "
+              f"threads={a.threads} vector_width={vw} ({form}) rounds={a.rounds} repeat={a.repeat} "
               f"(medians of per-round medians, ms); default chunk here: {default}")
         serial = statistics.median(times[0]) if 0 in times else None
         print(f"{'chunk':>6} {'ms':>10} {'serial/this':>12}   per-round")
