@@ -51,6 +51,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace ssm::importer;
@@ -622,10 +623,14 @@ int compileStaged(const std::string &compiler, const std::string &staged,
                      "--functions", sequenceFunction},
                     file.string()});
   }
+  // --parent-pid: a killed import takes its ssm-compile along (before, the
+  // orphan compiled on for nothing, seconds to minutes of every core).
+  const std::string parentPid = "--parent-pid=" + std::to_string(::getpid());
   for (auto &[argv, temporary] : jobs) {
     llvm::SmallVector<llvm::StringRef> args(argv.begin(), argv.end());
     if (!target.empty())
       args.append({"--target", target});
+    args.push_back(parentPid);
     std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef("/dev/null"),
                                                   std::nullopt};
     std::string msg;
