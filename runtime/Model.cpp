@@ -40,15 +40,26 @@ Status Model::addCompiledModules() {
   if (!std::filesystem::is_directory(compiled, ec))
     return Status::ok();
   std::vector<std::string> dirs;
-  for (const auto &e : std::filesystem::directory_iterator(compiled, ec))
-    if (e.is_directory() && std::filesystem::exists(e.path() / "manifest.json"))
+  // Non-throwing forms: an entry that cannot be resolved (a symbolic link
+  // loop, one without permission) is not a module folder, not an abort.
+  for (const auto &e : std::filesystem::directory_iterator(compiled, ec)) {
+    std::error_code entryEc;
+    if (e.is_directory(entryEc) && std::filesystem::exists(e.path() / "manifest.json", entryEc))
       dirs.push_back(e.path().string());
+  }
   std::sort(dirs.begin(), dirs.end());
   // The modules compiled for another machine, by their manifest: a cross
   // target (no shared library) or instructions this CPU lacks. A manifest
   // that cannot be read is left to addModule's error.
   std::vector<std::string> here, elsewhere, elsewhereTargets;
   for (const std::string &d : dirs) {
+    // Only a file is read here (a FIFO would block, /dev/zero never end):
+    // any other manifest.json is left to addModule's error.
+    std::error_code fileEc;
+    if (!std::filesystem::is_regular_file(d + "/manifest.json", fileEc)) {
+      here.push_back(d);
+      continue;
+    }
     std::ifstream in(d + "/manifest.json");
     std::stringstream text;
     text << in.rdbuf();

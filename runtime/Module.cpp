@@ -656,8 +656,21 @@ std::unique_ptr<CompiledModule> CompiledModule::loadManifest(const std::string &
                                                              std::string &error) {
   std::string manifestPath = dir + "/manifest.json";
   std::error_code ec;
-  if (std::filesystem::is_directory(manifestPath, ec)) {
+  const std::filesystem::file_status st = std::filesystem::status(manifestPath, ec);
+  if (std::filesystem::is_directory(st)) {
     error = manifestPath + ": is a directory, not a manifest";
+    return nullptr;
+  }
+  // A FIFO would block the open, a device (/dev/zero) never end the read.
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    error = manifestPath + ": is " +
+            (std::filesystem::is_fifo(st) ? "a FIFO" : "a device or socket") +
+            ", not a manifest (an ssm-compile output's manifest.json is a file)";
+    return nullptr;
+  }
+  if (auto size = std::filesystem::file_size(manifestPath, ec); !ec && size > (64u << 20)) {
+    error = manifestPath + ": is " + std::to_string(size) +
+            " bytes, not a manifest (ssm-compile's are a few KB)";
     return nullptr;
   }
   std::ifstream in(manifestPath);
