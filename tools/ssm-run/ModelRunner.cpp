@@ -848,6 +848,15 @@ int runModel(const ModelRunOptions &o, const std::function<mlir::MLIRContext &()
     llvm::outs().flush();
     if (!textStatus)
       return fail(kFailed, textStatus.message());
+    // The KV caches full: what filled them and what to change (exit 2).
+    if (!st && st.code() == rt::Code::ContextFull)
+      return fail(kCannotRun,
+                  llvm::formatv("--generate {0}: the context of {1} positions (the prompt's {2} "
+                                "and the generated tokens) is full after {3} generated "
+                                "token{4}; give a larger --context, or fewer --generate ({5})",
+                                o.generate, spec.contextLength(), tokens.size(), generated.size(),
+                                generated.size() == 1 ? "" : "s", st.message())
+                      .str());
     if (!st)
       return fail(kCannotRun, st.message());
     if (tokenizer) {

@@ -28,6 +28,11 @@
 // FULL39: 40 tokens at position 0 would pass the 39 positions cache state 'layers.2.k_cache' holds
 // FULL39: exit=2
 // RUN: test ! -e %t/none.npy
+// --generate past the context: the generated tokens are printed, then the
+// error says what filled it (was the stream API's "reset the stream" alone).
+// RUN: sh -c 'ssm-run %t/model --context 41 --tokens %{m}/tokens.npy --engine reference --generate 3; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=GENFULL
+// GENFULL: ssm-run: error: --generate 3: the context of 41 positions (the prompt's 40 and the generated tokens) is full after 2 generated tokens; give a larger --context, or fewer --generate (1 token at position 41 would pass the 41 positions
+// GENFULL: exit=2
 
 // RUN: ssm-run %t/model --memory --context 64 | FileCheck %s --check-prefix=MEM
 // MEM: k_cache 2 cache 128 B per position per layer, 256 B per position
