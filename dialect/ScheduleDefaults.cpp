@@ -115,7 +115,12 @@ int64_t defaultChannelTile(int64_t channels, int64_t vw, int64_t tasks) {
 }
 
 int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu) {
-  if (!gpu || (len >= 0 && len < 8))
+  if (!gpu) {
+    // Dynamic lengths (decode steps among them) stay token by token.
+    int64_t from = perChannelGate ? kCpuDeltaRuleChunkFromPerChannel : kCpuDeltaRuleChunkFrom;
+    return len >= from ? kCpuDeltaRuleChunk : 0;
+  }
+  if (len >= 0 && len < 8)
     return 0;
   return perChannelGate ? kDeltaRuleChunkPerChannel : kDeltaRuleChunk;
 }

@@ -101,18 +101,23 @@ int64_t defaultChannelTile(int64_t channels, int64_t vectorWidth,
                            int64_t tasks = kChannelTileTasks);
 /// The chunk (#ssm.schedule `chunk`) of ssm.gated_delta_rule over `len`
 /// tokens (dynamic: negative) on a CPU (`gpu` false) or GPU target.
-/// CPU: 0, token by token, at every length: the chunked kernel does ~1.6x
-/// the serial form's flops and, at the Qwen3.5-0.8B layer shape (16 heads,
-/// Dk = Dv = 128), L 4096, 2 threads (bench/delta_rule_bench.py), ran 1.4x
-/// (scalar gate, chunk 64; 1.3x at chunk 128) slower than it, and 3.5x with a
-/// gate per key channel (chunk 16, before the accumulator schedule); the
-/// tuner's space keeps the chunked forms.
+/// CPU: kCpuDeltaRuleChunk (16) from kCpuDeltaRuleChunkFrom tokens (64;
+/// kCpuDeltaRuleChunkFromPerChannel, 2048, with a gate per key channel),
+/// else 0 (token by token; also for a dynamic length). Measured at the
+/// Qwen3.5-0.8B layer shape (16 heads, Dk = Dv = 128), 2 threads
+/// (bench/delta_rule_bench.py, the op alone): scalar gate, serial / chunk
+/// 16 = 1.32x at L 64, 1.22x at 128 and 256, 1.55x at 512, 1.73x at 4096
+/// (chunk 32 1.72x, 64 1.40x); per key channel 0.8x at L 64-256, 1.7x at
+/// 4096. The tuner's space keeps 0..128.
 /// GPU: 0 when 0 <= len < 8 (decode steps and short calls, where a chunk's
 /// matrix work would be mostly padding); else kDeltaRuleChunk, or
 /// kDeltaRuleChunkPerChannel with a gate per key channel (its decay ratios
 /// are exps inside the key sums, C^2 Dk per chunk, so shorter chunks, as
 /// llama.cpp's KDA uses 16).
 constexpr int64_t kDeltaRuleChunk = 64;
+constexpr int64_t kCpuDeltaRuleChunk = 16;
+constexpr int64_t kCpuDeltaRuleChunkFrom = 64;
+constexpr int64_t kCpuDeltaRuleChunkFromPerChannel = 2048;
 constexpr int64_t kDeltaRuleChunkPerChannel = 16;
 int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu = false);
 /// Tasks of one decode step (ssm.selective_update): its whole work is a few

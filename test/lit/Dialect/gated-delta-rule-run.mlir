@@ -11,8 +11,9 @@
 // REQUIRES: ssm-run
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --seed 5 | FileCheck %s --check-prefix=REF
-// The default chunk (ssm-assign-schedules) on a CPU: 0 (token by token) at
-// every length and gate (the chunked kernel measured slower on CPUs); a GPU
+// The default chunk (ssm-assign-schedules) on a CPU: 0 (token by token) for
+// these 37, 23 and 1 tokens (the chunked form from 64 tokens: lit
+// Passes/gated-delta-rule-default-chunk); a GPU
 // target gets only its thread count, the chunk left to the GPU default (64,
 // 16 with a gate per key channel, 0 below 8 tokens). The ops written with a
 // schedule keep theirs.
