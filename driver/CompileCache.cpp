@@ -66,6 +66,12 @@ namespace {
 /// names a shared library whose size is the one the manifest records.
 std::string checkEntry(const std::string &entry) {
   std::string manifestPath = entry + "/manifest.json";
+  // Only a file is read (a FIFO would block the open, a device never end).
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(manifestPath, st))
+    return "no manifest.json";
+  if (st.type() != llvm::sys::fs::file_type::regular_file)
+    return "manifest.json is not a file";
   auto buffer = llvm::MemoryBuffer::getFile(manifestPath);
   if (!buffer)
     return "no manifest.json";
@@ -109,7 +115,8 @@ std::vector<int> gHeldLocks;
 
 /// Opens `path` and waits for a shared lock on it; -1 when it cannot.
 int lockShared(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in place of a manifest must not block the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return -1;
   while (::flock(fd, LOCK_SH) != 0)
@@ -386,7 +393,7 @@ PruneReport pruneCompileCache(const std::string &root, uint64_t maxBytes) {
     }
     std::string path = root + "/" + e.key;
     // No manifest: a broken entry nobody can be using.
-    int fd = ::open((path + "/manifest.json").c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open((path + "/manifest.json").c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
       keep(true);

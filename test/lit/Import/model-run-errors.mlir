@@ -69,6 +69,13 @@
 // RUN: sh -c 'env SSM_CACHE_DIR=%t/cache ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=STEPVALUES
 // STEPVALUES: ssm-run: note: the compile cache entry {{.*}} is incomplete (manifest.json is not a valid manifest ({{.*}}manifest.json: malformed "steps" of @forward_step
 // STEPVALUES: exit=0
+// A manifest.json that is a FIFO (a hostile trial: the lookup hung at its
+// open): not a file, so the entry is compiled again.
+// RUN: rm -rf %t/cache && cp -r %t/cache-orig %t/cache
+// RUN: sh -c 'for m in %t/cache/*/manifest.json; do rm $m && mkfifo $m; done'
+// RUN: sh -c 'env SSM_CACHE_DIR=%t/cache timeout 60 ssm-run %t/m --prompt a --mode step --engine cpu; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=FIFO
+// FIFO: ssm-run: note: the compile cache entry {{.*}} is incomplete (manifest.json is not a file); compiling it again
+// FIFO: exit=0
 // A result that is another value than the manifest's shapes allow (the
 // tokens argument as the logits: the runtime copied 256 floats out of a
 // 1-int buffer) and another manifest version are found by the same schema
