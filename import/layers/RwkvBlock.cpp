@@ -280,11 +280,19 @@ TValue RwkvGraph::groupNorm(const std::string &p, const std::string &h, const TV
   const int64_t C = c.nEmbed, H = c.heads, S = c.headSize;
   double eps = c.groupNormEps;
   std::vector<int64_t> lhs = {L, H, S};
-  TValue sum = e.reduceLast(h + "_gn_sum", {{y, yMap}}, lhs, [&](Body &bd) { return bd.arg(0); });
-  TValue sq = e.reduceLast(h + "_gn_sq", {{y, yMap}, {sum, {"d0", "d1"}}}, lhs, [&](Body &bd) {
-    std::string d = bd.sub(bd.arg(0), bd.div(bd.arg(1), bd.cst(double(S))));
-    return bd.mul(d, d);
-  });
+  // Each head divided by s = max(1, max |y|) first, as layers::layerNorm
+  // does with a row (docs/numerics.md): a head past 1.8e19 (an att.value
+  // of 1e25) normalizes as the reference does; heads within 1 compute the
+  // plain formula.
+  TValue inv = layers::lastDimScale(e, {y, yMap}, lhs, h + "_gn");
+  TValue sum = e.reduceLast(h + "_gn_sum", {{y, yMap}, {inv, {"d0", "d1"}}}, lhs,
+                            [&](Body &bd) { return bd.mul(bd.arg(0), bd.arg(1)); });
+  TValue sq = e.reduceLast(h + "_gn_sq", {{y, yMap}, {sum, {"d0", "d1"}}, {inv, {"d0", "d1"}}},
+                           lhs, [&](Body &bd) {
+                             std::string d = bd.sub(bd.mul(bd.arg(0), bd.arg(2)),
+                                                    bd.div(bd.arg(1), bd.cst(double(S))));
+                             return bd.mul(d, d);
+                           });
   std::string rowOf = "d1 floordiv " + std::to_string(S); // head of channel d1
   std::string jOf = "d1 mod " + std::to_string(S);
   std::vector<std::string> yFlat = y.shape.size() == 2
@@ -296,13 +304,18 @@ TValue RwkvGraph::groupNorm(const std::string &p, const std::string &h, const TV
                                      {param(p + "att.ln_x.weight"), {"d1"}},
                                      {param(p + "att.ln_x.bias"), {"d1"}}};
   ins.insert(ins.end(), extra.begin(), extra.end());
+  const int invArg = static_cast<int>(ins.size()); // after the extras, whose indices post() uses
+  ins.push_back({inv, {"d0", rowOf}});
   (void)H;
   return e.map(h + "_gn", ins, {L, C}, [&](Body &bd) {
     std::string n = bd.cst(double(S));
+    std::string s = bd.arg(invArg);
     std::string mean = bd.div(bd.arg(1), n);
     std::string var = bd.div(bd.arg(2), n);
-    std::string den = bd.sqrt(bd.add(var, bd.cst(eps)));
-    std::string z = bd.add(bd.mul(bd.div(bd.sub(bd.arg(0), mean), den), bd.arg(3)), bd.arg(4));
+    std::string epsScaled = bd.mul(bd.mul(bd.cst(eps), s), s);
+    std::string den = bd.sqrt(bd.max(bd.add(var, epsScaled), bd.cst(1.1754943508222875e-38)));
+    std::string z = bd.add(
+        bd.mul(bd.div(bd.sub(bd.mul(bd.arg(0), s), mean), den), bd.arg(3)), bd.arg(4));
     return post(bd, z);
   });
 }

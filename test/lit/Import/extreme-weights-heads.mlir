@@ -5,7 +5,7 @@
 // Mamba-2's gated norm (a D of 1e20: 0.95 of the logits' range off the
 // float64 reference), LFM2's attention q norm (q_proj x 1e20: 0.43 off),
 // Qwen3.5's delta-rule l2 norms and gated norm (in_proj_qkv x 1e20: 1.26
-// off). With each head divided by
+// off), RWKV-6's ln_x group norm (att.value x 1e25: 0.70 off). With each head divided by
 // max(1, max|x|) first they agree with the reference within 1e-4.
 // REQUIRES: shared-data, ssm-run
 // RUN: rm -rf %t && mkdir -p %t
@@ -33,4 +33,12 @@
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-compile %t/q35 > /dev/null
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q35 --check --tokens %shared/models/qwen35/tiny-qwen35-a/tokens.npy --logits-out %t/q35-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q35-ref.npy %t/q35-cpu.npy 1e-4 | FileCheck %s
+//
+// RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin -o %t/r6 > /dev/null
+// RUN: python3 %S/Inputs/st_set.py %t/r6/weights.safetensors %t/w.safetensors blocks.0.att.value.weight --scale 1e25
+// RUN: mv %t/w.safetensors %t/r6/weights.safetensors
+// RUN: ssm-run %t/r6 --engine reference --prompt 'ABBA, A.' --logits-out %t/r6-ref.npy
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-compile %t/r6 > /dev/null
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/r6 --check --prompt 'ABBA, A.' --logits-out %t/r6-cpu.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/r6-ref.npy %t/r6-cpu.npy 1e-4 | FileCheck %s
 // CHECK: shape=({{[0-9]+}}) max_abs_diff={{.*}} PASS
