@@ -297,6 +297,15 @@ def dlpack_data_pointer(capsule):
     return _DLManagedTensorHead.from_address(_capsule_pointer(capsule, b"dltensor")).data
 
 
+def _fspath(path):
+    """A path as the C API's bytes; ValueError for an embedded NUL, which the C string
+    would end at ("saved\\0x" must not save to or load from "saved"), as open() does."""
+    b = os.fsencode(path)
+    if b"\0" in b:
+        raise ValueError(f"path {path!r}: embedded null byte")
+    return b
+
+
 def _context_length(value):
     """Model's context_length as the C int64: None -> 0; ValueError for a bool, a
     non-integer (1.5 must not become 1) or a value outside int64 (2**64 must not wrap
@@ -332,12 +341,12 @@ class Model:
         options = _lib.ssm_model_options_default()
         options.flags = Model.MAP_WEIGHTS if map_weights else 0
         options.context_length = _context_length(context_length)
-        _check(_lib.ssm_model_open_options(os.fsencode(path), ctypes.byref(options),
+        _check(_lib.ssm_model_open_options(_fspath(path), ctypes.byref(options),
                                            ctypes.byref(self._h)))
         self.vocab_size = _lib.ssm_model_vocab_size(self._h)
 
     def add_module(self, path):
-        _check(_lib.ssm_model_add_module(self._h, os.fsencode(path)))
+        _check(_lib.ssm_model_add_module(self._h, _fspath(path)))
         self.vocab_size = _lib.ssm_model_vocab_size(self._h)
 
     def set_threads(self, n):
@@ -464,10 +473,10 @@ class Stream:
         _check(_lib.ssm_stream_set_state(self._h, name.encode(), buf, numel))
 
     def save(self, path):
-        _check(_lib.ssm_stream_save_state(self._h, os.fsencode(path)))
+        _check(_lib.ssm_stream_save_state(self._h, _fspath(path)))
 
     def load(self, path):
-        _check(_lib.ssm_stream_load_state(self._h, os.fsencode(path)))
+        _check(_lib.ssm_stream_load_state(self._h, _fspath(path)))
 
     def logits_dlpack(self):
         """A DLPack capsule of the last logits (no copy: the stream's logits buffer, whose
@@ -613,7 +622,7 @@ class Tokenizer:
 
     def __init__(self, path):
         self._h = _p()
-        _check(_lib.ssm_tokenizer_open(os.fsencode(path), ctypes.byref(self._h)))
+        _check(_lib.ssm_tokenizer_open(_fspath(path), ctypes.byref(self._h)))
         self.vocab_size = _lib.ssm_tokenizer_vocab_size(self._h)
 
     def encode(self, text, add_special=False):
@@ -712,7 +721,7 @@ class KernelModule:
 
     def __init__(self, path):
         self._h = _p()
-        _check(_lib.ssm_module_open(os.fsencode(path), ctypes.byref(self._h)))
+        _check(_lib.ssm_module_open(_fspath(path), ctypes.byref(self._h)))
         self.target = _lib.ssm_module_target(self._h).decode()
         self.functions = {}
         for i in range(_lib.ssm_module_function_count(self._h)):

@@ -105,6 +105,21 @@ s.set_state(name, t2)
 check(list(s.state(name)) == t2.flatten().tolist(),
       "set_state() takes a tensor of the state's shape (was 'only one element tensors ...')")
 
+# --- A path with an embedded NUL: ValueError, not the path cut at the NUL -------
+# (before: save("<dir>/cut\0x") wrote <dir>/cut, and load read it).
+with tempfile.TemporaryDirectory() as nul_dir:
+    cut = os.path.join(nul_dir, "cut")
+    for what, call in (("save", lambda: s.save(cut + "\0x")), ("load", lambda: s.load(cut + "\0x")),
+                       ("Model", lambda: ssm_runtime.Model(model_dir + "\0x"))):
+        try:
+            call()
+            check(False, f"{what} of a path with a NUL ran")
+        except ValueError as e:
+            check("null byte" in str(e), f"{what} with a NUL: {e}")
+        except ssm_runtime.Error as e:
+            check(False, f"{what} with a NUL: the library's error, the path cut: {e}")
+    check(not os.path.exists(cut), "nothing written at the path before the NUL")
+
 # --- DLPack views keep their stream alive ---------------------------------------
 views_before = ssm_runtime.live_views()
 a = ssm_runtime.Stream(model)
