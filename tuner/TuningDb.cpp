@@ -190,11 +190,20 @@ std::unique_ptr<TuningDb> TuningDb::openOnce(const std::string &path, Mode mode,
     return refuse("is not a SQLite database or is damaged (" + e + ")");
   };
   std::string e;
+  // The header's application id and the schema's size from one snapshot
+  // (one read transaction): read apart, another process making this
+  // database could commit between the two reads, and its new schema beside
+  // the old id 0 looked like another program's file (e2e.tune-db's two
+  // processes sharing one database, once in CI).
+  if (!exec(raw, "BEGIN", e))
+    return unreadable(e);
   std::optional<int64_t> appId = queryInt(raw, "PRAGMA application_id", e);
   if (!appId)
-    return unreadable(e);
+    return unreadable(e); // (closing the connection ends the transaction)
   std::optional<int64_t> objects = queryInt(raw, "SELECT count(*) FROM sqlite_master", e);
   if (!objects)
+    return unreadable(e);
+  if (!exec(raw, "COMMIT", e))
     return unreadable(e);
   if (*appId != kApplicationId && !(fresh || (*appId == 0 && *objects == 0)))
     return refuse("is not an ssm-tune database (another program's SQLite file); nothing was "
