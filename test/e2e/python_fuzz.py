@@ -28,7 +28,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 import ssm_runtime  # noqa: E402
 
-model_dir = sys.argv[1]
+model_dir = os.path.abspath(sys.argv[1])
 iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 400
 rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
 ALLOWED = (ValueError, TypeError, OverflowError, ctypes.ArgumentError, ssm_runtime.Error)
@@ -56,6 +56,7 @@ def value(depth=0):
 
 
 tmp = tempfile.mkdtemp(prefix="ssm-pyfuzz-")
+os.chdir(tmp)  # a relative path a call accepts writes here, not in the caller's folder
 good_state = os.path.join(tmp, "good.state")
 stream.step(1)
 stream.save(good_state)
@@ -67,7 +68,7 @@ def path_value():
     r = rng.random()
     if r < 0.3:
         return rng.choice(["", "\0", os.path.join(tmp, "a\0b"), os.path.join(tmp, "missing", "x"),
-                           tmp, "/dev/null", 7, None, b"\xff", good_state])
+                           tmp, "/dev/null", 7, None, os.fsencode(tmp) + b"/\xff", good_state])
     # A damaged copy of a real state file: bytes flipped or cut.
     data = bytearray(raw)
     for _ in range(rng.randrange(1, 4)):
@@ -127,6 +128,8 @@ for i in range(iterations):
                                             for a, b in zip(got, expected)):
             failures += 1
             print(f"FAIL iteration {i}: after reset the stream's logits differ from a fresh stream's")
+import shutil  # noqa: E402
+shutil.rmtree(tmp, ignore_errors=True)
 print(f"python_fuzz: {iterations} calls, seed {sys.argv[3] if len(sys.argv) > 3 else 1}: "
       f"{outcomes['returned']} returned, {outcomes['refused']} refused by name")
 print("python_fuzz: PASS" if failures == 0 else f"python_fuzz: {failures} FAILED")
