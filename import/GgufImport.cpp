@@ -219,6 +219,14 @@ std::string hfLayer(int64_t l, const std::string &name) {
   return "model.layers." + std::to_string(l) + "." + name;
 }
 
+/// Whether any of the first `layers` blocks holds tensor blk.N.`name`.
+bool anyLayerHas(const GgufFile &f, int64_t layers, const std::string &name) {
+  for (int64_t l = 0; l < layers; ++l)
+    if (f.findTensor(blk(l, name)))
+      return true;
+  return false;
+}
+
 /// The keys every architecture has: block count, width, heads, per-layer KV
 /// heads (0 = a recurrent layer), norm epsilon, rope base, context, and the
 /// vocabulary from token_embd's rows.
@@ -974,11 +982,8 @@ bool falconH1(const GgufFile &f, GgufCheckpoint &out, std::string &error) {
   cfg["mamba_d_conv"] = convK;
   // The conv bias and the Mamba norm are in every layer or none: read from
   // any, so a file with them missing from some layers names a missing one.
-  bool anyConvBias = false, anyNorm = false;
-  for (int64_t l = 0; l < c.layers; ++l) {
-    anyConvBias = anyConvBias || f.findTensor(blk(l, "ssm_conv1d.bias"));
-    anyNorm = anyNorm || f.findTensor(blk(l, "ssm_norm.weight"));
-  }
+  const bool anyConvBias = anyLayerHas(f, c.layers, "ssm_conv1d.bias"),
+             anyNorm = anyLayerHas(f, c.layers, "ssm_norm.weight");
   cfg["mamba_conv_bias"] = anyConvBias;
   cfg["mamba_proj_bias"] = false;
   cfg["projectors_bias"] = false;
