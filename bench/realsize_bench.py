@@ -6,6 +6,9 @@ Models (synthetic weights written by bench/synth_checkpoint.py, nothing download
               d_state 16, tied head), Hugging Face layout; llama.cpp reads the same
               weights as GGUF (F32, F16 or Q8_0: the one matching --weights).
   rwkv4-169m  RWKV-4 at 169M shapes (768 x 12, vocab 50277), rwkv.cpp's format (FP32).
+  rwkv7-0.1b  RWKV-7 at RWKV-7 0.1B shapes (768 x 12, heads of 64, vocab 65536, FFN
+              3072, low-rank 64 / 64 / 32 / 128) as llama.cpp's `rwkv7` GGUF, which
+              both llama.cpp and ours (`ssm-import model-<type>.gguf`) read.
   lfm2-350m   LFM2 at LFM2-350M shapes (hidden 1024, 16 layers: attention at layers
               2, 5, 8, 10, 12, 14 with 16 heads / 8 KV heads of 64, the rest gated short
               convolutions with L_cache 3; SwiGLU width 4608, vocab 65536, tied head).
@@ -135,9 +138,13 @@ class Model:
         elif name == "rwkv4-169m":
             self.ckpt = os.path.join(w, "rwkv4-169m.bin")
             self.vocab = 50277
+        elif name == "rwkv7-0.1b":
+            self.ckpt = os.path.join(w, "rwkv7-0.1b")
+            self.gguf = os.path.join(self.ckpt, f"model-{GGUF_OF[args.weights]}.gguf")
+            self.vocab = 65536
         else:
             raise SystemExit(f"realsize_bench: unknown model '{name}' "
-                             f"({', '.join(list(HF_MODELS) + ['rwkv4-169m'])})")
+                             f"({', '.join(list(HF_MODELS) + ['rwkv4-169m', 'rwkv7-0.1b'])})")
         self.ours_dir = os.path.join(w, f"ours-{name}" + ("" if args.weights == "f32" else f"-{args.weights}")
                                      + ("-gguf" if args.ours_from_gguf and self.hybrid else ""))
         # bench/torch_models.py implements Mamba and RWKV only
@@ -158,6 +165,13 @@ class Model:
                 src, extra = [self.ckpt], ["--context", str(a.context)]
             else:
                 src, extra = ["mamba", os.path.join(self.ckpt, "model.safetensors")], []
+        elif self.name == "rwkv7-0.1b":
+            types = sorted({"f32", GGUF_OF[a.weights]})
+            if any(not os.path.exists(os.path.join(self.ckpt, f)) for f in
+                   ["model.bin"] + [f"model-{t}.gguf" for t in types]):
+                run([sys.executable, SYNTH, "rwkv7", self.ckpt, "--gguf", ",".join(types), "--force"])
+            # ours from the very GGUF llama.cpp reads (the same weights as model.bin)
+            src, extra = [self.gguf], []
         else:
             if not os.path.exists(self.ckpt):
                 run([sys.executable, SYNTH, "rwkv4", self.ckpt])
@@ -174,14 +188,14 @@ class Model:
             have = want if not extra and os.path.exists(os.path.join(self.ours_dir, "model.json")) else None
         if have != want or not os.path.exists(os.path.join(self.ours_dir, "model.json")):
             # From the GGUF: its own storage (Q8_0 kept as q8, F16 as f16; --weights source).
-            weights = "source" if self.hybrid and a.ours_from_gguf else a.weights
+            weights = "source" if (self.hybrid and a.ours_from_gguf) or self.name == "rwkv7-0.1b" else a.weights
             print(run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
                                               "--weights", weights] + extra).strip(), flush=True)
             with open(stamp, "w") as f:
                 json.dump(want, f)
 
     def peer_name(self):
-        if self.name in HF_MODELS:
+        if self.name in HF_MODELS or self.name == "rwkv7-0.1b":
             return "llama.cpp" if self.args.llama_bench else None
         return "rwkv.cpp" if self.args.rwkv_lib else None
 

@@ -17,6 +17,11 @@ them to), so that the numerics the benchmark exercises are those of a real model
   rwkv4 FILE  an RWKV-4 model in rwkv.cpp's file format (version 100, FP32 or FP16
               matrices), default RWKV-4 169M shapes: n_embed 768, 12 layers,
               vocab 50277, FFN 4 x n_embed.
+  rwkv7 DIR   an RWKV-7 model: DIR/model.bin in rwkv.cpp's format (version 101, FP32)
+              and the same weights as DIR/model-<type>.gguf (--gguf, default f32) with
+              llama.cpp's `rwkv7` names and keys and a placeholder vocabulary, default
+              RWKV-7 0.1B shapes: n_embed 768, 12 layers, heads of 64, vocab 65536,
+              FFN 4 x n_embed, low-rank sizes 64 / 64 / 32 / 128.
 
 The GGUF and rwkv.cpp writers follow the published formats (ggml's docs/gguf.md,
 rwkv.cpp's rwkv_file_format.inc); Q8_0 is blocks of 32 values along each row with
@@ -24,6 +29,7 @@ one f16 scale d = max|x| / 127 and q = round(x / d), as ggml defines it.
 
 Usage: bench/synth_checkpoint.py mamba /tmp/mamba-130m --gguf f32,f16,q8_0
        bench/synth_checkpoint.py rwkv4 /tmp/rwkv4-169m.bin [--fp16]
+       bench/synth_checkpoint.py rwkv7 /tmp/rwkv7-0.1b
 Needs python3-numpy. Writes about 0.5 GB (f32) per model; an existing output is
 never overwritten unless --force is given.
 """
@@ -173,10 +179,12 @@ def write_gguf(path, kv, tensors, wtype):
             f.write(data + b"\0" * (-len(data) % 32))
 
 
-def write_rwkv_bin(path, n_vocab, n_embed, n_layer, tensors, fp16):
-    """rwkv.cpp file format version 100: 2-D matrices FP16 when fp16, vectors FP32."""
+def write_rwkv_bin(path, n_vocab, n_embed, n_layer, tensors, fp16, version=100):
+    """rwkv.cpp file format (version 100; 101 for RWKV-7 files): 2-D matrices FP16
+    when fp16, vectors FP32. Each array is given in PyTorch's order; its sizes are
+    stored reversed, as ggml counts them."""
     with open(path, "wb") as f:
-        f.write(struct.pack("<6I", 0x67676D66, 100, n_vocab, n_embed, n_layer, 1 if fp16 else 0))
+        f.write(struct.pack("<6I", 0x67676D66, version, n_vocab, n_embed, n_layer, 1 if fp16 else 0))
         for name, arr in tensors:
             arr = np.ascontiguousarray(arr, dtype=np.float32)
             half = fp16 and arr.ndim == 2
@@ -732,6 +740,106 @@ def rwkv4_weights(rng, n_embed, n_layer, vocab):
     return t
 
 
+def rwkv7_weights(rng, n_embed, n_layer, vocab, head_size, ffn, ranks):
+    """RWKV-7 ("Goose", x070) weights as rwkv.cpp stores them (its test model
+    tiny-rwkv-7v0's names and layouts: x_rwkvag (6, 1, C) holds the six token-shift
+    mixes r, w, k, v, a, g; the low-rank pairs w1 (r, C) / w2 (C, r), as rwkv.cpp's
+    converter transposes PyTorch's; layer 0 has no value-residual pair v0 / v1 / v2).
+    ranks: (decay, iclr, value-residual, gate). Initialised as the RWKV-7 reference
+    code (BlinkDL/RWKV-LM, RWKV-v7) does, in scale: w0 a spread of decay speeds, k_k
+    0.85, k_a 1, a0 0 (a = 0.5), v0 1, small random low-rank pairs and r_k."""
+    C, H = n_embed, n_embed // head_size
+    rw, ra, rv, rg = ranks
+    f32 = np.float32
+    t = [("emb.weight", (1e-2 * rng.standard_normal((vocab, C))).astype(f32))]
+    for i in range(n_layer):
+        p = f"blocks.{i}."
+        ratio = i / max(1, n_layer - 1)
+        if i == 0:
+            t += [(p + "ln0.weight", np.ones(C, f32)), (p + "ln0.bias", np.zeros(C, f32))]
+        n = np.arange(C) / max(1, C - 1)
+        w0 = -7 + 5 * n ** (0.85 + ratio ** 0.5) + 0.5
+        t += [(p + "ln1.weight", np.ones(C, f32)), (p + "ln1.bias", np.zeros(C, f32)),
+              (p + "ln2.weight", np.ones(C, f32)), (p + "ln2.bias", np.zeros(C, f32)),
+              (p + "att.x_rwkvag", rng.uniform(0, 1, (6, 1, C)).astype(f32))]
+        pairs = [("w", rw, w0), ("a", ra, np.zeros(C)), ("v", rv, np.ones(C)), ("g", rg, None)]
+        for m, r, zero in pairs:
+            if m == "v" and i == 0:
+                continue
+            t += [(p + f"att.{m}1", _matrix(rng, r, C, gain=0.1)),
+                  (p + f"att.{m}2", _matrix(rng, C, r, gain=0.1))]
+            if zero is not None:
+                t.append((p + f"att.{m}0", zero.astype(f32).reshape(1, 1, C)))
+        t += [(p + "att.k_k", np.full((1, 1, C), 0.85, f32)),
+              (p + "att.k_a", np.ones((1, 1, C), f32)),
+              (p + "att.r_k", (0.1 * rng.standard_normal((H, head_size))).astype(f32)),
+              (p + "att.receptance.weight", _matrix(rng, C, C)),
+              (p + "att.key.weight", _matrix(rng, C, C)),
+              (p + "att.value.weight", _matrix(rng, C, C)),
+              (p + "att.output.weight", _matrix(rng, C, C, gain=1.0 / np.sqrt(2 * n_layer))),
+              (p + "att.ln_x.weight", np.full(C, (1 + ratio) ** 0.7, f32)),
+              (p + "att.ln_x.bias", np.zeros(C, f32)),
+              (p + "ffn.x_k", rng.uniform(0, 1, (1, 1, C)).astype(f32)),
+              (p + "ffn.key.weight", _matrix(rng, ffn, C)),
+              (p + "ffn.value.weight", _matrix(rng, C, ffn, gain=1.0 / np.sqrt(2 * n_layer)))]
+    t += [("ln_out.weight", np.ones(C, f32)), ("ln_out.bias", np.zeros(C, f32)),
+          ("head.weight", _matrix(rng, vocab, C))]
+    return t
+
+
+def rwkv7_gguf(weights, n_embed, n_layer, vocab, head_size, ffn, ranks, wtype):
+    """The same weights as llama.cpp's `rwkv7` GGUF (its converter's names and keys,
+    as test/lit/Import/Inputs/gguf_tool.py's from-rwkv writes them for the tiny
+    model: x_rwkvag -> time_mix_lerp_fused (C, 1, 1, 6), layer 0's v0 / v1 / v2
+    copies of a0 / a1 / a2), with a placeholder "rwkv" vocabulary of `vocab` plain
+    ASCII tokens (id 0 "<s>", a control token) so that llama.cpp's output matrix has
+    its rows; the token ids the benchmark feeds mean nothing."""
+    w = dict(weights)
+    C, arch = n_embed, "rwkv7"
+    rw, ra, rv, rg = ranks
+    kv = [("general.architecture", GGUF_STRING, arch),
+          ("general.name", GGUF_STRING, "ssm-opt synthetic rwkv7"),
+          ("general.file_type", GGUF_UINT32, GGML_FILE_TYPE[wtype]),
+          (f"{arch}.context_length", GGUF_UINT32, 1 << 20),
+          (f"{arch}.embedding_length", GGUF_UINT32, C),
+          (f"{arch}.block_count", GGUF_UINT32, n_layer),
+          (f"{arch}.attention.layer_norm_epsilon", GGUF_FLOAT32, 1e-5),
+          (f"{arch}.wkv.head_size", GGUF_UINT32, head_size),
+          (f"{arch}.attention.decay_lora_rank", GGUF_UINT32, rw),
+          (f"{arch}.attention.iclr_lora_rank", GGUF_UINT32, ra),
+          (f"{arch}.attention.value_residual_mix_lora_rank", GGUF_UINT32, rv),
+          (f"{arch}.attention.gate_lora_rank", GGUF_UINT32, rg),
+          (f"{arch}.feed_forward_length", GGUF_UINT32, ffn),
+          (f"{arch}.attention.head_count", GGUF_UINT32, 0),
+          ("tokenizer.ggml.model", GGUF_STRING, "rwkv"),
+          ("tokenizer.ggml.tokens", (GGUF_ARRAY, GGUF_STRING), ["<s>"] + [f"t{i}" for i in range(1, vocab)]),
+          ("tokenizer.ggml.token_type", (GGUF_ARRAY, GGUF_INT32), [3] + [1] * (vocab - 1))]
+    out = [("token_embd.weight", w["emb.weight"]),
+           ("token_embd_norm.weight", w["blocks.0.ln0.weight"]),
+           ("token_embd_norm.bias", w["blocks.0.ln0.bias"])]
+    for l in range(n_layer):
+        h, b = f"blocks.{l}.", f"blk.{l}."
+        for x, y in (("ln1", "attn_norm"), ("ln2", "attn_norm_2"), ("att.ln_x", "time_mix_ln")):
+            out += [(b + y + ".weight", w[h + x + ".weight"]), (b + y + ".bias", w[h + x + ".bias"])]
+        out.append((b + "time_mix_lerp_fused.weight", w[h + "att.x_rwkvag"].reshape(6, 1, 1, C)))
+        for m in "wavg":
+            src = "a" if (m == "v" and l == 0) else m
+            if m != "g":
+                out.append((b + f"time_mix_{m}0.weight", w[h + f"att.{src}0"].reshape(C)))
+            out += [(b + f"time_mix_{m}1.weight", w[h + f"att.{src}1"]),
+                    (b + f"time_mix_{m}2.weight", w[h + f"att.{src}2"])]
+        for m in ("k_k", "k_a", "r_k"):
+            out.append((b + f"time_mix_{m}.weight", w[h + "att." + m].reshape(C)))
+        for m in ("receptance", "key", "value", "output"):
+            out.append((b + f"time_mix_{m}.weight", w[h + f"att.{m}.weight"]))
+        out += [(b + "channel_mix_lerp_k.weight", w[h + "ffn.x_k"]),
+                (b + "channel_mix_key.weight", w[h + "ffn.key.weight"]),
+                (b + "channel_mix_value.weight", w[h + "ffn.value.weight"])]
+    out += [("output_norm.weight", w["ln_out.weight"]), ("output_norm.bias", w["ln_out.bias"]),
+            ("output.weight", w["head.weight"])]
+    return kv, out
+
+
 def _refuse_existing(path, force):
     if os.path.exists(path) and not force:
         sys.exit(f"synth_checkpoint: error: {path} exists (pass --force to overwrite it)")
@@ -823,7 +931,17 @@ def main():
     r.add_argument("--layers", type=int, default=12)
     r.add_argument("--vocab", type=int, default=50277)
     r.add_argument("--fp16", action="store_true", help="store the matrices as FP16")
-    for p in (m, lf, g, qw, r):
+    r7 = sub.add_parser("rwkv7", help="RWKV-7, rwkv.cpp format and llama.cpp's GGUF (default RWKV-7 0.1B shapes)")
+    r7.add_argument("out_dir")
+    r7.add_argument("--embed", type=int, default=768)
+    r7.add_argument("--layers", type=int, default=12)
+    r7.add_argument("--head-size", type=int, default=64)
+    r7.add_argument("--ffn", type=int, default=0, help="0: 4 x --embed")
+    r7.add_argument("--ranks", default="64,64,32,128",
+                    help="low-rank sizes: decay, iclr (a), value residual, gate (RWKV-7 0.1B's)")
+    r7.add_argument("--vocab", type=int, default=65536)
+    r7.add_argument("--gguf", default="f32", help="comma-separated GGUF weight types to write too: f32,f16,bf16,q8_0")
+    for p in (m, lf, g, qw, r, r7):
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--force", action="store_true", help="overwrite existing outputs")
     a = ap.parse_args()
@@ -839,6 +957,22 @@ def main():
     for t in types:
         if t not in GGML_FILE_TYPE:
             ap.error(f"unknown GGUF type '{t}' (expected f32, f16, bf16 or q8_0)")
+    if a.kind == "rwkv7":
+        ranks = tuple(int(x) for x in a.ranks.split(","))
+        ffn = a.ffn or 4 * a.embed
+        if len(ranks) != 4 or a.embed % a.head_size:
+            ap.error("rwkv7: --ranks takes four sizes, --embed must be a multiple of --head-size")
+        outs = ["model.bin"] + [f"model-{t}.gguf" for t in types]
+        for o in outs:
+            _refuse_existing(os.path.join(a.out_dir, o), a.force)
+        os.makedirs(a.out_dir, exist_ok=True)
+        w = rwkv7_weights(rng, a.embed, a.layers, a.vocab, a.head_size, ffn, ranks)
+        write_rwkv_bin(os.path.join(a.out_dir, "model.bin"), a.vocab, a.embed, a.layers, w, False, version=101)
+        for t in types:
+            kv, tensors = rwkv7_gguf(w, a.embed, a.layers, a.vocab, a.head_size, ffn, ranks, t)
+            write_gguf(os.path.join(a.out_dir, f"model-{t}.gguf"), kv, tensors, t)
+        print(f"wrote {', '.join(outs)} in {a.out_dir}: {sum(x.size for _, x in w) / 1e6:.1f}M parameters")
+        return
     if a.kind == "mamba":
         dt_rank = a.dt_rank or -(-a.d_model // 16)
         cfg = {"architectures": ["MambaForCausalLM"], "model_type": "mamba",
