@@ -99,8 +99,19 @@ ssm_status_t ssm_model_open_options(const char *dir, const ssm_model_options_t *
                                   flags & SSM_MODEL_MAP_WEIGHTS ? ssm::rt::WeightLoad::Map
                                                                 : ssm::rt::WeightLoad::Copy,
                                   o.context_length);
-    if (!m)
-      return report(s);
+    if (!m) {
+      // ModelSpec::withContext's errors name the command-line flag (ssm-run
+      // and ssm-serve share them); a C caller set the field instead. Other
+      // messages keep theirs ("import it again with --context" is ssm-import's).
+      std::string msg = s.message();
+      const std::string flag = "--context ", tail = "give a smaller --context";
+      if (o.context_length != 0 && msg.rfind(flag, 0) == 0) {
+        msg.replace(0, flag.size(), "context_length ");
+        if (size_t at = msg.find(tail); at != std::string::npos)
+          msg.replace(at, tail.size(), "give a smaller context_length");
+      }
+      return report(Status(s.code(), msg));
+    }
     *out = new ssm_model{std::move(m)};
     return SSM_OK;
   });
