@@ -236,6 +236,7 @@ bool describeLfm2(const json &config, int64_t context, HybridDesc &out, std::str
     conv.name = "conv_block";
     attn.name = "attention_block";
     attn.takesPosition = true;
+    conv.batchedSequence = attn.batchedSequence = true;
     int64_t firstConv = -1, firstAttn = -1;
     for (int64_t l = c->numLayers - 1; l >= 0; --l)
       (c->attention[l] ? firstAttn : firstConv) = l;

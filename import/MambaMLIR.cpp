@@ -30,6 +30,7 @@ bool writeMambaModule(const MambaConfig &c, int64_t seqLen, LogitsRows rows, int
   st.tiedHead = c.tieWordEmbeddings;
   st.prefillForm = "the scan form";
   st.block = [&c](graph::BlockScope &s) { layers::mambaBlock(s, c); };
+  st.batchedSequence = true;
   return writeMambaStack(st, seqLen, rows, batch, mlir, error);
 }
 

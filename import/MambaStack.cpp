@@ -18,9 +18,13 @@ bool writeMambaStack(const MambaStack &st, int64_t seqLen, LogitsRows rows, int6
     if (s.name.rfind(state0, 0) == 0)
       block.states.push_back({s.name.substr(state0.size()), s.shape});
   block.body = st.block;
+  block.batchedSequence = st.batchedSequence;
   block.comment = [](const Form &f) {
     return "One block (RMSNorm, mixer, residual) on " +
            (f.batched() ? "one token of each of " + std::to_string(f.batch) + " streams"
+            : f.batchedSequence()
+                ? std::to_string(f.length) + " tokens of each of " + std::to_string(f.batch) +
+                      " streams"
                         : std::to_string(f.rows()) + (f.rows() == 1 ? " token" : " tokens")) +
            ", called once per layer.";
   };
@@ -47,7 +51,11 @@ bool writeMambaStack(const MambaStack &st, int64_t seqLen, LogitsRows rows, int6
         hn, s.param(st.tiedHead ? "backbone.embedding.weight" : "lm_head.weight"), "logits");
   };
   m.comment = [&st](const Form &f) {
-    return f.batched()
+    return f.batchedSequence()
+               ? "Prefill of " + std::to_string(f.batch) + " streams at once: tokens b * " +
+                     std::to_string(f.length) + " .. of stream b, row b of every state and of "
+                     "the logits (its last position's), each as @forward_sequence computes it."
+           : f.batched()
                ? "Decode of " + std::to_string(f.batch) +
                      " streams at once: token i and row i of every state (and of the logits) "
                      "are stream i's, each row as @forward_step computes it."

@@ -6,6 +6,7 @@
 #include "import/Mamba2Model.h"
 #include "import/MambaModel.h"
 #include "import/ConfigFields.h"
+#include "import/graph/ModelGraph.h"
 #include "runtime/Shape.h"
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,22 @@ bool stepBatchOf(const nlohmann::json &j, int64_t &batch, std::string &error) {
   if (!e.is_object() || !e.contains("batch") || !e["batch"].is_number_integer() ||
       e["batch"].get<int64_t>() < 1 || e["batch"].get<int64_t>() > kMaxStepBatch) {
     error = "model.json functions.step_batched must be {\"name\": ..., \"batch\": 1 to " +
+            std::to_string(kMaxStepBatch) + "}, got " + e.dump();
+    return false;
+  }
+  batch = e["batch"].get<int64_t>();
+  return true;
+}
+/// model.json's functions.sequence_batched.batch (0 when there is no entry).
+bool sequenceBatchOf(const nlohmann::json &j, int64_t &batch, std::string &error) {
+  batch = 0;
+  if (!j.contains("functions") || !j["functions"].is_object() ||
+      !j["functions"].contains("sequence_batched"))
+    return true;
+  const nlohmann::json &e = j["functions"]["sequence_batched"];
+  if (!e.is_object() || !e.contains("batch") || !e["batch"].is_number_integer() ||
+      e["batch"].get<int64_t>() < 1 || e["batch"].get<int64_t>() > kMaxStepBatch) {
+    error = "model.json functions.sequence_batched must be {\"name\": ..., \"batch\": 1 to " +
             std::to_string(kMaxStepBatch) + "}, got " + e.dump();
     return false;
   }
@@ -117,6 +134,10 @@ bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::strin
   int64_t batch = 0;
   if (!stepBatchOf(j, batch, error))
     return false;
+  int64_t prefillBatch = 0;
+  if (!sequenceBatchOf(j, prefillBatch, error))
+    return false;
+  graph::SequenceBatchScope prefillScope(prefillBatch);
   if (arch == "rwkv4" || arch == "rwkv5.1" || arch == "rwkv5.2" || arch == "rwkv6" ||
       arch == "rwkv7") {
     RwkvConfig config;

@@ -21,7 +21,17 @@
 //       <same states, each with a leading dim B>, <same weights>)
 //       -> (tensor<Bx<vocab>xf32> {ssm.name = "logits"}, <states, leading dim B>)
 //
-// whose row i is forward_step of token i on row i of each state. A model directory's model.mlir is exactly
+// whose row i is forward_step of token i on row i of each state. A model
+// whose model.json has functions.sequence_batched {"name", "batch": B}
+// (ssm-import --prefill-batch B; Mamba-1 and LFM2) also has
+//
+//   func.func @forward_sequence_batched(%tokens: tensor<(B*L)xi32> {ssm.name = "tokens"},
+//       [%position: tensor<Bxi32>], <same states, leading dim B>, <same weights>)
+//       -> (tensor<Bx<vocab>xf32> {ssm.name = "logits"}, <states, leading dim B>)
+//
+// whose stream b (tokens b*L .. b*L + L - 1, row b of each state and of the
+// logits, the last position's) is forward_sequence (LogitsRows::Last) of
+// those tokens on row b of each state. A model directory's model.mlir is exactly
 // buildModelMLIR(model.json, --seq-len, --all-logits ? All : Last). No MLIR
 // link.
 #ifndef SSM_IMPORT_MODELBUILDER_H
@@ -45,7 +55,9 @@ constexpr int64_t kMaxStepBatch = 1024;
 /// Dispatches on model.json's "architecture" ("rwkv4", "rwkv5.1", "rwkv5.2",
 /// "rwkv6", "rwkv7", "mamba1", "mamba2"). A model.json with
 /// functions.step_batched (any architecture) also gets @forward_step_batched
-/// for its batch. Returns false with `error` set for bad JSON, an unknown
+/// for its batch, and one with functions.sequence_batched
+/// @forward_sequence_batched for its batch and seqLen (refused, naming the
+/// layers, for architectures whose blocks do not write it). Returns false with `error` set for bad JSON, an unknown
 /// architecture, seqLen < 1, or a step_batched entry that is malformed.
 bool buildModelMLIR(const std::string &modelJsonText, int64_t seqLen, std::string &mlir,
                     std::string &error, LogitsRows rows = LogitsRows::Last);

@@ -1,6 +1,7 @@
 // Models and streams: compiled functions checked and bound to the weights once, states carried per stream.
 #include "runtime/Model.h"
 
+#include "runtime/BatchedPrefill.h"
 #include "runtime/BatchedStep.h"
 #include "runtime/CpuFeatures.h"
 #include "runtime/Manifest.h"
@@ -102,18 +103,26 @@ Status Model::addModule(const std::string &moduleDir) {
     bool missing = !std::filesystem::exists(moduleDir + "/manifest.json", ec);
     return {missing ? Code::NotFound : Code::InvalidFile, error};
   }
-  size_t before = entries_.size(), batchedBefore = batchedEntries_.size();
+  size_t before = entries_.size(), batchedBefore = batchedEntries_.size(),
+         seqBatchedBefore = batchedSequenceEntries_.size();
   bool any = false;
   for (const FunctionInfo &fn : module->functions()) {
     bool isSeq = fn.name == spec_.sequenceFunction, isStep = fn.name == spec_.stepFunction;
     bool isBatched = !spec_.batchedStepFunction.empty() && fn.name == spec_.batchedStepFunction;
-    if (!isSeq && !isStep && !isBatched)
+    bool isSeqBatched =
+        !spec_.batchedSequenceFunction.empty() && fn.name == spec_.batchedSequenceFunction;
+    if (!isSeq && !isStep && !isBatched && !isSeqBatched)
       continue;
-    any = true;
-    if (Status s = addFunction(*module, fn, isStep, isBatched ? spec_.stepBatch : 0);
+    any = any || !isSeqBatched;
+    if (Status s = addFunction(*module, fn, isStep,
+                               isBatched      ? spec_.stepBatch
+                               : isSeqBatched ? spec_.prefillBatch
+                                              : 0,
+                               isSeqBatched);
         !s) {
       entries_.resize(before);
       batchedEntries_.resize(batchedBefore);
+      batchedSequenceEntries_.resize(seqBatchedBefore);
       return s;
     }
   }
@@ -143,23 +152,26 @@ int64_t cacheCapacityOf(const std::vector<int64_t> &shape, const StateSpec &st, 
 } // namespace
 
 Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool step,
-                          int64_t batch) {
+                          int64_t batch, bool sequenceBatched) {
   auto e = std::make_unique<Entry>();
   e->module = &module;
   e->fn = &fn;
   e->step = step;
   e->batch = batch;
-  // The batched step function holds each state `rows` times (a leading batch dim).
+  e->sequenceBatched = sequenceBatched;
+  // The batched functions hold each state `rows` times (a leading batch dim).
   const int64_t rows = batch > 0 ? batch : 1;
   std::string where = "@" + fn.name;
   if (batch > 0)
     for (const TensorInfo &a : fn.arguments)
       if (a.state.empty() && a.param.empty() && a.name == "tokens" && a.shape.size() == 1 &&
-          a.shape[0] != batch)
-        return {Code::Mismatch, where + " (the batched step function) takes " +
+          (sequenceBatched ? a.shape[0] % batch != 0 : a.shape[0] != batch))
+        return {Code::Mismatch, where + " (the batched " +
+                                    (sequenceBatched ? "sequence" : "step") + " function) takes " +
                                     std::to_string(a.shape[0]) + " tokens, but " + spec_.dir +
-                                    "/model.json says functions.step_batched.batch = " +
-                                    std::to_string(batch)};
+                                    "/model.json says functions." +
+                                    (sequenceBatched ? "sequence_batched" : "step_batched") +
+                                    ".batch = " + std::to_string(batch)};
   for (size_t i = 0; i < fn.arguments.size(); ++i) {
     const TensorInfo &a = fn.arguments[i];
     e->argumentState.push_back(-1);
@@ -250,6 +262,8 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
   }
   if (e->tokensArgument < 0)
     return {Code::Mismatch, where + " has no tokens argument"};
+  if (sequenceBatched)
+    e->length /= batch; // tokens per stream
   for (size_t i = 0; i < fn.results.size(); ++i) {
     const TensorInfo &r = fn.results[i];
     e->resultState.push_back(-1);
@@ -274,11 +288,19 @@ Status Model::addFunction(CompiledModule &module, const FunctionInfo &fn, bool s
   if (vocab_ == 0)
     vocab_ = vocab;
   if (vocab != vocab_ || numel <= 0 || numel % vocab_ != 0 ||
-      (numel / vocab_ != e->length && (numel / vocab_ != 1 || batch > 0)))
+      (sequenceBatched ? numel / vocab_ != batch
+                       : numel / vocab_ != e->length && (numel / vocab_ != 1 || batch > 0)))
     return {Code::Mismatch, where + " returns logits of shape " + shapeString(ls) + " for " +
                                 std::to_string(e->length) + " tokens and a vocabulary of " +
                                 std::to_string(vocab_)};
   e->logitsRows = numel / vocab_;
+  if (sequenceBatched) {
+    for (const auto &o : batchedSequenceEntries_)
+      if (o->length == e->length)
+        return Status::ok(); // the same length in two modules: the first serves
+    batchedSequenceEntries_.push_back(std::move(e));
+    return Status::ok();
+  }
   if (batch > 0) {
     batchedEntries_.push_back(std::move(e));
     return Status::ok();

@@ -129,6 +129,33 @@ public:
   Status stepTogether(Stream *const *streams, size_t n, const int32_t *tokens,
                       size_t *failed = nullptr);
 
+  /// Streams per call of the compiled batched sequence function (model.json
+  /// functions.sequence_batched), or 0 when no module has it.
+  int64_t prefillBatch() const;
+  /// Token counts (per stream) of the compiled batched sequence functions, ascending.
+  std::vector<int64_t> batchedSequenceLengths() const;
+  /// Prefills streams[i] (n >= 1 distinct streams of this model, none in use
+  /// by another thread) with counts[i] >= 1 tokens from tokens[i], each
+  /// ending where streams[i]->prefill(tokens[i], counts[i]) leaves it (the
+  /// same split into compiled calls: the longest compiled length that fits
+  /// what is left, then steps), up to the kernels' rounding. Calls of a
+  /// length that has a batched sequence function (functions.sequence_batched,
+  /// B streams per call: each weight read once per B streams) go together
+  /// in calls of up to B streams: the k-th call of length L of every stream
+  /// at once (streams whose prompts differ in length share the calls of the
+  /// lengths they have in common; a stream with fewer is not padded, only
+  /// a partial call's unused rows are, with the init state and token 0, and
+  /// dropped). A single stream left over in a call, a call that would pass
+  /// the capacity the batched function was compiled for, and calls of other
+  /// lengths run alone; the one-token remainders go through stepTogether
+  /// when the model has a batched step. Errors: as Stream::prefill's, checked for every stream
+  /// before anything runs (InvalidArgument, ContextFull; nothing run,
+  /// `failed` the stream's index), or a kernel error (KernelFailed: the
+  /// streams' states are then undefined, as after a failed prefill; `failed`
+  /// the first stream of the failing call).
+  Status prefillTogether(Stream *const *streams, size_t n, const int32_t *const *tokens,
+                         const size_t *counts, size_t *failed = nullptr);
+
 private:
   friend class Stream;
   Model() = default;
@@ -137,8 +164,9 @@ private:
     CompiledModule *module = nullptr;
     const FunctionInfo *fn = nullptr;
     bool step = false;
-    int64_t batch = 0;        // the batched step function: streams per call (= length)
-    int64_t length = 0;       // tokens per call
+    int64_t batch = 0;        // the batched functions: streams per call
+    bool sequenceBatched = false; // the batched sequence function (batch streams of `length`)
+    int64_t length = 0;       // tokens per call (per stream in the batched sequence)
     int tokensArgument = -1;
     /// The argument named "position" (int32, one per stream): the stream's
     /// position before the call's first token; -1 when not taken.
@@ -154,11 +182,19 @@ private:
     int64_t cacheCapacity = 0;
     std::vector<const HostTensor *> weightArguments; // per argument, null if not a weight
   };
-  Status addFunction(CompiledModule &module, const FunctionInfo &fn, bool step, int64_t batch);
+  Status addFunction(CompiledModule &module, const FunctionInfo &fn, bool step, int64_t batch,
+                     bool sequenceBatched = false);
   /// Batch buffers of the batched step function bound to it (runtime/BatchedStep.h).
   struct BatchSlot;
   std::unique_ptr<BatchSlot> takeBatchSlot(const Entry &e, Status &status);
   void returnBatchSlot(std::unique_ptr<BatchSlot> slot);
+  /// Buffers of a batched sequence function bound to it (runtime/BatchedPrefill.cpp).
+  struct PrefillSlot;
+  std::unique_ptr<PrefillSlot> takePrefillSlot(const Entry &e, Status &status);
+  void returnPrefillSlot(std::unique_ptr<PrefillSlot> slot);
+  /// One call of `e` (a batched sequence function) on k <= e.batch streams.
+  Status runPrefillCall(const Entry &e, Stream *const *streams, const int32_t *const *tokens,
+                        size_t k);
 
   ModelSpec spec_;
   std::unique_ptr<WeightFile> weights_;
@@ -168,6 +204,9 @@ private:
   std::vector<std::unique_ptr<Entry>> batchedEntries_; // the batched step functions
   std::mutex batchSlotsMutex_;
   std::vector<std::unique_ptr<BatchSlot>> batchSlots_; // idle, bound to batchedEntries_[0]
+  std::vector<std::unique_ptr<Entry>> batchedSequenceEntries_; // one per compiled length
+  std::mutex prefillSlotsMutex_;
+  std::vector<std::unique_ptr<PrefillSlot>> prefillSlots_; // idle, each bound to its entry
   std::map<std::string, HostTensor> weightViews_; // bound once, shared by all streams
   int64_t vocab_ = 0;
   int threads_ = 0;

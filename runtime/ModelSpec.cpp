@@ -165,17 +165,29 @@ Status parse(const std::string &path, ModelSpec &spec) {
       return {Code::InvalidFile, path + ": functions.sequence and functions.step both name @" +
                                      spec.stepFunction + " (the scan form and the step form are "
                                      "two functions)"};
-    if (model["functions"].contains("step_batched")) {
-      const auto &b = model["functions"]["step_batched"];
+    for (const char *key : {"step_batched", "sequence_batched"}) {
+      if (!model["functions"].contains(key))
+        continue;
+      const auto &b = model["functions"][key];
       if (!b.is_object() || !b.contains("name") || !b["name"].is_string() ||
           b["name"].get<std::string>().empty() || !b.contains("batch") ||
           !integerIn(b["batch"], 1024) || b["batch"].get<int64_t>() < 1)
-        return {Code::InvalidFile, path + ": functions.step_batched must be {\"name\": a function "
-                                          "name, \"batch\": an integer from 1 to 1024}, got " +
+        return {Code::InvalidFile, path + ": functions." + key +
+                                       " must be {\"name\": a function "
+                                       "name, \"batch\": an integer from 1 to 1024}, got " +
                                        b.dump()};
-      spec.batchedStepFunction = b["name"].get<std::string>();
-      spec.stepBatch = b["batch"].get<int64_t>();
+      const bool step = std::string(key) == "step_batched";
+      (step ? spec.batchedStepFunction : spec.batchedSequenceFunction) =
+          b["name"].get<std::string>();
+      (step ? spec.stepBatch : spec.prefillBatch) = b["batch"].get<int64_t>();
     }
+    if (!spec.batchedSequenceFunction.empty() &&
+        (spec.batchedSequenceFunction == spec.sequenceFunction ||
+         spec.batchedSequenceFunction == spec.stepFunction ||
+         spec.batchedSequenceFunction == spec.batchedStepFunction))
+      return {Code::InvalidFile, path + ": functions.sequence_batched names @" +
+                                     spec.batchedSequenceFunction +
+                                     ", which another entry of functions names"};
   }
   std::string id = spec.architecture + '\0' + config.dump() + '\0';
   uint64_t h = fnv1a(id.data(), id.size());

@@ -8,6 +8,10 @@
 //                   optionally "step_batched": {"name": name, "batch": B}, a step
 //                   function of B streams at once (tokens (B), each state with a
 //                   leading dim B, logits (B, vocab); ssm-import --batch B)
+//                   and "sequence_batched": {"name": name, "batch": B}, a sequence
+//                   function of B streams at once (tokens (B*L), stream-major, each
+//                   state with a leading dim B, each stream's last logits (B,
+//                   vocab); ssm-import --prefill-batch B)
 //   "states"        [{"name", "shape", "init", "kind", "axis"}]: each stream
 //                   starts with every element of state `name` at `init`
 //                   (default 0). "kind" is "fixed" (default: a conv, SSM or
@@ -54,6 +58,9 @@ struct ModelSpec {
   /// functions.step_batched: its name and batch size (empty and 0 when absent).
   std::string batchedStepFunction;
   int64_t stepBatch = 0;
+  /// functions.sequence_batched: its name and batch size (empty and 0 when absent).
+  std::string batchedSequenceFunction;
+  int64_t prefillBatch = 0;
   std::vector<StateSpec> states; // model.json order
   /// Identifies what a saved state belongs to: FNV-1a 64 of the
   /// architecture, the config and each state's name and shape, as
@@ -67,7 +74,8 @@ struct ModelSpec {
   /// Reads <dir>/model.json. Errors (InvalidFile, NotFound) name the file and
   /// the field: not an ssm-opt model, a malformed state entry, a shape that is
   /// negative or over 2^28 values, a field of the wrong JSON type, a
-  /// functions.step_batched that is not {"name": string, "batch": 1 to 1024}.
+  /// functions.step_batched or functions.sequence_batched that is not
+  /// {"name": string, "batch": 1 to 1024}.
   static Status load(const std::string &dir, ModelSpec &out);
 
   /// The largest capacity withContext() takes: a model.json's

@@ -27,6 +27,12 @@ void Metrics::countBatch(size_t n) {
   batchSum_ += n;
 }
 
+void Metrics::countPrefillBatch(size_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++prefillBatches_;
+  prefillBatchedPieces_ += n;
+}
+
 void Metrics::observeFirstToken(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   size_t b = 0;
@@ -78,6 +84,11 @@ std::string Metrics::text(const PromptCache::Stats &c) const {
   o << "ssm_decode_batch_size_bucket{le=\"+Inf\"} " << cum << "\n";
   o << "ssm_decode_batch_size_sum " << batchSum_ << "\nssm_decode_batch_size_count " << batchCount_
     << "\n";
+  head("ssm_prefill_batches_total", "counter",
+       "Rounds of prefill pieces of several prompts run together (batched sequence function).");
+  o << "ssm_prefill_batches_total " << prefillBatches_ << "\n";
+  head("ssm_prefill_batched_pieces_total", "counter", "Prompt pieces prefilled in those rounds.");
+  o << "ssm_prefill_batched_pieces_total " << prefillBatchedPieces_ << "\n";
   head("ssm_time_to_first_token_seconds", "histogram",
        "From a request's arrival to its first token (queue and prefill).");
   cum = 0;

@@ -21,6 +21,8 @@ public:
   void countTokens(int64_t prompt, int64_t completion, int64_t prefilled);
   /// One decode step of `n` streams together.
   void countBatch(size_t n);
+  /// One round of prefill pieces of `n` prompts run together (Model::prefillTogether).
+  void countPrefillBatch(size_t n);
   void countFinish(const std::string &reason);
   /// A request's time from its arrival to its first token (queue, prefill).
   void observeFirstToken(double seconds);
@@ -44,6 +46,7 @@ private:
   uint64_t promptTokens_ = 0, completionTokens_ = 0, prefilledTokens_ = 0;
   std::array<uint64_t, kBatchBuckets.size() + 1> batchBuckets_{}; // cumulative at export
   uint64_t batchCount_ = 0, batchSum_ = 0;
+  uint64_t prefillBatches_ = 0, prefillBatchedPieces_ = 0;
   std::array<uint64_t, kTtftBuckets.size() + 1> ttftBuckets_{};
   uint64_t ttftCount_ = 0;
   double ttftSum_ = 0;

@@ -134,16 +134,73 @@ void Scheduler::admit(Slot &slot, std::shared_ptr<Job> job) {
   ++metrics_.activeSlots;
 }
 
+size_t Scheduler::pieceEnd(const Slot &slot) const {
+  const size_t blk = static_cast<size_t>(block_);
+  return std::min(slot.job->prompt.size(), (slot.position / blk + 1) * blk);
+}
+
 void Scheduler::prefillPiece(Slot &slot) {
   const std::vector<int32_t> &prompt = slot.job->prompt;
-  const size_t n = prompt.size();
-  const size_t blk = static_cast<size_t>(block_);
-  const size_t end = std::min(n, (slot.position / blk + 1) * blk);
-  rt::Stream &stream = *slot.stream;
-  if (rt::Status st = stream.prefill(prompt.data() + slot.position, end - slot.position); !st) {
+  const size_t end = pieceEnd(slot);
+  if (rt::Status st = slot.stream->prefill(prompt.data() + slot.position, end - slot.position);
+      !st) {
     finish(slot, "error", ApiError{500, "prefill failed: " + st.message(), "server_error", "", ""});
     return;
   }
+  piecePrefilled(slot, end);
+}
+
+void Scheduler::prefillPieces() {
+  std::vector<Slot *> reading;
+  for (auto &s : slots_)
+    if (s->phase == Slot::Phase::Prefill)
+      reading.push_back(s.get());
+  if (reading.size() >= 2 && model_.prefillBatch() > 0) {
+    // Every reading slot's next piece at once: the model runs the calls of
+    // equal length of all of them together (Model::prefillTogether), each
+    // weight read once per batch of prompts instead of once per prompt.
+    std::vector<rt::Stream *> streams;
+    std::vector<const int32_t *> tokens;
+    std::vector<size_t> counts, ends;
+    for (Slot *s : reading) {
+      ends.push_back(pieceEnd(*s));
+      streams.push_back(s->stream.get());
+      tokens.push_back(s->job->prompt.data() + s->position);
+      counts.push_back(ends.back() - s->position);
+    }
+    size_t failed = 0;
+    rt::Status st = model_.prefillTogether(streams.data(), streams.size(), tokens.data(),
+                                           counts.data(), &failed);
+    if (st) {
+      metrics_.countPrefillBatch(reading.size());
+      for (size_t i = 0; i < reading.size(); ++i)
+        piecePrefilled(*reading[i], ends[i]);
+      return;
+    }
+    if (st.code() != rt::Code::KernelFailed) {
+      // Refused before anything ran: that slot ends, the others read their
+      // pieces alone.
+      failed = std::min(failed, reading.size() - 1);
+      finish(*reading[failed], "error",
+             ApiError{500, "prefill failed: " + st.message(), "server_error", "", ""});
+      reading.erase(reading.begin() + static_cast<std::ptrdiff_t>(failed));
+    } else {
+      // The streams' states are undefined after a failed kernel.
+      for (Slot *s : reading)
+        finish(*s, "error",
+               ApiError{500, "prefill failed: " + st.message(), "server_error", "", ""});
+      return;
+    }
+  }
+  for (Slot *s : reading)
+    prefillPiece(*s);
+}
+
+void Scheduler::piecePrefilled(Slot &slot, size_t end) {
+  const std::vector<int32_t> &prompt = slot.job->prompt;
+  const size_t n = prompt.size();
+  const size_t blk = static_cast<size_t>(block_);
+  rt::Stream &stream = *slot.stream;
   slot.position = end;
   if (std::binary_search(slot.snapshotAt.begin(), slot.snapshotAt.end(), end) ||
       (end == n && cache_.enabled() && !cache_.contains(prompt.data(), n))) {
@@ -318,10 +375,9 @@ void Scheduler::loop() {
     for (auto &s : slots_)
       if (s->phase != Slot::Phase::Idle && s->job->cancelled)
         finish(*s, "cancelled");
-    // One prefill piece per slot still reading its prompt.
-    for (auto &s : slots_)
-      if (s->phase == Slot::Phase::Prefill)
-        prefillPiece(*s);
+    // One prefill piece per slot still reading its prompt (together, when
+    // the model has a batched sequence function).
+    prefillPieces();
     // A token for every decoding slot, then one step of those that go on.
     std::vector<Slot *> stepping;
     for (auto &s : slots_)

@@ -4,7 +4,14 @@
 // requests join (from a bounded queue, first come first served) and leave
 // (finished, cancelled); each loop it
 //  1. runs one prefill piece of every slot still reading its prompt, so a
-//     long prompt does not stall the others' decoding;
+//     long prompt does not stall the others' decoding; with a batched
+//     sequence function (ssm-import --prefill-batch B) the pieces go through
+//     Model::prefillTogether: the calls of equal length of all the pieces
+//     run B prompts per call (each weight read once per call). Prompts of
+//     different lengths are not padded: their pieces share the calls of the
+//     lengths they have in common (a piece of a whole block is the same
+//     calls for every prompt; the last pieces differ in their short calls,
+//     which group by length or run alone);
 //  2. chooses the next token of every decoding slot from its logits, hands
 //     it out (text released as it becomes final, rt::TokenTextStream: never
 //     half a UTF-8 character, never a possible start of a stop string),
@@ -79,7 +86,16 @@ private:
   struct Slot;
   void loop();
   void admit(Slot &slot, std::shared_ptr<Job> job);
+  /// Where slot's next prefill piece ends (the next block boundary, or the prompt's end).
+  size_t pieceEnd(const Slot &slot) const;
+  /// Runs slot's next piece alone (Stream::prefill).
   void prefillPiece(Slot &slot);
+  /// Runs the next piece of every slot reading its prompt: together through
+  /// Model::prefillTogether when the model has a batched sequence function
+  /// and two or more read, else each alone.
+  void prefillPieces();
+  /// After slot's piece up to `end`: the cache snapshot, the decode phase.
+  void piecePrefilled(Slot &slot, size_t end);
   /// Chooses and hands out slot's next token; false when the slot finished.
   bool emitToken(Slot &slot);
   void finish(Slot &slot, const std::string &reason, std::optional<ApiError> error = {});

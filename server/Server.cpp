@@ -199,6 +199,9 @@ std::string Server::describe() const {
     << "; chat " << (chat_.available ? chat_.name : "off") << "; "
     << (model_->stepBatch() > 0 ? "batched step of " + std::to_string(model_->stepBatch())
                                 : std::string("per-stream steps"))
+    << (model_->prefillBatch() > 0
+            ? "; batched prefill of " + std::to_string(model_->prefillBatch()) + " prompts"
+            : std::string())
     << "; prefill calls of";
   std::vector<int64_t> lengths = model_->sequenceLengths();
   std::sort(lengths.rbegin(), lengths.rend());

@@ -15,6 +15,8 @@ std::string Form::name() const {
     return "step";
   case Kind::BatchedStep:
     return "step_batched";
+  case Kind::BatchedSequence:
+    return "sequence_batched";
   }
   return "sequence";
 }
@@ -27,6 +29,15 @@ std::string ssaHint(const std::string &name) {
                : '_';
   return out;
 }
+
+namespace {
+thread_local int64_t gSequenceBatch = 0;
+} // namespace
+
+SequenceBatchScope::SequenceBatchScope(int64_t batch) : saved_(gSequenceBatch) {
+  gSequenceBatch = batch;
+}
+SequenceBatchScope::~SequenceBatchScope() { gSequenceBatch = saved_; }
 
 std::vector<TensorDecl> modelStates(const ModelDecl &model) {
   std::vector<TensorDecl> out;
@@ -126,7 +137,7 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
   bool position = false;
   for (const LayerDecl &l : m.layers)
     position = position || l.kind->takesPosition;
-  TValue pos{"%position", {form.batched() ? form.batch : 1}, "i32"};
+  TValue pos{"%position", {form.streams()}, "i32"};
   if (position) {
     e.reserve(pos.name);
     sig += ",\n    " + pos.name + ": " + tensorType(pos.shape, "i32") + " {ssm.name = \"position\"}";
@@ -145,8 +156,11 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
     sig += ",\n    " + v.name + ": " + tensorType(v.shape) + " {ssm.param = \"" + p.name + "\"}";
   }
   // The sequence form returns the last position's logits or every
-  // position's; the step forms one row per token (per stream).
-  const int64_t logitRows = form.sequence() && rows == LogitsRows::Last ? 1 : L;
+  // position's; the step forms one row per token (per stream); the batched
+  // sequence each stream's last position's.
+  const int64_t logitRows = form.batchedSequence()                     ? form.batch
+                            : form.sequence() && rows == LogitsRows::Last ? 1
+                                                                          : L;
   sig += ")\n    -> (" + tensorType({logitRows, m.vocab}) + " {ssm.name = \"logits\"}";
   for (const TensorDecl &s : stateList)
     sig += ",\n        " + tensorType(form.stateShape(s.shape)) + " {ssm.state = \"" + s.name +
@@ -191,7 +205,13 @@ void SkeletonWriter::function(const Form &form, LogitsRows rows) {
       ++i;
     }
   }
-  if (logitRows < L) {
+  if (form.batchedSequence() && form.length > 1) {
+    e.line("// Only each stream's last position's logits: those hidden states alone go on.");
+    const int64_t B = form.batch, T = form.length;
+    TValue h3 = e.expand(h, {{0, 1}, {2}}, {B, T, m.width}, "h_streams");
+    TValue last = e.slice(h3, {0, T - 1, 0}, {B, 1, m.width}, {B, 1, m.width}, "h_last3");
+    h = e.collapse(last, {{0}, {1, 2}}, {B, m.width}, "h_last");
+  } else if (logitRows < L && !form.batchedSequence()) {
     e.line("// Only the last position's logits: its hidden state alone goes on.");
     h = e.slice(h, {L - 1, 0}, {1, m.width}, {1, m.width}, "h_last");
   }
@@ -209,7 +229,7 @@ void SkeletonWriter::block(const BlockKind &kind, const LayerDecl &first, const 
   std::vector<TValue> args{scope.h};
   std::vector<Shape> resultShapes{scope.h.shape};
   if (kind.takesPosition) {
-    scope.position = TValue{e.fresh("position"), {form.batched() ? form.batch : 1}, "i32"};
+    scope.position = TValue{e.fresh("position"), {form.streams()}, "i32"};
     args.push_back(scope.position);
   }
   for (const TensorDecl &c : kind.carriesIn) {
@@ -302,6 +322,20 @@ bool writeModule(const ModelDecl &model, int64_t seqLen, LogitsRows rows, int64_
       {Form{Form::Kind::Step, 1, 0}, LogitsRows::Last}};
   if (batch > 0)
     forms.push_back({Form{Form::Kind::BatchedStep, 1, batch}, LogitsRows::All});
+  if (gSequenceBatch > 0) {
+    if (gSequenceBatch > kMaxStepBatch) {
+      error = "prefill batch " + std::to_string(gSequenceBatch) + " is out of range (1 to " +
+              std::to_string(kMaxStepBatch) + ")";
+      return false;
+    }
+    for (const auto &[kind, layer] : kinds)
+      if (!kind->batchedSequence) {
+        error = "the batched sequence function (--prefill-batch) is not written for the '" +
+                kind->name + "' layers of this architecture (mamba1 and lfm2 have it)";
+        return false;
+      }
+    forms.push_back({Form{Form::Kind::BatchedSequence, seqLen, gSequenceBatch}, LogitsRows::Last});
+  }
   try {
     bool firstFunction = true;
     for (const auto &[form, r] : forms) {

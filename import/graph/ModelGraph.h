@@ -10,6 +10,13 @@
 //   @forward_step          (tokens (1), states..., weights...) -> (logits (1, vocab), states...)
 //   @forward_step_batched  (tokens (B), states with a leading dim B, weights...)
 //                                                            -> (logits (B, vocab), states...)
+//   @forward_sequence_batched (tokens (B*L): stream b's L tokens at rows b*L.., states with a
+//                              leading dim B, weights...) -> (logits (B, vocab): each
+//                              stream's last position, states...)
+//
+// (the last one only while a SequenceBatchScope asks for it: model.json
+// functions.sequence_batched, ssm-import --prefill-batch B; every block kind
+// of the model must declare batchedSequence)
 //
 // (after the tokens, `%position: tensor<Sxi32> {ssm.name = "position"}`,
 // S streams, when a block kind takes it) and, per form, one private
@@ -18,7 +25,8 @@
 //   @<kind>_<form>(h (rows, width), [position (S)], carries in..., the layer's states...,
 //                  the layer's weights...) -> (h, the layer's new states..., carries out...)
 //
-// called once per layer of that kind (<form>: sequence, step, step_batched).
+// called once per layer of that kind (<form>: sequence, step, step_batched,
+// sequence_batched).
 // States are the ssm.state arguments and results, in layer order and in
 // each kind's state order: model.json's "states" order. A carry is a value
 // one layer hands to later ones besides the residual stream (RWKV-7's
@@ -46,20 +54,35 @@ using Shape = std::vector<int64_t>;
 
 /// Which of the three public functions (and its blocks) is being written.
 struct Form {
-  enum class Kind { Sequence, Step, BatchedStep };
+  enum class Kind { Sequence, Step, BatchedStep, BatchedSequence };
   Kind kind = Kind::Sequence;
-  int64_t length = 1; // tokens per call: the sequence length, 1 when stepping
-  int64_t batch = 0;  // streams of the batched step, 0 otherwise
+  int64_t length = 1; // tokens per call (per stream): the sequence length, 1 when stepping
+  int64_t batch = 0;  // streams of the batched forms, 0 otherwise
 
-  /// Rows of the residual stream: `length` tokens, or one token of each of `batch` streams.
-  int64_t rows() const { return kind == Kind::BatchedStep ? batch : length; }
+  /// Rows of the residual stream: `length` tokens, one token of each of
+  /// `batch` streams, or (the batched sequence) `length` tokens of each of
+  /// `batch` streams, stream-major (row b * length + t is stream b's token t).
+  int64_t rows() const {
+    return kind == Kind::BatchedStep       ? batch
+           : kind == Kind::BatchedSequence ? batch * length
+                                           : length;
+  }
   bool sequence() const { return kind == Kind::Sequence; }
   bool step() const { return kind == Kind::Step; }
+  /// The batched step (one token per stream).
   bool batched() const { return kind == Kind::BatchedStep; }
-  /// "sequence", "step", "step_batched": the suffix of the functions' names.
+  /// The batched sequence (`length` tokens per stream).
+  bool batchedSequence() const { return kind == Kind::BatchedSequence; }
+  /// Streams per call: `batch` in the batched forms, 1 otherwise.
+  int64_t streams() const { return hasBatchDim() ? batch : 1; }
+  /// The states carry a leading dim of `batch` streams.
+  bool hasBatchDim() const { return batched() || batchedSequence(); }
+  /// Tokens per stream and call: `length` in the sequence forms, 1 stepping.
+  int64_t tokensPerStream() const { return batched() ? 1 : length; }
+  /// "sequence", "step", "step_batched", "sequence_batched": the suffix of the functions' names.
   std::string name() const;
   /// A state's shape in this form: `shape`, with a leading dim `batch` when batched.
-  Shape stateShape(const Shape &shape) const { return withBatch(batched() ? batch : 0, shape); }
+  Shape stateShape(const Shape &shape) const { return withBatch(hasBatchDim() ? batch : 0, shape); }
 };
 
 /// A weight or a state: its name (full, or a suffix after a layer's prefix) and shape.
@@ -103,6 +126,10 @@ struct BlockKind {
   /// runtime fills (runtime/Model.h), and pass it to this kind's blocks
   /// after h.
   bool takesPosition = false;
+  /// The body writes the batched sequence form (Form::batchedSequence:
+  /// rows stream-major, states with a leading dim of streams); a model with a
+  /// kind that does not is refused a SequenceBatchScope by name.
+  bool batchedSequence = false;
   /// Writes the layer: reads scope.h, params, states, carries; sets scope.h,
   /// appends every new state, sets every carry out.
   std::function<void(BlockScope &)> body;
@@ -152,6 +179,20 @@ std::vector<TensorDecl> modelStates(const ModelDecl &model);
 /// unset (a bug of the architecture's description, reported, not thrown).
 bool writeModule(const ModelDecl &model, int64_t seqLen, LogitsRows rows, int64_t batch,
                  std::string &mlir, std::string &error);
+
+/// While alive, writeModule on this thread also writes
+/// @forward_sequence_batched for `batch` streams of `seqLen` tokens (0: not);
+/// buildModelMLIR holds one for model.json's functions.sequence_batched.
+class SequenceBatchScope {
+public:
+  explicit SequenceBatchScope(int64_t batch);
+  ~SequenceBatchScope();
+  SequenceBatchScope(const SequenceBatchScope &) = delete;
+  SequenceBatchScope &operator=(const SequenceBatchScope &) = delete;
+
+private:
+  int64_t saved_;
+};
 
 /// [A-Za-z0-9] kept (lower-cased), anything else '_': an SSA name hint from a tensor name.
 std::string ssaHint(const std::string &name);

@@ -84,8 +84,9 @@ std::vector<graph::TensorDecl> attentionStates(const AttentionConfig &c) {
 TValue attention(BlockScope &s, const AttentionConfig &c, const TValue &x) {
   MlirEmitter &e = s.e;
   const int64_t rows = x.shape[0], H = c.heads, G = c.kvHeads, D = c.headDim, Dv = c.valueDim;
-  // The op's (streams, tokens): (1, rows) for a sequence or a step, (rows, 1) batched.
-  const int64_t nb = s.form.batched() ? rows : 1, len = s.form.batched() ? 1 : rows;
+  // The op's (streams, tokens): (1, rows) for a sequence or a step, (rows, 1)
+  // batched, (streams, T) in the batched sequence (rows stream-major).
+  const int64_t nb = s.form.streams(), len = rows / nb;
   e.line("// Attention: q, k, v projections (" + std::to_string(H) + " query heads, " +
          std::to_string(G) + " KV heads of " + std::to_string(D) + ").");
   TValue q, gate;
@@ -123,8 +124,8 @@ TValue attention(BlockScope &s, const AttentionConfig &c, const TValue &x) {
     }
   }
   const TValue &kc = s.state("k_cache"), &vc = s.state("v_cache");
-  TValue kc4 = s.form.batched() ? kc : e.expand(kc, {{0, 1}, {2}, {3}}, {1, c.capacity, G, D}, "k_cache4");
-  TValue vc4 = s.form.batched() ? vc : e.expand(vc, {{0, 1}, {2}, {3}}, {1, c.capacity, G, Dv}, "v_cache4");
+  TValue kc4 = s.form.hasBatchDim() ? kc : e.expand(kc, {{0, 1}, {2}, {3}}, {1, c.capacity, G, D}, "k_cache4");
+  TValue vc4 = s.form.hasBatchDim() ? vc : e.expand(vc, {{0, 1}, {2}, {3}}, {1, c.capacity, G, Dv}, "v_cache4");
   TValue o{e.fresh("attn"), {nb, len, H, Dv}}, kn{e.fresh("k_cache_new"), kc4.shape},
       vn{e.fresh("v_cache_new"), vc4.shape};
   std::string attrs = "{scale = " + f64(c.scale);
@@ -137,7 +138,7 @@ TValue attention(BlockScope &s, const AttentionConfig &c, const TValue &x) {
          tensorType(v4.shape) + ", " + tensorType(kc4.shape) + ", " + tensorType(vc4.shape) +
          ", " + posType + ") -> (" + tensorType(o.shape) + ", " + tensorType(kn.shape) + ", " +
          tensorType(vn.shape) + ")");
-  if (s.form.batched()) {
+  if (s.form.hasBatchDim()) {
     s.newStates.push_back(kn);
     s.newStates.push_back(vn);
   } else {

@@ -112,14 +112,22 @@ TValue transpose(MlirEmitter &e, const TValue &x, const std::string &hint) {
 ShortConv shortConv(MlirEmitter &e, const graph::Form &form, const TValue &x,
                     const TValue &weight, const TValue *bias, const TValue &window, bool silu) {
   const int64_t rows = x.shape[0], C = x.shape[1], W = weight.shape[2];
-  const bool step = !form.sequence();
-  // The op's (batch, channels, length): (1, C, rows), or (rows, C, 1) stepping.
-  const int64_t nb = step ? rows : 1, len = step ? 1 : rows;
-  TValue xc = step ? e.expand(x, {{0}, {1, 2}}, {nb, C, 1}, "conv_in")
-                   : e.expand(transpose(e, x, "conv_in_t"), {{0, 1}, {2}}, {1, C, rows}, "conv_in");
+  const bool step = form.step() || form.batched(), seqs = form.batchedSequence();
+  // The op's (batch, channels, length): (1, C, rows), (rows, C, 1) stepping,
+  // (streams, C, T) in the batched sequence (rows stream-major).
+  const int64_t nb = step ? rows : seqs ? form.batch : 1,
+                len = step ? 1 : seqs ? form.length : rows;
+  TValue xc;
+  if (seqs)
+    xc = e.map("conv_in", {{e.expand(x, {{0, 1}, {2}}, {nb, len, C}, "conv_in3"), {"d0", "d2", "d1"}}},
+               {nb, C, len}, [](GenericBody &b) { return b.arg(0); });
+  else
+    xc = step ? e.expand(x, {{0}, {1, 2}}, {nb, C, 1}, "conv_in")
+              : e.expand(transpose(e, x, "conv_in_t"), {{0, 1}, {2}}, {1, C, rows}, "conv_in");
   TValue cw = e.collapse(weight, {{0, 1}, {2}}, {C, W}, "conv_w");
-  TValue w0 = form.batched() ? window
-                             : e.expand(window, {{0, 1}, {2}}, {1, C, W - 1}, "conv_window");
+  TValue w0 = form.hasBatchDim()
+                  ? window
+                  : e.expand(window, {{0, 1}, {2}}, {1, C, W - 1}, "conv_window");
   TValue conv{e.fresh("conv"), {nb, C, len}}, final{e.fresh("conv_final"), {nb, C, W - 1}};
   std::string line = conv.name + ", " + final.name + " = ssm.causal_conv1d " + (silu ? "silu " : "identity ") + xc.name +
                      ", " + cw.name;
@@ -131,10 +139,16 @@ ShortConv shortConv(MlirEmitter &e, const graph::Form &form, const TValue &x,
   e.line(line + " initial_states(" + w0.name + ") : (" + types + ", " + tensorType(w0.shape) +
          ") -> (" + tensorType(conv.shape) + ", " + tensorType(final.shape) + ")");
   ShortConv out;
-  out.window = form.batched() ? final
-                              : e.collapse(final, {{0, 1}, {2}}, {C, W - 1}, "conv_state_new");
-  out.y = step ? e.collapse(conv, {{0}, {1, 2}}, {nb, C}, "conv_out")
-               : transpose(e, e.collapse(conv, {{0, 1}, {2}}, {C, rows}, "conv_cm"), "conv_out");
+  out.window = form.hasBatchDim()
+                   ? final
+                   : e.collapse(final, {{0, 1}, {2}}, {C, W - 1}, "conv_state_new");
+  if (seqs)
+    out.y = e.collapse(e.map("conv_out3", {{conv, {"d0", "d2", "d1"}}}, {nb, len, C},
+                             [](GenericBody &b) { return b.arg(0); }),
+                       {{0, 1}, {2}}, {rows, C}, "conv_out");
+  else
+    out.y = step ? e.collapse(conv, {{0}, {1, 2}}, {nb, C}, "conv_out")
+                 : transpose(e, e.collapse(conv, {{0, 1}, {2}}, {C, rows}, "conv_cm"), "conv_out");
   return out;
 }
 

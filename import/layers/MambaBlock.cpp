@@ -12,7 +12,10 @@ void mambaBlock(BlockScope &s, const MambaConfig &c) {
   const TValue h = s.h;
   const int64_t L = s.form.rows(), batch = s.form.batched() ? s.form.batch : 0;
   const int64_t nb = batch > 0 ? batch : 1; // the ops' batch dim
-  const bool step = !s.form.sequence();
+  const bool step = s.form.step() || s.form.batched();
+  // The scan's (streams, tokens): (1, L), or (B, T) in the batched sequence
+  // (rows stream-major: row b * T + t is stream b's token t).
+  const int64_t sb = s.form.batchedSequence() ? s.form.batch : 1, T = L / sb;
   const int64_t di = c.intermediateSize, n = c.stateSize, r = c.timeStepRank, w = c.convKernel;
   const TValue &convState = s.state("conv_state"), &ssmState = s.state("ssm_state");
   auto param = [&](const std::string &suffix) -> const TValue & {
@@ -68,13 +71,14 @@ void mambaBlock(BlockScope &s, const MambaConfig &c) {
   } else {
     e.line("// The selective scan from the carried state: softplus(dt + bias), D skip, silu(z) "
            "gate.");
-    TValue u3 = e.expand(u, {{0, 1}, {2}}, {1, L, di}, "u3");
-    TValue dt3 = e.expand(dt, {{0, 1}, {2}}, {1, L, di}, "dt3");
-    TValue z3 = e.expand(z, {{0, 1}, {2}}, {1, L, di}, "z3");
-    TValue B3 = e.expand(B, {{0, 1}, {2}}, {1, L, n}, "B3");
-    TValue C3 = e.expand(C, {{0, 1}, {2}}, {1, L, n}, "C3");
-    TValue h0 = e.expand(ssmState, {{0, 1}, {2}}, {1, di, n}, "h0");
-    TValue y{e.fresh("y"), {1, L, di}}, hLast{e.fresh("ssm_final"), {1, di, n}};
+    TValue u3 = e.expand(u, {{0, 1}, {2}}, {sb, T, di}, "u3");
+    TValue dt3 = e.expand(dt, {{0, 1}, {2}}, {sb, T, di}, "dt3");
+    TValue z3 = e.expand(z, {{0, 1}, {2}}, {sb, T, di}, "z3");
+    TValue B3 = e.expand(B, {{0, 1}, {2}}, {sb, T, n}, "B3");
+    TValue C3 = e.expand(C, {{0, 1}, {2}}, {sb, T, n}, "C3");
+    TValue h0 = s.form.batchedSequence() ? ssmState
+                                         : e.expand(ssmState, {{0, 1}, {2}}, {1, di, n}, "h0");
+    TValue y{e.fresh("y"), {sb, T, di}}, hLast{e.fresh("ssm_final"), {sb, di, n}};
     e.line(y.name + ", " + hLast.name + " = ssm.selective_scan time_major " + u3.name + ", " +
            dt3.name + ", " + A.name + ", " + B3.name + ", " + C3.name + " D(" + D.name + ") z(" +
            z3.name + ") delta_bias(" + dtBias.name + ") h0(" + h0.name +
@@ -83,7 +87,9 @@ void mambaBlock(BlockScope &s, const MambaConfig &c) {
            tensorType(C3.shape) + ", " + tensorType(D.shape) + ", " + tensorType(z3.shape) +
            ", " + tensorType(dtBias.shape) + ", " + tensorType(h0.shape) + ") -> (" +
            tensorType(y.shape) + ", " + tensorType(hLast.shape) + ")");
-    s.newStates.push_back(e.collapse(hLast, {{0, 1}, {2}}, {di, n}, "ssm_state_new"));
+    s.newStates.push_back(s.form.batchedSequence()
+                              ? hLast
+                              : e.collapse(hLast, {{0, 1}, {2}}, {di, n}, "ssm_state_new"));
     y2 = e.collapse(y, {{0, 1}, {2}}, {L, di}, "y2");
   }
 

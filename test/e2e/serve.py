@@ -3,9 +3,9 @@
 usage: serve.py BIN_DIR WORK_DIR SHARED_DIR LIT_INPUTS_DIR
 
 Imports (into WORK_DIR) the tiny Mamba-1 of ../shared (byte vocabulary) with
-a batched step of 4 streams, the tiny RWKV-4 (byte vocabulary, no batched
-step: each stream steps alone), the tiny LFM2 hybrid (KV caches of 256
-positions, batched step of 3) and a synthetic Mamba-1 of vocabulary 64 with
+a batched step and a batched prefill of 4 streams, the tiny RWKV-4 (byte
+vocabulary, no batched step: each stream steps and prefills alone), the tiny
+LFM2 hybrid (KV caches of 256 positions, batched step and prefill of 3) and a synthetic Mamba-1 of vocabulary 64 with
 a character-level tokenizer whose tokenizer_config.json has a ChatML
 template; then checks
   * /health, /v1/models, /metrics;
@@ -13,7 +13,9 @@ template; then checks
   * streaming gives the same ids and text as the response without it;
   * 8 concurrent greedy requests (different prompts and lengths, some
     streaming), and 32 sampled ones with a seed each (more than the slots:
-    they queue and join as others leave), each give what they give alone;
+    they queue and join as others leave), each give what they give alone,
+    their prompts prefilled together where the model has a batched prefill
+    (ssm_prefill_batches_total);
   * a prompt sharing a cached prefix (another prompt's first blocks) starts
     from the cache (usage.prompt_tokens_details.cached_tokens, /metrics) and
     gives the ids ssm-run gives without any cache; the same prompt again is
@@ -81,13 +83,14 @@ def prepare():
     imp = os.path.join(BIN, "ssm-import")
     mamba = os.path.join(SHARED, "models/mamba/tiny-mamba-seed5")
     run(imp, "mamba", mamba + "/model.safetensors", "--config", mamba + "/config.json",
-        "-o", WORK + "/mamba-b4", "--seq-len", "4", "--batch", "4", "--compile")
+        "-o", WORK + "/mamba-b4", "--seq-len", "4", "--batch", "4", "--prefill-batch", "4",
+        "--compile")
     run(imp, "rwkv", os.path.join(SHARED, "models/rwkv/tiny-rwkv-4v0-660K-FP32.bin"),
         "-o", WORK + "/rwkv4", "--seq-len", "4", "--compile")
     # A hybrid: LFM2 (short convolutions and attention with KV caches of 256
     # positions, which the prompt cache saves with the rest of the state).
     run(imp, os.path.join(SHARED, "models/lfm2/tiny-lfm2-a"), "-o", WORK + "/lfm2",
-        "--seq-len", "4", "--batch", "3", "--context", "256", "--compile")
+        "--seq-len", "4", "--batch", "3", "--prefill-batch", "3", "--context", "256", "--compile")
     # A synthetic Mamba of vocabulary 64 with a character-level tokenizer
     # (SentencePiece style) and a ChatML template.
     ckpt = WORK + "/chat-ckpt"
@@ -342,6 +345,41 @@ def check_concurrent(srv, name):
     batched = after["ssm_decode_batch_size_count"] - after['ssm_decode_batch_size_bucket{le="1"}'] - (
         before["ssm_decode_batch_size_count"] - before['ssm_decode_batch_size_bucket{le="1"}'])
     check(batched > 0, name + ": concurrent requests were decoded together (batch sizes > 1)")
+
+
+def check_prefill_together(srv, model, name):
+    # Prompts of 150 to 220 bytes (3 or 4 prefill pieces of 64 tokens, then
+    # calls of 4), sent at once: the slots read them together
+    # (Model::prefillTogether through the batched sequence function), and
+    # each gives the ids ssm-run gives alone (new prompts each try: none is
+    # in the prompt cache). Arrival is up to the clients' threads: up to 3
+    # tries for one round of pieces prefilled together.
+    for attempt in range(3):
+        prompts = [("%d.%d: " % (attempt, i) + "the quick brown fox jumps over the lazy dog " * 6)
+                   [:150 + 10 * i] for i in range(8)]
+        before = srv.metrics()
+        results = [None] * len(prompts)
+        start = threading.Barrier(len(prompts))
+
+        def one(i):
+            start.wait()
+            results[i] = completion(srv, prompts[i], 12)["choices"][0]
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(prompts))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        after = srv.metrics()
+        for i in range(len(prompts)):
+            ok, want = same_as_ssm_run(model, results[i]["token_ids"], results[i]["text"],
+                                       prompt=prompts[i], n=12)
+            check(ok, "%s: prompt %d read with others gave %s, ssm-run %s" % (
+                name, i, results[i]["token_ids"], want))
+        if after["ssm_prefill_batches_total"] > before["ssm_prefill_batches_total"]:
+            break
+    check(after["ssm_prefill_batches_total"] > before["ssm_prefill_batches_total"],
+          name + ": concurrent prompts were prefilled together (ssm_prefill_batches_total)")
 
 
 def check_prompt_cache(srv, model, name):
@@ -695,6 +733,8 @@ def main():
                 check_port_taken(srv, model)
             check_against_ssm_run(srv, model, name)
             check_concurrent(srv, name)
+            if name != "rwkv4":  # imported with --prefill-batch
+                check_prefill_together(srv, model, name)
             check_prompt_cache(srv, model, name)
             if name != "lfm2":
                 check_bad_input(srv, name)

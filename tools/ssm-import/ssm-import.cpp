@@ -68,7 +68,7 @@ const char *kUsage =
     "                  [--weights source|f32|f16|bf16|q8] [--batch B] [--compile [--target T]]\n"
     "  ssm-import mamba <model.safetensors> [--config <config.json>] -o <dir> [--force] [--seq-len N]\n"
     "                   [--all-logits] [--weights source|f32|f16|bf16|q8] [--batch B]\n"
-    "                   [--compile [--target T]]\n"
+    "                   [--prefill-batch B] [--compile [--target T]]\n"
     "  ssm-import <checkpoint-folder> -o <dir> [--context N] [the options above]\n"
     "  ssm-import <file.gguf> -o <dir> [--context N] [the options above]\n"
     "\n"
@@ -137,6 +137,10 @@ const char *kUsage =
     "                      each of B streams per call (tokens (B), states with a\n"
     "                      leading dim B, logits (B, vocab)), so every weight is read\n"
     "                      once for B streams; ssm_streams_step uses it (1 to 1024)\n"
+    "  --prefill-batch B   also write @forward_sequence_batched (Mamba-1, LFM2): the\n"
+    "                      --seq-len tokens of each of B streams per call (each\n"
+    "                      compiled length gets one), so a server prefills B\n"
+    "                      prompts reading every weight once (ssm-serve; 1 to 1024)\n"
     "  --context N         hybrids: the positions each stream's KV cache holds\n"
     "                      (default: max_position_embeddings, at most 4096); a\n"
     "                      stream fed past it fails with a named error; --seq-len\n"
@@ -541,6 +545,42 @@ std::string lengthList(std::vector<int64_t> lengths) {
 /// `defaultLengths` (no --seq-len given): the ladder ssm-run compiles a
 /// folder for on first use (tools/CompiledLengths.h), 256 tokens bounded by
 /// the KV caches' context, besides model.mlir's `seqLen`.
+/// --prefill-batch B: model.json gets functions.sequence_batched (B streams
+/// per call of @forward_sequence_batched) and model.mlir is written again
+/// from it (buildModelMLIR: the same graph, the batched sequence function
+/// added), with the weights' storage as the import wrote them. An
+/// architecture whose layers have no batched sequence form is refused by name.
+int addPrefillBatch(const std::string &staged, int64_t prefillBatch, int64_t seqLen,
+                    LogitsRows rows) {
+  std::string error;
+  std::vector<char> bytes;
+  const fs::path jsonPath = fs::path(staged) / "model.json";
+  if (!readWholeFile(jsonPath.string(), "model.json", bytes, error))
+    return cannotRun(error);
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (!j.is_object() || !j.contains("functions") || !j["functions"].is_object())
+    return cannotRun("--prefill-batch: the imported model.json has no \"functions\"");
+  j["functions"]["sequence_batched"] = {{"name", "forward_sequence_batched"},
+                                        {"batch", prefillBatch}};
+  const std::string json = j.dump(2) + "\n";
+  std::string mlir;
+  StFile stored;
+  if (!buildModelMLIR(json, seqLen, mlir, error, rows) ||
+      !readSafetensors((fs::path(staged) / "weights.safetensors").string(), stored, error) ||
+      !storeGraph(mlir, stored, error))
+    return cannotRun("--prefill-batch: " + error);
+  const std::string written = (fs::path(staged) / "model.mlir").string();
+  if (!verifyModule(mlir, written, error)) {
+    std::cerr << "ssm-import: error: " << error;
+    return 1;
+  }
+  if (!writeTextFile(written, mlir, error) || !writeTextFile(jsonPath, json, error))
+    return cannotRun(error);
+  std::cout << "ssm-import: prefill batch " << prefillBatch
+            << " (@forward_sequence_batched)\n";
+  return 0;
+}
+
 int compileStaged(const std::string &compiler, const std::string &staged,
                   const std::string &outDir, const std::string &target,
                   std::vector<int64_t> moreLengths, int64_t seqLen, bool defaultLengths,
@@ -577,6 +617,14 @@ int compileStaged(const std::string &compiler, const std::string &staged,
   if (j.is_object() && j.contains("functions") && j["functions"].is_object() &&
       j["functions"].contains("sequence") && j["functions"]["sequence"].is_string())
     sequenceFunction = j["functions"]["sequence"].get<std::string>();
+  // With a batched sequence function, each length's module holds it too.
+  std::string sequenceFunctions = sequenceFunction;
+  if (j.is_object() && j.contains("functions") && j["functions"].is_object() &&
+      j["functions"].contains("sequence_batched") &&
+      j["functions"]["sequence_batched"].is_object() &&
+      j["functions"]["sequence_batched"].contains("name") &&
+      j["functions"]["sequence_batched"]["name"].is_string())
+    sequenceFunctions += "," + j["functions"]["sequence_batched"]["name"].get<std::string>();
   if (defaultLengths)
     for (int64_t len : ssm::tools::defaultCompiledLengths(context, seqLen))
       if (len != seqLen)
@@ -620,7 +668,7 @@ int compileStaged(const std::string &compiler, const std::string &staged,
     // function alone, which halves their compile time.
     jobs.push_back({{compiler, file.string(), "-o",
                      (fs::path(staged) / "compiled" / ("seq" + std::to_string(len))).string(),
-                     "--functions", sequenceFunction},
+                     "--functions", sequenceFunctions},
                     file.string()});
   }
   // --parent-pid: a killed import takes its ssm-compile along (before, the
@@ -680,6 +728,7 @@ int main(int argc, char **argv) {
   bool seqLenGiven = false; // --seq-len: else --compile compiles the default ladder
   std::vector<int64_t> moreLengths; // --seq-len N,M,...: the lengths after the first
   int64_t batch = 0; // no batched step function
+  int64_t prefillBatch = 0; // no batched sequence function
   int64_t context = 0; // hybrids: the config's default
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -769,6 +818,15 @@ int main(int argc, char **argv) {
         return cannotRun("--batch takes an integer from 1 to " + std::to_string(kMaxStepBatch) +
                          ", got '" + v + "'");
       batch = n;
+    } else if (a == "--prefill-batch" || a.rfind("--prefill-batch=", 0) == 0) {
+      std::string v;
+      long long n = 0;
+      if (!optionValue(v))
+        return cannotRun("--prefill-batch needs a positive integer");
+      if (!integerFrom1(v, kMaxStepBatch, n))
+        return cannotRun("--prefill-batch takes an integer from 1 to " +
+                         std::to_string(kMaxStepBatch) + ", got '" + v + "'");
+      prefillBatch = n;
     } else if (a == "--context" || a == "-context" || a.rfind("--context=", 0) == 0) {
       std::string v;
       long long n = 0;
@@ -944,6 +1002,8 @@ int main(int argc, char **argv) {
     rc = cannotRun(error);
   if (rc == 0 && format == "gguf")
     rc = writeGgufTokenizer(ggufFile, staged);
+  if (rc == 0 && prefillBatch > 0)
+    rc = addPrefillBatch(staged, prefillBatch, seqLen, rows);
   if (rc == 0 && compile)
     rc = compileStaged(compiler, staged, outDir, target, moreLengths, seqLen, !seqLenGiven, rows);
   if (rc == 0 && !publishOutputDir(staged, outDir, error))

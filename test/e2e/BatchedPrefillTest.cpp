@@ -1,0 +1,171 @@
+// Model::prefillTogether through @forward_sequence_batched (ssm-import --prefill-batch 3) on the
+// tiny Mamba-1 (a pure SSM) and the tiny LFM2 (gated convs and attention with KV caches):
+// streams at different positions (each first prefilled alone by a different number of
+// tokens), with prompts of different lengths (the calls of 4 and 2 tokens split into a
+// call of 3 streams and one of 2, a lone stream's call, the one-token remainders through
+// the batched step), end with the logits and every state of the same streams prefilled
+// one by one through Stream::prefill (the B = 1 path, itself checked against the
+// reference interpreter by the import tests), within 1e-6 + 1e-5 x each tensor's largest
+// magnitude, the batched step's tolerance (the batched kernels sum in another order; the
+// lit test Import/prefill-batched checks the function itself against the reference). A second round continues from there
+// (the caches' rows past the first). Bad calls are refused before anything runs.
+#include "runtime/Model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using ssm::rt::Code;
+using ssm::rt::Model;
+using ssm::rt::Status;
+using ssm::rt::Stream;
+
+std::unique_ptr<Model> openModel(const std::string &folder) {
+  Status st;
+  std::unique_ptr<Model> m = Model::open(std::string(SSM_BATCHED_PREFILL_DIR) + "/" + folder, st);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  return m;
+}
+
+/// Within 1e-6 + 1e-5 x the largest magnitude of `want` (as the batched step's tests).
+void expectClose(const std::vector<float> &got, const std::vector<float> &want,
+                 const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  float scale = 0;
+  for (float v : want)
+    scale = std::max(scale, std::fabs(v));
+  const float tol = 1e-6f + 1e-5f * scale;
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= tol) && bad++ < 5)
+      ADD_FAILURE() << what << "[" << i << "]: " << got[i] << " vs " << want[i];
+}
+
+std::vector<float> values(const ssm::rt::HostTensor &t) {
+  auto v = t.f32();
+  return std::vector<float>(v.begin(), v.end());
+}
+
+void expectSameStreams(const Stream &got, const Stream &want, const std::string &what) {
+  ASSERT_EQ(got.position(), want.position()) << what;
+  expectClose(got.logits(), want.logits(), what + " logits");
+  const auto &states = got.model().spec().states;
+  for (size_t s = 0; s < states.size(); ++s) {
+    // A cache's rows past the position were never written: compare those read.
+    std::vector<float> a = values(got.state(s)), b = values(want.state(s));
+    if (states[s].kind == ssm::rt::StateKind::Cache && states[s].axis == 0) {
+      const size_t row = a.size() / static_cast<size_t>(got.state(s).shape[0]);
+      a.resize(row * static_cast<size_t>(got.position()));
+      b.resize(row * static_cast<size_t>(got.position()));
+    }
+    expectClose(a, b, what + " state '" + states[s].name + "'");
+  }
+}
+
+class BatchedPrefill : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(BatchedPrefill, StreamsPrefilledTogetherEqualStreamsAlone) {
+  std::unique_ptr<Model> model = openModel(GetParam());
+  ASSERT_TRUE(model);
+  ASSERT_EQ(model->prefillBatch(), 3);
+  ASSERT_EQ(model->batchedSequenceLengths(), (std::vector<int64_t>{2, 4}));
+  const int64_t vocab = model->vocab();
+  std::mt19937 rng(11);
+  auto prompt = [&](size_t n) {
+    std::vector<int32_t> t(n);
+    for (int32_t &x : t)
+      x = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
+    return t;
+  };
+  // Six streams: their positions before (0 to 7 tokens read alone) and two
+  // rounds of prompts of different lengths (plans: 13 = 4+4+4+1, 11 = 4+4+2+1,
+  // 9 = 4+4+1, 4, 6 = 4+2, 1).
+  const std::vector<size_t> before = {0, 3, 7, 1, 5, 2};
+  const std::vector<std::vector<size_t>> rounds = {{13, 11, 9, 4, 6, 1}, {5, 8, 2, 3, 12, 7}};
+  std::vector<std::unique_ptr<Stream>> together, alone;
+  for (size_t i = 0; i < before.size(); ++i) {
+    together.push_back(std::make_unique<Stream>(*model));
+    alone.push_back(std::make_unique<Stream>(*model));
+    if (before[i] > 0) {
+      std::vector<int32_t> t = prompt(before[i]);
+      ASSERT_TRUE(together[i]->prefill(t.data(), t.size()).isOk());
+      ASSERT_TRUE(alone[i]->prefill(t.data(), t.size()).isOk());
+    }
+  }
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    std::vector<std::vector<int32_t>> prompts;
+    std::vector<const int32_t *> ptrs;
+    std::vector<size_t> counts;
+    std::vector<Stream *> streams;
+    for (size_t i = 0; i < before.size(); ++i) {
+      prompts.push_back(prompt(rounds[r][i]));
+      counts.push_back(rounds[r][i]);
+      streams.push_back(together[i].get());
+    }
+    for (const auto &p : prompts)
+      ptrs.push_back(p.data());
+    size_t failed = 99;
+    Status st = model->prefillTogether(streams.data(), streams.size(), ptrs.data(), counts.data(),
+                                       &failed);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    for (size_t i = 0; i < before.size(); ++i) {
+      ASSERT_TRUE(alone[i]->prefill(prompts[i].data(), prompts[i].size()).isOk());
+      expectSameStreams(*together[i], *alone[i],
+                        std::string(GetParam()) + " round " + std::to_string(r) + " stream " +
+                            std::to_string(i));
+    }
+  }
+  // Then a step each: the streams go on as the ones prefilled alone.
+  for (size_t i = 0; i < before.size(); ++i) {
+    ASSERT_TRUE(together[i]->step(5).isOk());
+    ASSERT_TRUE(alone[i]->step(5).isOk());
+    expectSameStreams(*together[i], *alone[i], std::string(GetParam()) + " step " + std::to_string(i));
+  }
+}
+
+TEST_P(BatchedPrefill, BadCallsAreRefusedBeforeAnythingRuns) {
+  std::unique_ptr<Model> model = openModel(GetParam());
+  ASSERT_TRUE(model);
+  Stream a(*model), b(*model);
+  std::vector<int32_t> ok = {1, 2, 3, 4, 5}, bad = {1, 2, static_cast<int32_t>(model->vocab())};
+  Stream *streams[] = {&a, &b};
+  const int32_t *tokens[] = {ok.data(), bad.data()};
+  size_t counts[] = {ok.size(), bad.size()};
+  size_t failed = 99;
+  Status st = model->prefillTogether(streams, 2, tokens, counts, &failed);
+  EXPECT_EQ(st.code(), Code::InvalidArgument) << st.message();
+  EXPECT_NE(st.message().find("outside the vocabulary"), std::string::npos) << st.message();
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(a.position(), 0) << "nothing ran";
+  Stream *twice[] = {&a, &a};
+  const int32_t *twiceTokens[] = {ok.data(), ok.data()};
+  size_t twiceCounts[] = {ok.size(), ok.size()};
+  st = model->prefillTogether(twice, 2, twiceTokens, twiceCounts, &failed);
+  EXPECT_EQ(st.code(), Code::InvalidArgument) << st.message();
+  EXPECT_EQ(failed, 1u);
+  size_t empty[] = {ok.size(), 0};
+  st = model->prefillTogether(streams, 2, tokens, empty, &failed);
+  EXPECT_EQ(st.code(), Code::InvalidArgument) << st.message();
+  EXPECT_EQ(model->prefillTogether(streams, 0, tokens, counts).code(), Code::InvalidArgument);
+  if (model->contextLength() > 0) {
+    std::vector<int32_t> longer(static_cast<size_t>(model->contextLength()) + 1, 1);
+    const int32_t *full[] = {ok.data(), longer.data()};
+    size_t fullCounts[] = {ok.size(), longer.size()};
+    st = model->prefillTogether(streams, 2, full, fullCounts, &failed);
+    EXPECT_EQ(st.code(), Code::ContextFull) << st.message();
+    EXPECT_EQ(failed, 1u);
+    EXPECT_EQ(a.position(), 0) << "nothing ran";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, BatchedPrefill, ::testing::Values("mamba", "lfm2"),
+                         [](const auto &info) { return std::string(info.param); });
+
+} // namespace
