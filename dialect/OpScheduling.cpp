@@ -123,4 +123,10 @@ bool DequantizeOp::hasGpuSchedule() { return true; }
 int64_t DequantizeOp::getScheduleChannels() { return 0; }
 int64_t DequantizeOp::getScheduleStateSize() { return 0; }
 
+// ---- ssm.quantize_activations: generic stages (codegen/lowerings/Ssm.cpp), no #ssm.schedule ----
+ArrayRef<StringRef> QuantizeActivationsOp::getScheduleFields() { return {}; }
+bool QuantizeActivationsOp::hasGpuSchedule() { return true; }
+int64_t QuantizeActivationsOp::getScheduleChannels() { return 0; }
+int64_t QuantizeActivationsOp::getScheduleStateSize() { return 0; }
+
 } // namespace ssm

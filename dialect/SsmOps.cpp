@@ -522,6 +522,25 @@ LogicalResult DequantizeOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// quantize_activations
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeActivationsOp::verify() {
+  int64_t block = activationQuantBlock(getFormat());
+  if (block < 0)
+    return emitOpError() << "'format' is '" << getFormat()
+                         << "' but must be one of q8_0, q8_1, q8_K, f16, bf16";
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (in.empty())
+    return emitOpError() << "'input' must have rank 1 or more (rows along its last dim), got a "
+                            "rank-0 tensor";
+  if (block > 0 && !ShapedType::isDynamic(in.back()) && in.back() % block != 0)
+    return emitOpError() << "'input' has a last dim of " << in.back() << ", not a multiple of "
+                         << block << " (the blocks of " << getFormat() << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // rope
 //===----------------------------------------------------------------------===//
 

@@ -15,4 +15,21 @@
 #define GET_OP_CLASSES
 #include "dialect/SsmOps.h.inc"
 
+namespace ssm {
+
+/// The block along K of an ssm.quantize_activations `format`: 32 for
+/// "q8_0" and "q8_1", 256 for "q8_K", 0 for the unblocked "f16" and
+/// "bf16", -1 for any other string.
+inline int64_t activationQuantBlock(llvm::StringRef format) {
+  if (format == "q8_0" || format == "q8_1")
+    return 32;
+  if (format == "q8_K")
+    return 256;
+  if (format == "f16" || format == "bf16")
+    return 0;
+  return -1;
+}
+
+} // namespace ssm
+
 #endif

@@ -701,3 +701,58 @@ def SSM_DequantizeOp : SSM_Op<"dequantize", [Pure]> {
   }];
   let hasVerifier = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// ssm.quantize_activations
+//===----------------------------------------------------------------------===//
+def SSM_QuantizeActivationsOp : SSM_Op<"quantize_activations", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "activations rounded as ggml's CPU matmuls quantise them before a quantised weight";
+  let description = [{
+    The f32 values that llama.cpp's CPU backend (ggml-cpu) multiplies a
+    quantised or 16-bit weight by: before every matmul, ggml converts each
+    row of the activations to the weight type's `vec_dot_type`
+    (`type_traits_cpu` in ggml-cpu.c) and takes integer (or 16-bit) dot
+    products with the weight's blocks. This op gives the values those
+    converted rows stand for, along the last (reduction) dim K, so a matmul
+    of its result with the weight's exact dequantisation computes ggml's
+    product up to the order of f32 sums. A separate op rather than an
+    attribute on the matmul: the reference interpreter, codegen and every
+    pass see an ordinary f32 value, one quantisation serves the several
+    matmuls that read the same activations (q, k, v; gate, up), and a graph
+    without it keeps today's semantics (`ssm-import --activations f32`).
+
+    `format` (per block of K; x, d, q in f32):
+
+    * `q8_0` (weights Q4_0, Q5_0, Q8_0), blocks of 32: amax = max |x|,
+      d = f16(amax / 127), q = round_half_even(x * (127 / amax)) (0 when
+      amax is 0), y = q * d. This is ggml-cpu's x86 `quantize_row_q8_0`
+      (AVX: the multiplier 127 / amax, `_mm256_round_ps` nearest-even);
+      its portable `quantize_row_q8_0_ref` multiplies by 1 / d and rounds
+      halves away from zero, which can differ by one step on rare values.
+    * `q8_1` (weights Q4_1, Q5_1): the same values as `q8_0`. ggml also
+      keeps s = f16(d * sum(q)) for the weights' offsets; that rounding of s
+      is not modelled (the weights reach us dequantised), so files of these
+      types match llama.cpp less closely.
+    * `q8_K` (weights Q2_K .. Q6_K), blocks of 256: m = the x of largest |x|
+      (the first one, sign kept), iscale = -127 / m, q = min(127,
+      round_half_even(iscale * x)), d = 1 / iscale, y = q * d (0 for a block
+      of zeros); `quantize_row_q8_K_ref` (x86 uses it as is).
+    * `f16` (F16 weights): y = f16(x), nearest even; `bf16` (BF16 weights):
+      y = bf16(x), nearest even.
+
+    `input` has rank 1 or more; for `q8_0` / `q8_1` / `q8_K` its last dim
+    is a multiple of 32 / 256 (as ggml requires of a quantised matmul). The
+    result has `input`'s type.
+
+    ```mlir
+    %xq = ssm.quantize_activations %x {format = "q8_0"} : tensor<16x1024xf32>
+    %y = linalg.matmul_transpose_b ins(%xq, %w : tensor<16x1024xf32>, tensor<4096x1024xf32>) ...
+    ```
+  }];
+  let arguments = (ins SSM_F32Tensor:$input, StrAttr:$format);
+  let results = (outs SSM_F32Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}

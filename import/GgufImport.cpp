@@ -60,6 +60,7 @@ public:
            const std::vector<RowRef> *rows = nullptr) {
     uint32_t type = f_.findTensor(g)->type;
     out_.tensors.metadata["gguf:" + hf] = g;
+    out_.ggmlType[hf] = type;
     if (exact && rows && keepQ8(hf, shape, *rows))
       return;
     if (exact && type == uint32_t(GgmlType::F16))
@@ -1095,6 +1096,7 @@ struct RwkvOut {
     anyF16 = anyF16 || f16;
     if (!f16 && t->type != uint32_t(GgmlType::F32) && part <= 0)
       out.widened.push_back(g + " (" + ggmlTypeName(t->type) + ")");
+    out.ggmlType[rt.name] = t->type;
     out.rwkv.index[rt.name] = out.rwkv.tensors.size();
     out.rwkv.tensors.push_back(std::move(rt));
     return true;

@@ -91,6 +91,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -110,6 +112,10 @@ struct GgufCheckpoint {
   /// (rows, K) holding q - 32 and "<hf>_scale" F32 (rows, K / 16) holding
   /// d * sc, exactly the values ggml's dequantisation multiplies.
   int keptQ6K = 0;
+  /// The ggml type of the GGUF tensor each output tensor came from, by
+  /// output name (Hugging Face or rwkv.cpp), for the activation
+  /// quantisation llama.cpp applies against it (passes/ActivationQuant.h).
+  std::map<std::string, uint32_t> ggmlType;
   /// Quantised or 16-bit GGUF tensors stored as f32: "<gguf name> (<type>)".
   std::vector<std::string> widened;
   /// rwkv6, rwkv7: the model as the rwkv.cpp file the RWKV importer reads

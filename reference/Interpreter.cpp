@@ -19,6 +19,7 @@
 #include "reference/kernels/Rope.h"
 #include "reference/kernels/Attention.h"
 #include "reference/kernels/Dequantize.h"
+#include "reference/kernels/QuantizeActivations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -885,6 +886,9 @@ private:
       a.scale = o.getScale().convertToDouble();
       a.window = static_cast<int64_t>(o.getWindow());
       return ssm::ref::attention(a, out0, out1, out2);
+    }
+    std::string operator()(ssm::QuantizeActivationsOp o) {
+      return ssm::ref::quantizeActivations(get(o.getInput()), o.getFormat().str(), out0);
     }
     std::string operator()(ssm::DequantizeOp o) {
       auto storageOf = [](Value v) {

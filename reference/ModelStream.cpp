@@ -2,6 +2,7 @@
 #include "reference/ModelStream.h"
 
 #include "frontend/SafeParse.h"
+#include "passes/ActivationQuant.h"
 #include "passes/WeightStorage.h"
 #include "reference/Interpreter.h"
 
@@ -25,8 +26,23 @@ bool storedModelGraph(const std::string &specText, int64_t len, importer::Logits
       return t->dtype;
     return std::nullopt;
   };
-  return ssm::applyWeightStorage(
-      text, ctx, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); }, error);
+  if (!ssm::applyWeightStorage(
+          text, ctx, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); }, error))
+    return false;
+  // A GGUF import's activation quantisation (passes/ActivationQuant.h).
+  std::map<std::string, std::string> formats;
+  if (!ssm::activationFormatsFromModelJson(specText, formats, error))
+    return false;
+  if (formats.empty())
+    return true;
+  ssm::ActivationQuantSummary summary;
+  return ssm::applyActivationQuant(
+      text, ctx,
+      [&](llvm::StringRef p) {
+        auto it = formats.find(p.str());
+        return it == formats.end() ? std::string() : it->second;
+      },
+      summary, error);
 }
 
 struct ModelStream::Graphs {

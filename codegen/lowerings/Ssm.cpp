@@ -224,6 +224,83 @@ LogicalResult lower(DequantizeOp op, LoweringState &state) {
   return success();
 }
 
+/// `v` (f32) rounded to the nearest f16 (ties to even), as an f32, in f32
+/// bit arithmetic so every target computes it alike (no half-precision
+/// types: OpenCL needs an extension for them): normals keep 10 mantissa
+/// bits, below 2^-14 the step is 2^-24, from 65520 on it is infinite.
+Halide::Expr roundToHalf(Halide::Expr v) {
+  using namespace Halide;
+  auto u32 = [](uint64_t c) { return Internal::make_const(UInt(32), c); };
+  Expr a = abs(v);
+  Expr bits = reinterpret(UInt(32), a);
+  Expr normal = reinterpret(
+      Float(32), (bits + u32(0xfff) + ((bits >> u32(13)) & u32(1))) & u32(0xffffe000u));
+  Expr small = round(a * 16777216.0f) * (1.0f / 16777216.0f); // round: nearest even
+  Expr r = select(a >= 65520.0f, Float(32).max() * 2.0f, select(a < 6.103515625e-05f, small, normal));
+  return select(v < 0.0f, -r, r);
+}
+
+/// `v` (f32) rounded to the nearest bf16 (ties to even), as an f32.
+Halide::Expr roundToBf16(Halide::Expr v) {
+  using namespace Halide;
+  auto u32 = [](uint64_t c) { return Internal::make_const(UInt(32), c); };
+  Expr bits = reinterpret(UInt(32), v);
+  return reinterpret(Float(32),
+                     (bits + u32(0x7fff) + ((bits >> u32(16)) & u32(1))) & u32(0xffff0000u));
+}
+
+/// ssm.quantize_activations: generic stages (computed at root, scheduled as
+/// elementwise stages on every target). q8_0 / q8_1: a stage of each
+/// block's max |x|, then y = round(x * 127 / amax) * f16(amax / 127);
+/// q8_K: a stage of each block's signed max (the first of largest |x|),
+/// then y = min(127, round(x * -127 / m)) * (1 / (-127 / m)); f16 / bf16:
+/// one rounding stage. The formulas are the op's (dialect/SsmOps.td).
+LogicalResult lower(QuantizeActivationsOp op, LoweringState &state) {
+  const TensorFunc &x = state.get(op.getInput());
+  const std::string format = op.getFormat().str();
+  const int64_t block = activationQuantBlock(format);
+  if (block == 0) {
+    const bool half = format == "f16";
+    state.set(op.getResult(), state.define("quantize_act", x.shape, [&](const auto &idx) {
+      Halide::Expr v = at(x, idx);
+      return half ? roundToHalf(v) : roundToBf16(v);
+    }));
+    return success();
+  }
+  if (block < 0)
+    return op.emitOpError() << "unknown format '" << format << "'";
+  const int b = static_cast<int>(block);
+  std::vector<Halide::Expr> blocksShape = x.shape;
+  blocksShape.back() = blocksShape.back() / b;
+  const bool q8k = format == "q8_K";
+  // Each block's max |x| (q8_0) or its first x of largest |x| (q8_K).
+  TensorFunc peak = state.define("quantize_act_max", blocksShape, [&](const auto &idx) {
+    Halide::RDom r(0, b, state.uniqueName("qa_r"));
+    std::vector<Halide::Expr> xi = idx;
+    xi.back() = idx.back() * b + r;
+    if (!q8k)
+      return Halide::maximum(Halide::abs(at(x, xi)));
+    Halide::Tuple best = Halide::argmax(r, Halide::abs(at(x, xi)));
+    std::vector<Halide::Expr> first = idx;
+    first.back() = idx.back() * b + Halide::clamp(best[0], 0, b - 1); // bounded for Halide
+    return at(x, first);
+  });
+  state.set(op.getResult(), state.define("quantize_act", x.shape, [&](const auto &idx) {
+    std::vector<Halide::Expr> bi = idx;
+    bi.back() = idx.back() / b;
+    Halide::Expr m = at(peak, bi), v = at(x, idx);
+    if (!q8k) {
+      Halide::Expr d = roundToHalf(m / 127.0f);
+      Halide::Expr id = Halide::select(m != 0.0f, 127.0f / m, 0.0f);
+      return Halide::round(v * id) * d;
+    }
+    Halide::Expr iscale = -127.0f / m;
+    Halide::Expr q = Halide::min(127.0f, Halide::round(iscale * v));
+    return Halide::select(m == 0.0f, 0.0f, q * (1.0f / iscale));
+  }));
+  return success();
+}
+
 } // namespace
 
 /// One entry per ssm op (dialect/SsmOpList.h): an op without a `lower`

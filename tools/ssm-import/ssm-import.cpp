@@ -24,6 +24,7 @@
 #include "tools/StaleWork.h"
 #include "tools/TargetCheck.h"
 #include "import/WeightStore.h"
+#include "passes/ActivationQuant.h"
 #include "passes/InitAll.h"
 #include "passes/WeightStorage.h"
 #include "runtime/tokenizer/Tokenizer.h"
@@ -119,6 +120,12 @@ const char *kUsage =
     "                      a folder on first use; 256 at most the KV caches' --context)\n"
     "  --all-logits        @forward_sequence in model.mlir returns every position's\n"
     "                      logits (L, vocab) instead of the last one's (1, vocab)\n"
+    "  --activations A     GGUF files: ggml (default) quantises the activations of each\n"
+    "                      matmul as llama.cpp's CPU backend does against that weight's\n"
+    "                      type (Q8_0 blocks for Q4_0 / Q5_0 / Q8_0 weights, Q8_K for\n"
+    "                      the K-quants, f16 / bf16 roundings), so the logits are\n"
+    "                      llama.cpp's on the same file; f32 keeps them f32 (the\n"
+    "                      weights' exact dequantisation times f32 activations)\n"
     "  --config <file>     config.json (mamba; default: config.json beside the model)\n"    "  --weights W         how weights are stored and read by the kernels (computed\n"
     "                      in f32 either way): source (default) keeps 16-bit tensors of\n"
     "                      the model file in 16 bits and the rest in f32; f32 widens\n"
@@ -160,7 +167,19 @@ std::string weightsNote() {
   return gWeights == WeightsMode::Source ? "" : std::string(" (--weights ") + weightsModeName(gWeights) + ")";
 }
 
-/// Types the weight arguments of `text` as `weights` stores them.
+/// --activations: true (ggml, the default) gives a GGUF's matmuls the
+/// activation quantisation llama.cpp's CPU backend applies against each
+/// weight's type; false (f32) leaves them f32.
+bool gGgmlActivations = true;
+/// Weight name -> ssm.quantize_activations format, from the GGUF's tensor
+/// types (empty unless a GGUF is imported with --activations ggml); written
+/// into model.json as "activation_quant", so regenerated graphs get it too.
+std::map<std::string, std::string> gActivationFormats;
+/// What the last storeGraph's activation quantisation did.
+ssm::ActivationQuantSummary gActivationSummary;
+
+/// Types the weight arguments of `text` as `weights` stores them, then
+/// quantises the activations of the matmuls gActivationFormats names.
 bool storeGraph(std::string &text, const StFile &weights, std::string &error) {
   mlir::DialectRegistry registry;
   ssm::registerAllDialects(registry);
@@ -171,9 +190,62 @@ bool storeGraph(std::string &text, const StFile &weights, std::string &error) {
       return std::string(stDTypeName(t->dtype));
     return std::nullopt;
   };
-  return ssm::applyWeightStorage(
-      text, context, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); },
-      error);
+  if (!ssm::applyWeightStorage(
+          text, context, [&](llvm::StringRef p) { return ssm::storageFromDtypes(p, dtypeOf); },
+          error))
+    return false;
+  if (gActivationFormats.empty())
+    return true;
+  gActivationSummary = {};
+  return ssm::applyActivationQuant(
+      text, context,
+      [&](llvm::StringRef p) {
+        auto it = gActivationFormats.find(p.str());
+        return it == gActivationFormats.end() ? std::string() : it->second;
+      },
+      gActivationSummary, error);
+}
+
+/// The line a GGUF import prints about its activations (after the summary
+/// line), and the pass's notes as warnings on stderr.
+void printActivationsLine() {
+  if (!gGgmlActivations) {
+    std::cout << "ssm-import: activations: f32 (--activations f32; llama.cpp quantises them "
+                 "against quantised weights)\n";
+    return;
+  }
+  if (gActivationFormats.empty())
+    return; // an all-f32 file: nothing is quantised, as in llama.cpp
+  std::map<std::string, int> byFormat;
+  for (const auto &[name, fmt] : gActivationFormats)
+    ++byFormat[fmt];
+  std::cout << "ssm-import: activations: quantised as llama.cpp's CPU backend does before "
+            << gActivationSummary.matmuls << " matmul" << (gActivationSummary.matmuls == 1 ? "" : "s");
+  std::string sep = " (";
+  for (const auto &[fmt, n] : byFormat) {
+    std::cout << sep << fmt << " for " << n << " weight" << (n == 1 ? "" : "s");
+    sep = ", ";
+  }
+  std::cout << ")\n";
+  for (const std::string &n : gActivationSummary.notes)
+    std::cerr << "ssm-import: warning: " << n << "\n";
+}
+
+/// Adds gActivationFormats to <dir>/model.json as "activation_quant".
+bool recordActivationFormats(const std::string &dir, std::string &error) {
+  if (gActivationFormats.empty())
+    return true;
+  const fs::path jsonPath = fs::path(dir) / "model.json";
+  std::vector<char> bytes;
+  if (!readWholeFile(jsonPath.string(), "model.json", bytes, error))
+    return false;
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (!j.is_object()) {
+    error = jsonPath.string() + ": not a JSON object";
+    return false;
+  }
+  j["activation_quant"] = gActivationFormats;
+  return writeTextFile(jsonPath, j.dump(2) + "\n", error);
 }
 
 int cannotRun(const std::string &msg) {
@@ -725,6 +797,7 @@ int main(int argc, char **argv) {
   std::string target;
   LogitsRows rows = LogitsRows::Last;
   int64_t seqLen = kDefaultSeqLen;
+  bool activationsGiven = false; // --activations: GGUF files only
   bool seqLenGiven = false; // --seq-len: else --compile compiles the default ladder
   std::vector<int64_t> moreLengths; // --seq-len N,M,...: the lengths after the first
   int64_t batch = 0; // no batched step function
@@ -777,6 +850,14 @@ int main(int argc, char **argv) {
         return cannotRun(a + " needs a file");
     } else if (a.rfind("--config=", 0) == 0) {
       configPath = a.substr(9);
+    } else if (a == "--activations" || a == "-activations" || a.rfind("--activations=", 0) == 0) {
+      std::string v;
+      if (!optionValue(v))
+        return cannotRun("--activations needs ggml or f32");
+      if (v != "ggml" && v != "f32")
+        return cannotRun("--activations takes ggml or f32, got '" + v + "'");
+      gGgmlActivations = v == "ggml";
+      activationsGiven = true;
     } else if (a == "--weights" || a == "-weights" || a.rfind("--weights=", 0) == 0) {
       std::string v;
       if (!optionValue(v))
@@ -953,12 +1034,20 @@ int main(int argc, char **argv) {
     return cannotRun("--config is for mamba; an rwkv.cpp file holds its own configuration");
   if (format == "gguf" && !configPath.empty())
     return cannotRun("--config is for mamba; a GGUF file holds its own configuration");
+  if (activationsGiven && format != "gguf")
+    return cannotRun("--activations is for GGUF files (the other formats' activations are f32)");
   GgufCheckpoint gguf;
   GgufFile ggufFile;
   if (format == "gguf") {
     std::string err;
     if (!readGguf(input, ggufFile, err) || !ggufToCheckpoint(ggufFile, gguf, err))
       return cannotRun(err);
+    if (gGgmlActivations)
+      for (const auto &[name, type] : gguf.ggmlType) {
+        std::string fmt = ssm::activationFormatForGgmlType(ggmlTypeName(type));
+        if (!fmt.empty())
+          gActivationFormats[name] = fmt;
+      }
     // The tensors are converted; the metadata (the vocabulary) is kept.
     for (GgufTensor &t : ggufFile.tensors)
       t.data = nullptr;
@@ -995,6 +1084,10 @@ int main(int argc, char **argv) {
                                                     rows, batch)
                                 : importMambaModel(input, configPath, staged, /*force=*/true,
                                                    seqLen, rows, batch);
+  if (rc == 0 && format == "gguf" && !recordActivationFormats(staged, error))
+    rc = cannotRun(error);
+  if (rc == 0 && format == "gguf")
+    printActivationsLine();
   // Checkpoints of Hugging Face's layout keep their tokenizer beside the weights.
   if (rc == 0 && format != "rwkv" && format != "gguf" && !copyTokenizer(fs::path(input).parent_path(), staged, error))
     rc = cannotRun(error);

@@ -44,7 +44,7 @@
 
 // Q8_0 blocks kept as they are: the logits of the dequantised file, exactly.
 // RUN: %{tool} quantize %t/a.gguf %t/aq.gguf %t/aq-deq.gguf Q8_0
-// RUN: ssm-import %t/aq.gguf -o %t/maq --context 64 | FileCheck %s --check-prefix=Q8
+// RUN: ssm-import %t/aq.gguf -o %t/maq --context 64 --activations f32 | FileCheck %s --check-prefix=Q8
 // Q8: GGUF falcon-h1: F32 x{{[0-9]+}} + Q8_0 x{{[0-9]+}}
 // RUN: ssm-import %t/aq-deq.gguf -o %t/maqd --context 64
 // RUN: ssm-run %t/maq --tokens %t/a/tokens.npy --engine reference --all-logits-out %t/aq.npy

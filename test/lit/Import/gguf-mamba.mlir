@@ -56,14 +56,14 @@
 
 // Q8_0 matrices kept as int8 blocks: the same logits as their F32 dequantisation.
 // RUN: %{tool} quantize %t/m1.gguf %t/m1-q8.gguf %t/m1-q8deq.gguf Q8_0
-// RUN: ssm-import %t/m1-q8.gguf -o %t/m1q8 | FileCheck %s --check-prefix=Q8
+// RUN: ssm-import %t/m1-q8.gguf -o %t/m1q8 --activations f32 | FileCheck %s --check-prefix=Q8
 // Q8: mamba1, mamba_ssm layout, F32,I8 blocks (q8) -> F16 x8 + F32 x15 + I8 x8 (GGUF mamba: F32 x15 + Q8_0 x8; Q8_0 as int8 blocks x8)
 // RUN: ssm-import %t/m1-q8deq.gguf -o %t/m1q8deq
 // RUN: ssm-run %t/m1q8 --tokens %{m1}/tokens.npy --engine reference --all-logits-out %t/m1q8.npy
 // RUN: ssm-run %t/m1q8deq --tokens %{m1}/tokens.npy --engine reference --all-logits-out %t/m1q8deq.npy
 // RUN: %{cmp} %t/m1q8.npy %t/m1q8deq.npy 0 | FileCheck %s --check-prefix=T46
 // RUN: %{tool} quantize %t/m2.gguf %t/m2-q8.gguf %t/m2-q8deq.gguf Q8_0
-// RUN: ssm-import %t/m2-q8.gguf -o %t/m2q8 | FileCheck %s --check-prefix=Q8M2
+// RUN: ssm-import %t/m2-q8.gguf -o %t/m2q8 --activations f32 | FileCheck %s --check-prefix=Q8M2
 // Q8M2: (GGUF mamba2: F32 x13 + Q8_0 x8; Q8_0 as int8 blocks x6; widened to f32 x2)
 // RUN: ssm-import %t/m2-q8deq.gguf -o %t/m2q8deq
 // RUN: ssm-run %t/m2q8 --tokens %{m2}/tokens.npy --engine reference --all-logits-out %t/m2q8.npy

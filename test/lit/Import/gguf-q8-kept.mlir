@@ -18,6 +18,9 @@
 //   (un-permuted) and gate/up halves (concatenated) are kept as blocks moved
 //   by rows; the gated-norm weights (a reshape) are widened and named; the
 //   logits equal the dequantised import's.
+// The quantised files are imported with --activations f32 (the logits are
+// compared with the dequantised import's; the default, ggml's activation
+// quantisation, is checked by gguf-activations.mlir).
 // REQUIRES: numpy, ssm-run, shared-data
 
 // RUN: rm -rf %t && mkdir -p %t
@@ -27,7 +30,7 @@
 // RUN: %{tool} quantize %t/f32.gguf %t/q8.gguf %t/q8-deq.gguf Q8_0 | FileCheck %s --check-prefix=QUANT
 // QUANT: quantized 18 tensors to Q8_0
 
-// RUN: ssm-import %t/q8.gguf -o %t/m | FileCheck %s --check-prefix=KEPT
+// RUN: ssm-import %t/q8.gguf -o %t/m --activations f32 | FileCheck %s --check-prefix=KEPT
 // KEPT: (GGUF lfm2: F32 x11 + Q8_0 x18; Q8_0 kept as q8 x18) -> F16 x18 + F32 x11 + I8 x18
 // RUN: python3 %S/Inputs/gguf_q8_blocks.py %t/q8.gguf %t/m/weights.safetensors | FileCheck %s --check-prefix=BLOCKS
 // BLOCKS: q8 blocks: 18 of 18 Q8_0 tensors byte-identical
@@ -52,7 +55,7 @@
 
 // Q6_K: int8 blocks of 16 with f32 scales.
 // RUN: %{tool} quantize %t/f32.gguf %t/q6.gguf %t/q6-deq.gguf Q6_K
-// RUN: ssm-import %t/q6.gguf -o %t/m6 | FileCheck %s --check-prefix=Q6
+// RUN: ssm-import %t/q6.gguf -o %t/m6 --activations f32 | FileCheck %s --check-prefix=Q6
 // Q6: (GGUF lfm2: F32 x11 + Q6_K x18; Q6_K kept as int8 blocks of 16 x18) -> F32 x29 + I8 x18
 // RUN: python3 %S/Inputs/st_header.py %t/m6/weights.safetensors | FileCheck %s --check-prefix=Q6HEADER
 // Q6HEADER-DAG: model.layers.0.feed_forward.w1.weight I8 [{{[0-9]+}}, 256]
@@ -69,7 +72,7 @@
 // Granite 4.0-H: blocks moved by rows.
 // DEFINE: %{g} = %shared/models/granite-hybrid/tiny-granite-h-a
 // RUN: %{tool} quantize %{g}/model-f32.gguf %t/g-q8.gguf %t/g-deq.gguf Q8_0
-// RUN: ssm-import %t/g-q8.gguf -o %t/g --context 64 | FileCheck %s --check-prefix=GKEPT
+// RUN: ssm-import %t/g-q8.gguf -o %t/g --context 64 --activations f32 | FileCheck %s --check-prefix=GKEPT
 // GKEPT: (GGUF granitehybrid: F32 x24 + Q8_0 x26; Q8_0 kept as q8 x19; widened to f32 x3: blk.0.ssm_norm.weight (Q8_0), blk.1.ssm_norm.weight (Q8_0), blk.3.ssm_norm.weight (Q8_0)) -> F16 x19 + F32 x27 + I8 x19
 // RUN: ssm-import %t/g-deq.gguf -o %t/g-deq --context 64
 // RUN: ssm-run %t/g --tokens %{g}/tokens.npy --engine reference --all-logits-out %t/g-q8.npy
@@ -83,7 +86,7 @@
 // is widened and named.
 // DEFINE: %{q} = %shared/models/qwen35/tiny-qwen35-a
 // RUN: %{tool} quantize %{q}/model-f32.gguf %t/q-q8.gguf %t/q-deq.gguf Q8_0
-// RUN: ssm-import %t/q-q8.gguf -o %t/q --context 64 | FileCheck %s --check-prefix=QKEPT
+// RUN: ssm-import %t/q-q8.gguf -o %t/q --context 64 --activations f32 | FileCheck %s --check-prefix=QKEPT
 // QKEPT: (GGUF qwen35: F32 x23 + Q8_0 x32; Q8_0 kept as q8 x29; widened to f32 x3: blk.0.ssm_out.weight (Q8_0), blk.1.ssm_out.weight (Q8_0), blk.2.ssm_out.weight (Q8_0)) -> F16 x29 + F32 x26 + I8 x29
 // RUN: ssm-import %t/q-deq.gguf -o %t/q-deq --context 64
 // RUN: ssm-run %t/q --tokens %{q}/tokens.npy --engine reference --all-logits-out %t/q-q8.npy

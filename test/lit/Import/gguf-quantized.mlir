@@ -20,7 +20,7 @@
 // RUN: %numpy_python -c "import numpy; numpy.save('%{tokens}', numpy.random.default_rng(3).integers(0, 256, 24).astype(numpy.int32))"
 // RUN: %{tool} synth-lfm2 %t/f32.gguf 256 7
 
-// DEFINE: %{check} = sh -c '%{tool} quantize %t/f32.gguf %t/$0.gguf %t/$0-deq.gguf $0 && ssm-import %t/$0.gguf -o %t/m-$0 && ssm-import %t/$0-deq.gguf -o %t/m-$0-deq && ssm-run %t/m-$0 --tokens %{tokens} --engine reference --all-logits-out %t/$0.npy && ssm-run %t/m-$0-deq --tokens %{tokens} --engine reference --all-logits-out %t/$0-deq.npy && python3 %S/Inputs/compare_npy.py %t/$0.npy %t/$0-deq.npy 1e-6'
+// DEFINE: %{check} = sh -c '%{tool} quantize %t/f32.gguf %t/$0.gguf %t/$0-deq.gguf $0 && ssm-import %t/$0.gguf -o %t/m-$0 --activations f32 && ssm-import %t/$0-deq.gguf -o %t/m-$0-deq && ssm-run %t/m-$0 --tokens %{tokens} --engine reference --all-logits-out %t/$0.npy && ssm-run %t/m-$0-deq --tokens %{tokens} --engine reference --all-logits-out %t/$0-deq.npy && python3 %S/Inputs/compare_npy.py %t/$0.npy %t/$0-deq.npy 1e-6'
 // RUN: %{check} Q8_0 | FileCheck %s --check-prefixes=CHECK,Q8_0
 // Q8_0: quantized 18 tensors to Q8_0
 // Q8_0: (GGUF lfm2: F32 x11 + Q8_0 x18; Q8_0 kept as q8 x18) -> F16 x18 + F32 x11 + I8 x18

@@ -105,7 +105,7 @@
 // Q8_0 (the script's quantiser; RWKV tensors are dequantised at import): the
 // same logits as the file with those blocks dequantised to F32.
 // RUN: %numpy_python %S/Inputs/gguf_tool.py quantize %t/r7.gguf %t/r7q.gguf %t/r7qd.gguf Q8_0
-// RUN: ssm-import %t/r7q.gguf -o %t/r7q --seq-len 3 2>&1 | FileCheck %s --check-prefix=Q8
+// RUN: ssm-import %t/r7q.gguf -o %t/r7q --seq-len 3 --activations f32 2>&1 | FileCheck %s --check-prefix=Q8
 // Q8: (GGUF rwkv7: F32 x172 + Q8_0 x170; widened to f32 x168), seq-len 3
 // RUN: ssm-import %t/r7qd.gguf -o %t/r7qd --seq-len 3
 // RUN: ssm-run %t/r7q --engine reference --prompt '"in' --mode sequence --all-logits-out %t/r7q-all.npy

@@ -487,6 +487,17 @@ def byte_vocab():
     return [char[b] for b in range(256)]
 
 
+def byte_vocab_kvs():
+    """A 256-token byte-level "gpt2" vocabulary's keys (llama.cpp needs one to load a file)."""
+    tokens = byte_vocab()
+    return [("tokenizer.ggml.model", kv_raw("str", "gpt2")),
+            ("tokenizer.ggml.pre", kv_raw("str", "default")),
+            ("tokenizer.ggml.tokens", struct.pack("<IIQ", 9, 8, len(tokens)) +
+             b"".join(pack_string(t) for t in tokens)),
+            ("tokenizer.ggml.token_type", int_array_raw([1] * len(tokens))),
+            ("tokenizer.ggml.merges", struct.pack("<IIQ", 9, 8, 1) + pack_string("\u0120 t"))]
+
+
 def from_hf(folder, out):
     import json
     import os
@@ -880,6 +891,8 @@ def main(argv):
         kvs = [(k, raw if k == key else v) for k, v in kvs]
         if key not in [k for k, _ in kvs]:
             kvs.append((key, raw))
+    elif cmd == "add-byte-vocab":
+        kvs = [(k, v) for k, v in kvs if not k.startswith("tokenizer.ggml.")] + byte_vocab_kvs()
     elif cmd == "dropkv":
         kvs = [(k, v) for k, v in kvs if k != argv[4]]
     elif cmd == "retype":
