@@ -22,7 +22,12 @@ the table shows medians of the per-round medians and serial/chunked (> 1: the ch
 form is faster). Needs build/bin/ssm-run and ssm-opt. --compile-only fills the compile
 cache and prints nothing else (run it first, then time under chrt if you like).
 
-Usage: bench/delta_rule_bench.py [--threads 2] [--rounds 3] [--repeat 3] [--lengths 4096]
+--op wkv7 times ssm.wkv7 (RWKV-7's generalised delta rule) instead, at RWKV-7 0.1B's
+layer shape by default (hidden 768: 12 heads of 64; --heads, --dk set them), its inputs
+made as RWKV-7 makes them (w = -exp(-0.5) sigmoid(x), kk L2-normalised, a = -kk,
+b = kk * iclr with iclr = sigmoid(x)); NumPy required.
+
+Usage: bench/delta_rule_bench.py [--op gated_delta_rule|wkv7] [--threads 2] [--rounds 3] [--repeat 3] [--lengths 4096]
     [--chunks 0,16,32,64,128] [--heads 16] [--kv-heads 16] [--dk 128] [--dv 128]
     [--per-channel] [--vector-width N] [--in-graph] [--compile-only]
 """
@@ -89,6 +94,39 @@ def op_graph(L, hk, hv, dk, dv, per_channel, chunk, vw=None):
 """
 
 
+def wkv7_graph(L, h, n, chunk, vw=None):
+    """ssm.wkv7 alone, its inputs given as .npy files (make_wkv7_inputs)."""
+    x, s = t(1, L, h, n), t(1, h, n, n)
+    sched = schedule(chunk, vw)
+    attr = " {" + sched[2:] + "}" if sched else ""
+    return f"""func.func @main(%r: {x}, %w: {x}, %k: {x}, %v: {x}, %a: {x}, %b: {x}) -> ({x}, {s}) {{
+  %y, %s1 = ssm.wkv7 %r, %w, %k, %v, %a, %b{attr}
+      : ({x}, {x}, {x}, {x}, {x}, {x}) -> ({x}, {s})
+  return %y, %s1 : {x}, {s}
+}}
+"""
+
+
+def make_wkv7_inputs(np, folder, L, h, n):
+    """RWKV-7's inputs to its wkv: r, k, v normal(0, 0.5), w = -exp(-0.5) sigmoid(x),
+    a = -kk, b = kk * iclr (kk L2-normalised, iclr = sigmoid(x))."""
+    rng = np.random.default_rng(1)
+    shape = (1, L, h, n)
+    sig = lambda x: 1.0 / (1.0 + np.exp(-x))
+    kk = rng.standard_normal(shape)
+    kk /= np.sqrt((kk * kk).sum(-1, keepdims=True))
+    arrays = {"r": rng.standard_normal(shape) * 0.5,
+              "w": -np.exp(-0.5) * sig(rng.standard_normal(shape)),
+              "k": rng.standard_normal(shape) * 0.5, "v": rng.standard_normal(shape) * 0.5,
+              "a": -kk, "b": kk * sig(rng.standard_normal(shape))}
+    paths = []
+    for name, x in arrays.items():
+        path = os.path.join(folder, f"{name}.npy")
+        np.save(path, x.astype(np.float32))
+        paths.append(path)
+    return paths
+
+
 def make_inputs(np, folder, L, hk, hv, dk, dv, per_channel):
     """The same distributions as graph(): q, k uniform scaled to E||k||^2 = 1, v uniform,
     g = -exp(x - 3), beta = x + 0.5 with x uniform in (-0.5, 0.5). Returns the paths."""
@@ -109,14 +147,15 @@ def make_inputs(np, folder, L, hk, hv, dk, dv, per_channel):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--op", default="gated_delta_rule", choices=["gated_delta_rule", "wkv7"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--lengths", default="4096")
     ap.add_argument("--chunks", default="0,16,32,64,128")
-    ap.add_argument("--heads", type=int, default=16, help="value heads")
+    ap.add_argument("--heads", type=int, default=0, help="value heads (default 16; wkv7 12)")
     ap.add_argument("--kv-heads", type=int, default=16, help="key heads")
-    ap.add_argument("--dk", type=int, default=128)
+    ap.add_argument("--dk", type=int, default=0, help="key head size (default 128; wkv7 64)")
     ap.add_argument("--dv", type=int, default=128)
     ap.add_argument("--per-channel", action="store_true")
     ap.add_argument("--vector-width", type=int, default=0,
@@ -125,6 +164,9 @@ def main():
                     help="make the inputs in the graph even where NumPy is present")
     ap.add_argument("--compile-only", action="store_true")
     a = ap.parse_args()
+    wkv7 = a.op == "wkv7"
+    a.heads = a.heads or (12 if wkv7 else 16)
+    a.dk = a.dk or (64 if wkv7 else 128)
     np = None
     if not a.in_graph:
         try:
@@ -136,9 +178,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ssm-gdr-bench-")
     chunks = [int(c) for c in a.chunks.split(",")]
     make = op_graph if np is not None else graph
+    if wkv7:
+        if np is None:
+            raise SystemExit("--op wkv7 needs NumPy (run with /usr/bin/python3)")
+        make = lambda L, hk, hv, dk, dv, pc, c, vw=None: wkv7_graph(L, hv, dk, c, vw)
     for L in [int(x) for x in a.lengths.split(",")]:
         inputs = []
-        if np is not None:
+        if wkv7:
+            inputs = make_wkv7_inputs(np, tmp, L, a.heads, a.dk)
+        elif np is not None:
             inputs = make_inputs(np, tmp, L, a.kv_heads, a.heads, a.dk, a.dv, a.per_channel)
         files = {}
         for c in chunks:
@@ -154,7 +202,7 @@ def main():
                              text=True)
         default = "?"
         for line in out.stdout.splitlines():
-            if "ssm.gated_delta_rule" in line and "chunk = " in line:
+            if "ssm." + a.op in line and "chunk = " in line:
                 default = line.split("chunk = ")[1].split(">")[0].split(",")[0]
         feed = [arg for p in inputs for arg in ("--input", p)]
         cmd = lambda p, rep: [SSM_RUN, p, "--engine", "cpu", "--seed", "1", "--threads",
@@ -170,7 +218,9 @@ def main():
         gate = "per-channel" if a.per_channel else "scalar"
         vw = a.vector_width or "target default"
         form = "op alone, .npy inputs" if inputs else "inputs made in the graph"
-        print(f"L={L} Hk={a.kv_heads} Hv={a.heads} Dk={a.dk} Dv={a.dv} gate={gate} "
+        shape = (f"ssm.wkv7 H={a.heads} N={a.dk}" if wkv7 else
+                 f"Hk={a.kv_heads} Hv={a.heads} Dk={a.dk} Dv={a.dv} gate={gate}")
+        print(f"L={L} {shape} "
               f"threads={a.threads} vector_width={vw} ({form}) rounds={a.rounds} repeat={a.repeat} "
               f"(medians of per-round medians, ms); default chunk here: {default}")
         serial = statistics.median(times[0]) if 0 in times else None

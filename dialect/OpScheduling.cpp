@@ -93,8 +93,8 @@ bool Wkv4Op::hasGpuSchedule() { return true; }
 int64_t Wkv4Op::getScheduleChannels() { return 0; }
 int64_t Wkv4Op::getScheduleStateSize() { return 0; }
 
-// ---- ssm.wkv7 ----
-ArrayRef<StringRef> Wkv7Op::getScheduleFields() { return kFlatFields; }
+// ---- ssm.wkv7: chunk picks the form (0 token by token, else the chunked WY form) ----
+ArrayRef<StringRef> Wkv7Op::getScheduleFields() { return kChunkedFields; }
 bool Wkv7Op::hasGpuSchedule() { return true; }
 int64_t Wkv7Op::getScheduleChannels() { return 0; }
 int64_t Wkv7Op::getScheduleStateSize() { return 0; }

@@ -125,6 +125,12 @@ int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu) {
   return perChannelGate ? kDeltaRuleChunkPerChannel : kDeltaRuleChunk;
 }
 
+int64_t defaultWkv7Chunk(int64_t len, bool gpu) {
+  if (gpu)
+    return 0;
+  return len >= kCpuWkv7ChunkFrom ? kCpuWkv7Chunk : 0;
+}
+
 bool hasGpuSchedule(llvm::StringRef opName) {
   // Matmuls and stage ops have a GPU branch (codegen/schedules/gpu/); an ssm
   // op says so itself (ScheduledOpInterface::hasGpuSchedule).

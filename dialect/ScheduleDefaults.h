@@ -120,6 +120,17 @@ constexpr int64_t kCpuDeltaRuleChunkFrom = 64;
 constexpr int64_t kCpuDeltaRuleChunkFromPerChannel = 2048;
 constexpr int64_t kDeltaRuleChunkPerChannel = 16;
 int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu = false);
+/// The chunk of ssm.wkv7 over `len` tokens (dynamic: negative) on a CPU or
+/// GPU target. CPU: kCpuWkv7Chunk (16) from kCpuWkv7ChunkFrom (64) tokens,
+/// else 0 (token by token; also for a dynamic length, decode steps among
+/// them). Measured at RWKV-7 0.1B's layer shape (12 heads of 64), 2 threads,
+/// the op alone (bench/delta_rule_bench.py --op wkv7), serial / chunk 16:
+/// 1.84x at L 512, 3.11x at 4096 (chunk 32 2.53x, 64 1.29x), about 1.3-1.4x
+/// at 64-256 and within noise below (sub-millisecond calls). GPU: 0 (the
+/// chunked form compiles and runs there, but is not measured).
+constexpr int64_t kCpuWkv7Chunk = 16;
+constexpr int64_t kCpuWkv7ChunkFrom = 64;
+int64_t defaultWkv7Chunk(int64_t len, bool gpu = false);
 /// Tasks of one decode step (ssm.selective_update): its whole work is a few
 /// microseconds, so each task must be worth more than handing it out (at 1536
 /// channels x 16 states, 8 tasks ran in 7-8 us against 12-14 us with 32 on 2 threads).

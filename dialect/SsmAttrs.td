@@ -43,7 +43,7 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `channel_tile` | channels (or heads x head dim) per parallel task; `ssm.attention`: queries per task (at most 64) | 1 .. 65536, a multiple of `vector_width` (or 1) | 64; `ssm.attention`: 2 x `vector_width` |
     | `parallel` | run the tiles on the thread pool | true, false | true |
     | `unroll_state` | unroll the state dim N (keeps the state in registers) | true, false | true |
-    | `chunk` | tokens per chunk of the chunked form of a scan (the work inside a chunk as small matrix products, one pass of the state per chunk); 0: token by token. It picks the algorithm, so GPU targets read it too | 0 .. 1024 | `ssm.gated_delta_rule`: 0 when L < 8 (decode), else 64 (16 with a gate per key channel); `ssm.attention`: the keys per key tile (0: 64, or 256 for one query) |
+    | `chunk` | tokens per chunk of the chunked form of a scan (the work inside a chunk as small matrix products, one pass of the state per chunk); 0: token by token. It picks the algorithm, so GPU targets read it too | 0 .. 1024 | `ssm.gated_delta_rule`: 0 when L < 8 (decode), else 64 (16 with a gate per key channel); `ssm.wkv7`: 16 from 64 tokens on a CPU, else 0 (dynamic lengths, GPU targets); `ssm.attention`: the keys per key tile (0: 64, or 256 for one query) |
     | `gpu_threads` | GPU targets: threads per block along the channels (or heads x head dim); blocks cover the rest of the channels and the batch | 1 .. 1024 | 128 |
 
     The fields each op accepts (any other is a verifier error):
@@ -59,7 +59,7 @@ def SSM_ScheduleAttr : AttrDef<SSM_Dialect, "Schedule"> {
     | `ssm.causal_conv1d` | yes | yes | yes | | | yes |
     | `ssm.ssd_scan` | yes | | yes | | | yes |
     | `ssm.wkv4` | yes | | yes | | | yes |
-    | `ssm.wkv7` | yes | | yes | | | yes |
+    | `ssm.wkv7` | yes | | yes | | yes | yes |
     | `ssm.gated_delta_rule` | yes | | yes | | yes | yes |
     | `ssm.rope` | yes | | yes | | | yes |
     | `ssm.attention` | yes | yes | yes | | yes | yes |

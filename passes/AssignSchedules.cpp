@@ -42,6 +42,8 @@ ScheduleAttr ssmSchedule(ScheduledOpInterface op, const TargetInfo &info) {
     chunk = defaultDeltaRuleChunk(q.getDimSize(1),
                                   cast<RankedTensorType>(gdr.getG().getType()).getRank() == 4);
   }
+  if (auto wkv = dyn_cast<Wkv7Op>(op.getOperation()))
+    chunk = defaultWkv7Chunk(cast<RankedTensorType>(wkv.getR().getType()).getDimSize(1));
   return ScheduleAttr::get(ctx, vw, tile, /*parallel=*/true, unroll, chunk, std::nullopt);
 }
 

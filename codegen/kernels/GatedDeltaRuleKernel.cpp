@@ -73,13 +73,7 @@ void buildSequential(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &
   f.finalState(j, i, h, b) = f.scan(j % W, i, j / W, h, b)[0];
 }
 
-/// exp(x) for the chunked form's decay factors (x <= 0), exactly 0 below
-/// -30 (9.4e-14). Products of those factors with each other and with the
-/// chunk's other small terms would otherwise reach f32 denormals (a chunk
-/// of strong decay sums G far below -87), whose arithmetic runs two orders
-/// of magnitude slower on x86; a flushed term is below f32 precision of
-/// every sum it enters.
-Expr decayExp(Expr x) { return select(x < -30.0f, 0.0f, accurateExp(x)); }
+// decayExp (MathExt.h): exp(x) for x <= 0, 0 below -30 (out of f32 denormals).
 
 /// The chunked WY form (see the header).
 void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,

@@ -186,6 +186,16 @@ inline Halide::Expr silu(Halide::Expr x) {
   return x / (1.0f + expNarrow(-x));
 }
 
+/// exp(x) for the chunked scans' decay factors (x <= 0: exps of differences
+/// of cumulative log decays), exactly 0 below -30 (9.4e-14). Products of
+/// those factors with each other and with the chunk's other small terms
+/// would otherwise reach f32 denormals (a chunk of strong decay sums far
+/// below -87), whose arithmetic runs two orders of magnitude slower on x86;
+/// a flushed term is below f32 precision of every sum it enters.
+inline Halide::Expr decayExp(Halide::Expr x) {
+  return Halide::select(x < -30.0f, 0.0f, accurateExp(x));
+}
+
 } // namespace ssm::codegen
 
 #endif

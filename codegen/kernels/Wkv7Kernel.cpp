@@ -2,22 +2,16 @@
 #include "codegen/kernels/Wkv7Kernel.h"
 #include "codegen/kernels/MathExt.h"
 
+#include <algorithm>
+
 namespace ssm::codegen {
 
 using namespace Halide;
 
-Wkv7Kernel buildWkv7(const Wkv7KernelInputs &in) {
-  Wkv7Kernel f;
-  for (const TensorFunc *x : {&in.r, &in.w, &in.k, &in.v, &in.a, &in.b})
-    if (x->rank() != 4)
-      throw CompileError("ssm.wkv7 kernel: r, w, k, v, a, b must be rank 4 (batch, L, H, N)");
-  if (in.initialState && in.initialState->rank() != 4)
-    throw CompileError("ssm.wkv7 kernel: initial_state must be rank 4 (batch, H, N, N)");
-  const int64_t *nc = Internal::as_const_int(in.r.shape[3]);
-  if (!nc || *nc <= 0)
-    throw CompileError("ssm.wkv7 kernel: the head size N must be a positive constant extent");
-  const int N = static_cast<int>(*nc);
-  Expr len = in.r.shape[1];
+namespace {
+
+/// The token-by-token form (see the header).
+void buildSequential(Wkv7Kernel &f, const Wkv7KernelInputs &in, int N, Expr len) {
   Var i("i"), s("slot"), h("h"), b("b"), j("j"), t("t");
 
   f.decay = Func("wkv7_decay");
@@ -57,7 +51,198 @@ Wkv7Kernel buildWkv7(const Wkv7KernelInputs &in) {
   f.y(i, h, t, b) = f.scan(i, N + 1 + t, h, b)[0];
   f.finalState = Func("wkv7_final_state");
   f.finalState(j, i, h, b) = f.scan(i, j, h, b)[0];
+}
 
+/// The chunked WY form (see the header).
+void buildChunked(Wkv7Kernel &f, const Wkv7KernelInputs &in, int N, Expr len) {
+  const int C = f.chunk;
+  Expr chunks = (len + (C - 1)) / C;
+  Var i("i"), j("j"), c("c"), r("r"), s("s"), h("h"), n("n"), b("b"), t("t"), slot("slot"),
+      q("q");
+  // Token r of chunk n, clamped for the loads; past L every input reads as
+  // 0 (w = 0: no decay; a = b = k = v = 0: no write), the identity step.
+  auto valid = [&](Expr rr, Expr nn) { return nn * C + rr < len; };
+  auto tok = [&](Expr rr, Expr nn) { return min(nn * C + rr, len - 1); };
+  auto load = [&](const TensorFunc &x, Expr ch, Expr rr, Expr nn) {
+    return select(valid(rr, nn), x.func(ch, h, tok(rr, nn), b), 0.0f);
+  };
+
+  // G_r = w_0 + .. + w_r per key channel.
+  f.gcum = Func("wkv7c_gcum");
+  f.gcum(j, r, h, n, b) = load(in.w, j, r, n);
+  if (C > 1) {
+    RDom rg(1, C - 1, "rg");
+    f.gcum(j, rg, h, n, b) = f.gcum(j, rg - 1, h, n, b) + f.gcum(j, rg, h, n, b);
+  }
+  f.aC = Func("wkv7c_a");
+  f.aC(j, r, h, n, b) = load(in.a, j, r, n);
+  f.bC = Func("wkv7c_b");
+  f.bC(j, r, h, n, b) = load(in.b, j, r, n);
+  f.kC = Func("wkv7c_k");
+  f.kC(j, r, h, n, b) = load(in.k, j, r, n);
+  f.rC = Func("wkv7c_r");
+  f.rC(j, r, h, n, b) = load(in.r, j, r, n);
+  Func vC("wkv7c_v");
+  vC(i, r, h, n, b) = load(in.v, i, r, n);
+  f.vC = vC;
+  // Rows innermost, so that the C x C sums below read rows s as vectors.
+  f.bRows = Func("wkv7c_b_rows");
+  f.bRows(s, j, h, n, b) = f.bC(j, s, h, n, b);
+  f.kRows = Func("wkv7c_k_rows");
+  f.kRows(s, j, h, n, b) = f.kC(j, s, h, n, b);
+  f.gRows = Func("wkv7c_g_rows");
+  f.gRows(s, j, h, n, b) = f.gcum(j, s, h, n, b);
+  // e^{G_r - G_s} (s <= r; the difference is <= 0), else 0.
+  f.decRows = Func("wkv7c_dec_rows");
+  f.decRows(s, j, r, h, n, b) =
+      select(s <= r, decayExp(min(f.gcum(j, r, h, n, b) - f.gRows(s, j, h, n, b), 0.0f)), 0.0f);
+
+  // The four key sums; Aab and Aak with e^{G_{r-1} - G_s} (zero for s >= r
+  // but at r = 0, masked below), Prb and Prk with e^{G_r - G_s} (zero for s > r).
+  RDom rk(0, N, "rk");
+  f.keys = rk;
+  Expr rm1 = max(r - 1, 0);
+  f.gramAB = Func("wkv7c_gram_ab");
+  f.gramAK = Func("wkv7c_gram_ak");
+  f.gramRB = Func("wkv7c_gram_rb");
+  f.gramRK = Func("wkv7c_gram_rk");
+  for (Func g : {f.gramAB, f.gramAK, f.gramRB, f.gramRK})
+    g(s, r, h, n, b) = 0.0f;
+  f.gramAB(s, r, h, n, b) +=
+      f.aC(rk, r, h, n, b) * f.bRows(s, rk, h, n, b) * f.decRows(s, rk, rm1, h, n, b);
+  f.gramAK(s, r, h, n, b) +=
+      f.aC(rk, r, h, n, b) * f.kRows(s, rk, h, n, b) * f.decRows(s, rk, rm1, h, n, b);
+  f.gramRB(s, r, h, n, b) +=
+      f.rC(rk, r, h, n, b) * f.bRows(s, rk, h, n, b) * f.decRows(s, rk, r, h, n, b);
+  f.gramRK(s, r, h, n, b) +=
+      f.rC(rk, r, h, n, b) * f.kRows(s, rk, h, n, b) * f.decRows(s, rk, r, h, n, b);
+
+  // T = (I - Aab)^-1 by forward substitution on the identity: T[r] =
+  // e_r + sum_{s<r} Aab[r, s] T[s], right-looking (row s, once final, is
+  // added to the rows r > s).
+  f.aab = Func("wkv7c_aab");
+  f.aab(s, r, h, n, b) = select(s < r, f.gramAB(s, r, h, n, b), 0.0f);
+  f.tinv = Func("wkv7c_tinv");
+  f.tinv(c, r, h, n, b) = select(c == r, 1.0f, 0.0f); // T[r][c]
+  f.solve = RDom(0, C, 0, C, "solve"); // (target row r, source row s)
+  f.solve.where(f.solve.y < f.solve.x);
+  f.tinv(c, f.solve.x, h, n, b) +=
+      f.aab(f.solve.y, f.solve.x, h, n, b) * f.tinv(c, f.solve.y, h, n, b);
+
+  // U~ = T (Aak V), W = T A~ (A~ = a_r e^{G_{r-1}}).
+  RDom rb(0, C, "rb");
+  rb.where(rb < r);
+  f.rowsBelow = rb;
+  f.rhsU = Func("wkv7c_rhs_u");
+  f.rhsU(i, r, h, n, b) = 0.0f;
+  f.rhsU(i, r, h, n, b) += f.gramAK(rb, r, h, n, b) * vC(i, rb, h, n, b);
+  RDom rx(0, C, "rx");
+  rx.where(rx <= r);
+  f.rowsUpTo = rx;
+  f.xu = Func("wkv7c_xu");
+  f.xu(i, r, h, n, b) = 0.0f;
+  f.xu(i, r, h, n, b) += f.tinv(rx, r, h, n, b) * f.rhsU(i, rx, h, n, b);
+  f.at = Func("wkv7c_at");
+  f.at(j, r, h, n, b) =
+      f.aC(j, r, h, n, b) * decayExp(select(r > 0, f.gcum(j, max(r - 1, 0), h, n, b), 0.0f));
+  f.xw = Func("wkv7c_xw");
+  f.xw(j, r, h, n, b) = 0.0f;
+  f.xw(j, r, h, n, b) += f.tinv(rx, r, h, n, b) * f.at(j, rx, h, n, b);
+
+  // The outputs as a map of the entering state: Y = Qeff S^T + Oloc with
+  // Qeff = R~ + Prb W, Oloc = Prb U~ + Prk V. coef stacks [W ; Qeff].
+  f.oloc = Func("wkv7c_oloc");
+  f.oloc(i, r, h, n, b) = 0.0f;
+  f.oloc(i, r, h, n, b) +=
+      f.gramRB(rx, r, h, n, b) * f.xu(i, rx, h, n, b) + f.gramRK(rx, r, h, n, b) * vC(i, rx, h, n, b);
+  f.coef = Func("wkv7c_coef");
+  RDom ra(0, C, "ra");
+  ra.where(ra <= q - C);
+  f.rowsCoef = ra;
+  Expr qr = clamp(q - C, 0, C - 1);
+  f.coef(j, q, h, n, b) = select(q < C, f.xw(j, min(q, C - 1), h, n, b),
+                                 f.rC(j, qr, h, n, b) * decayExp(f.gcum(j, qr, h, n, b)));
+  f.coef(j, q, h, n, b) += f.gramRB(ra, qr, h, n, b) * f.xw(j, ra, h, n, b);
+
+  // The next state's coefficients: [b ; k] e^{G_last - G_r}, e^{G_last}.
+  Expr rq = clamp(select(q < C, q, q - C), 0, C - 1);
+  f.kt = Func("wkv7c_kt");
+  f.kt(j, q, h, n, b) =
+      select(q < C, f.bC(j, rq, h, n, b), f.kC(j, rq, h, n, b)) *
+      decayExp(min(f.gcum(j, C - 1, h, n, b) - f.gcum(j, rq, h, n, b), 0.0f));
+  f.glast = Func("wkv7c_glast");
+  f.glast(j, h, n, b) = decayExp(f.gcum(j, C - 1, h, n, b));
+
+  // The pass (see the header), sequential over chunks per (head, stream),
+  // all value rows i of a slot together. RDom (step u, flat index q, phase,
+  // n): each row's sum runs along u = 0..U-1 (unrolled) and q's outer part;
+  // q's inner part walks the rows, so consecutive steps update different rows.
+  const int U = (N % 4 == 0 && C % 4 == 0) ? 4 : (N % 2 == 0 && C % 2 == 0) ? 2 : 1;
+  f.passUnroll = U;
+  const int q0 = (3 * C + N) / U, q12 = 2 * C * N / U;
+  f.states = Func("wkv7c_states");
+  f.states(i, slot, h, b) = undef<float>();
+  RDom r0(0, N, "r0");
+  f.states(i, r0, h, b) = in.initialState ? in.initialState->func(r0, i, h, b) : Expr(0.0f);
+  f.pass = RDom(0, U, 0, std::max(q0, q12), 0, 3, 0, chunks, "pass");
+  f.pass.where((f.pass.z == 0 && f.pass.y < q0) || (f.pass.z > 0 && f.pass.y < q12));
+  {
+    RVar pu = f.pass.x, pq = f.pass.y, pph = f.pass.z, pn = f.pass.w;
+    Expr cur = (pn % 2) * N, nxt = ((pn + 1) % 2) * N;
+    // Phase 0: z < C U~ (U's first value), z < 2C V, z < 3C Oloc (Y's
+    // first value), then the N rows of e^{G_last} S_n.
+    Expr z = min(pq * U + pu, 3 * C + N - 1), ze = clamp(z - 3 * C, 0, N - 1);
+    Expr slotI = select(z < 2 * C, 2 * N + z, z < 3 * C, 2 * N + z + pn * C, nxt + ze);
+    Expr valI = select(z < C, f.xu(i, min(z, C - 1), h, pn, b),
+                       z < 2 * C, vC(i, clamp(z - C, 0, C - 1), h, pn, b),
+                       z < 3 * C, f.oloc(i, clamp(z - 2 * C, 0, C - 1), h, pn, b),
+                       f.glast(ze, h, pn, b) * f.states(i, cur + ze, h, b));
+    // Phase 1, rows a < 2C (U, then Y of token nC + a - C) += coef[a] . S_n:
+    // q = (row a % T0, step e / U, row a / T0).
+    auto slotA = [&](Expr a) { return 2 * N + a + select(a < C, 0, C + pn * C); };
+    const int T0 = (2 * C) % 16 == 0 ? 16 : 2 * C, T1 = N % 16 == 0 ? 16 : N;
+    Expr eo = (pq / T0) % (N / U);
+    Expr a = (pq / (T0 * (N / U))) * T0 + pq % T0, e0 = eo * U + pu;
+    Expr slot0 = slotA(a);
+    Expr val0 = f.states(i, slot0, h, b) + f.coef(e0, a, h, pn, b) * f.states(i, cur + e0, h, b);
+    // Phase 2, rows e < N of S_{n+1} += kt[e] . [U ; V]:
+    // q = (row e % T1, step r / U, row e / T1).
+    const int R2 = 2 * C / U;
+    Expr ro = (pq / T1) % R2;
+    Expr e1 = ((pq / (T1 * R2)) % (N / T1)) * T1 + pq % T1, r1 = ro * U + pu;
+    Expr slot1 = nxt + e1;
+    Expr val1 = f.states(i, slot1, h, b) + f.kt(e1, r1, h, pn, b) * f.states(i, 2 * N + r1, h, b);
+    f.states(i, select(pph == 0, slotI, pph == 1, slot0, slot1), h, b) =
+        select(pph == 0, valI, pph == 1, val0, val1);
+  }
+  f.y = Func("wkv7_y");
+  f.y(i, h, t, b) = f.states(i, 2 * N + 2 * C + t, h, b);
+  f.finalState = Func("wkv7_final_state");
+  f.finalState(j, i, h, b) = f.states(i, (chunks % 2) * N + j, h, b);
+}
+
+} // namespace
+
+Wkv7Kernel buildWkv7(const Wkv7KernelInputs &in) {
+  Wkv7Kernel f;
+  for (const TensorFunc *x : {&in.r, &in.w, &in.k, &in.v, &in.a, &in.b})
+    if (x->rank() != 4)
+      throw CompileError("ssm.wkv7 kernel: r, w, k, v, a, b must be rank 4 (batch, L, H, N)");
+  if (in.initialState && in.initialState->rank() != 4)
+    throw CompileError("ssm.wkv7 kernel: initial_state must be rank 4 (batch, H, N, N)");
+  const int64_t *nc = Internal::as_const_int(in.r.shape[3]);
+  if (!nc || *nc <= 0)
+    throw CompileError("ssm.wkv7 kernel: the head size N must be a positive constant extent");
+  const int N = static_cast<int>(*nc);
+  if (in.chunk < 0)
+    throw CompileError("ssm.wkv7 kernel: chunk must be 0 (token by token) or positive");
+  f.chunk = in.chunk;
+  f.n = N;
+  Expr len = in.r.shape[1];
+  if (f.chunk == 0)
+    buildSequential(f, in, N, len);
+  else
+    buildChunked(f, in, N, len);
   std::vector<Expr> stShape = {in.r.shape[0], in.r.shape[2], in.r.shape[3], in.r.shape[3]};
   f.result = {{TensorFunc{f.y, in.r.shape}, TensorFunc{f.finalState, stShape}}};
   return f;

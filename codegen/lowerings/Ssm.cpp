@@ -157,6 +157,12 @@ LogicalResult lower(Wkv7Op op, LoweringState &state) {
   Wkv7KernelInputs in{state.get(op.getR()), state.get(op.getW()), state.get(op.getK()),
                       state.get(op.getV()), state.get(op.getA()), state.get(op.getB()),
                       optional(state, op.getInitialState())};
+  // The chunk picks the algorithm: read on every target.
+  in.chunk = state.scheduleOf(o).chunk;
+  if (in.chunk < 0)
+    in.chunk = static_cast<int>(
+        defaultWkv7Chunk(cast<RankedTensorType>(op.getR().getType()).getDimSize(1),
+                         targetFamily(state.target) == TargetFamily::Gpu));
   return finishKernel(o, state, buildWkv7(in), scheduleWkv7);
 }
 

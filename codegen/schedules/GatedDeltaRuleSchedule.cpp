@@ -1,37 +1,12 @@
-// CPU schedule of the ssm.gated_delta_rule kernel (codegen/kernels/GatedDeltaRuleKernel.h), both forms.
+// CPU schedule of the ssm.gated_delta_rule kernel (codegen/kernels/GatedDeltaRuleKernel.h), both forms,
+// and the register-tiled reductions the chunked scans share (ChunkedSchedule.h).
+#include "codegen/schedules/ChunkedSchedule.h"
 #include "codegen/schedules/Schedules.h"
 #include "codegen/schedules/gpu/GpuSchedules.h"
 
 namespace ssm::codegen {
 
 using namespace Halide;
-
-namespace {
-
-void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
-  const int vw = s.vectorWidth;
-  k.decay.compute_root().vectorize(k.decay.args()[0], vw, TailStrategy::GuardWithIf);
-  Var kj = k.kv0.args()[0];
-  k.kv0.compute_root().vectorize(kj, vw, TailStrategy::GuardWithIf);
-  if (k.kv0.num_update_definitions() > 0)
-    k.kv0.update(0).vectorize(kj, vw, TailStrategy::GuardWithIf);
-  // (lane, slot, block, h, b): the lanes are the schedule's vector width.
-  Var jl = k.scan.args()[0], jb = k.scan.args()[2], h = k.scan.args()[3],
-      b = k.scan.args()[4];
-  k.scan.compute_root().vectorize(jl, vw, TailStrategy::GuardWithIf);
-  // Value columns are independent: each vector of columns runs the whole
-  // (t, x) walk of its (block, head, stream) task over its own contiguous
-  // slots.
-  Var task("task");
-  Stage scan = k.scan.update(0);
-  scan.reorder(jl, k.steps.x, k.steps.y, jb, h, b).vectorize(jl, vw, TailStrategy::GuardWithIf);
-  // The walk over the key rows unrolled: the running sums pass from one
-  // row to the next in registers rather than through the scan's buffers.
-  if (const int64_t *rows = Internal::as_const_int(k.steps.x.extent()); rows && *rows <= 257)
-    scan.unroll(k.steps.x);
-  if (s.parallel)
-    scan.fuse(jb, h, task).fuse(task, b, task).parallel(task);
-}
 
 /// A reduction update of `f`: vectors of pure var 0 innermost, then the
 /// RVars `r` (innermost first), so each vector accumulator stays put while
@@ -40,8 +15,8 @@ void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
 /// vector and the RVars, unrolled (rowPos 0: `rows` vectors of var 0): that many independent accumulators per
 /// step of the reduction (one accumulator is a chain of dependent FMAs,
 /// bound by their latency), sharing the vector they read along var 0.
-void reductionUpdate(Func f, int update, const std::vector<RVar> &r, int nPos,
-                     const CpuSchedule &s, int rowPos = -1, int rows = 4) {
+void chunkReductionUpdate(Func f, int update, const std::vector<RVar> &r, int nPos,
+                          const CpuSchedule &s, int rowPos, int rows) {
   std::vector<Var> a = f.args();
   const std::string tag = f.name() + "_" + std::to_string(update);
   Var o(tag + "_o"), in(tag + "_i"), ro(tag + "_ro"), ri(tag + "_ri");
@@ -73,6 +48,74 @@ void reductionUpdate(Func f, int update, const std::vector<RVar> &r, int nPos,
     st.unroll(ri);
   if (s.parallel)
     st.parallel(a[nPos]);
+}
+
+// Reductions in registers: `consumer` (computed at the chunk) in tiles
+// of `vecs` vectors along var 0 by `rows` rows (var 1); `red`, the
+// reduction it reads at the same (var 0, var 1), computed per tile with
+// its RVars outside the tile: its accumulators are one tile, unrolled,
+// which LLVM keeps in registers (one load of the vector operand per
+// step, shared by the rows). Extents that do not divide keep the
+// memory accumulators of reductionUpdate.
+void chunkTiledReduction(Func consumer, Func red, const std::vector<RVar> &rv, int ext0, int ext1,
+                         LoopLevel chunk, const CpuSchedule &s) {
+  const int vw = s.vectorWidth;
+  const int vecs = ext0 % (2 * vw) == 0 ? 2 : 1, rows = 4;
+  consumer.compute_at(chunk);
+  if (ext0 % (vecs * vw) != 0 || ext1 % rows != 0) {
+    consumer.vectorize(consumer.args()[0], vw, TailStrategy::GuardWithIf);
+    red.compute_at(chunk).vectorize(red.args()[0], s.vectorWidth, TailStrategy::GuardWithIf);
+    CpuSchedule local = s;
+    local.parallel = false;
+    chunkReductionUpdate(red, 0, rv, 0, local, /*rowPos=*/1);
+    return;
+  }
+  Var c0 = consumer.args()[0], c1 = consumer.args()[1];
+  const std::string tag = red.name();
+  Var o0(tag + "_o0"), i0(tag + "_i0"), o1(tag + "_o1"), i1(tag + "_i1");
+  consumer.bound(c0, 0, ext0).bound(c1, 0, ext1);
+  Var w0(tag + "_w0"), wv(tag + "_wv");
+  consumer.tile(c0, c1, o0, o1, i0, i1, vecs * vw, rows)
+      .split(i0, w0, wv, vw)
+      .vectorize(wv)
+      .unroll(w0)
+      .unroll(i1);
+  // (the vector splits with names of their own: vectorize(r0, vw) here,
+  // its outer loop keeping r0's name, summed wrong tiles in Halide 14)
+  Var r0 = red.args()[0], r1 = red.args()[1], vo(tag + "_vo"), vi(tag + "_vi");
+  red.compute_at(consumer, o0);
+  red.split(r0, vo, vi, vw).vectorize(vi).unroll(vo).unroll(r1);
+  std::vector<VarOrRVar> order = {vi, vo, r1};
+  for (const RVar &v : rv)
+    order.push_back(v);
+  red.update(0).split(r0, vo, vi, vw).reorder(order).vectorize(vi).unroll(vo).unroll(r1);
+}
+
+namespace {
+
+void scheduleSequential(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
+  const int vw = s.vectorWidth;
+  k.decay.compute_root().vectorize(k.decay.args()[0], vw, TailStrategy::GuardWithIf);
+  Var kj = k.kv0.args()[0];
+  k.kv0.compute_root().vectorize(kj, vw, TailStrategy::GuardWithIf);
+  if (k.kv0.num_update_definitions() > 0)
+    k.kv0.update(0).vectorize(kj, vw, TailStrategy::GuardWithIf);
+  // (lane, slot, block, h, b): the lanes are the schedule's vector width.
+  Var jl = k.scan.args()[0], jb = k.scan.args()[2], h = k.scan.args()[3],
+      b = k.scan.args()[4];
+  k.scan.compute_root().vectorize(jl, vw, TailStrategy::GuardWithIf);
+  // Value columns are independent: each vector of columns runs the whole
+  // (t, x) walk of its (block, head, stream) task over its own contiguous
+  // slots.
+  Var task("task");
+  Stage scan = k.scan.update(0);
+  scan.reorder(jl, k.steps.x, k.steps.y, jb, h, b).vectorize(jl, vw, TailStrategy::GuardWithIf);
+  // The walk over the key rows unrolled: the running sums pass from one
+  // row to the next in registers rather than through the scan's buffers.
+  if (const int64_t *rows = Internal::as_const_int(k.steps.x.extent()); rows && *rows <= 257)
+    scan.unroll(k.steps.x);
+  if (s.parallel)
+    scan.fuse(jb, h, task).fuse(task, b, task).parallel(task);
 }
 
 void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
@@ -110,42 +153,8 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
     at(k.ratioC);
     k.ratioC.bound(k.ratioC.args()[0], 0, C).bound(k.ratioC.args()[1], 0, C);
   }
-  // Reductions in registers: `consumer` (computed at the chunk) in tiles
-  // of `vecs` vectors along var 0 by `rows` rows (var 1); `red`, the
-  // reduction it reads at the same (var 0, var 1), computed per tile with
-  // its RVars outside the tile: its accumulators are one tile, unrolled,
-  // which LLVM keeps in registers (one load of the vector operand per
-  // step, shared by the rows). Extents that do not divide keep the
-  // memory accumulators of reductionUpdate.
   auto tiled = [&](Func consumer, Func red, const std::vector<RVar> &rv, int ext0, int ext1) {
-    const int vw = s.vectorWidth;
-    const int vecs = ext0 % (2 * vw) == 0 ? 2 : 1, rows = 4;
-    consumer.compute_at(chunk);
-    if (ext0 % (vecs * vw) != 0 || ext1 % rows != 0) {
-      consumer.vectorize(consumer.args()[0], vw, TailStrategy::GuardWithIf);
-      at(red);
-      reductionUpdate(red, 0, rv, 0, local, /*rowPos=*/1);
-      return;
-    }
-    Var c0 = consumer.args()[0], c1 = consumer.args()[1];
-    const std::string tag = red.name();
-    Var o0(tag + "_o0"), i0(tag + "_i0"), o1(tag + "_o1"), i1(tag + "_i1");
-    consumer.bound(c0, 0, ext0).bound(c1, 0, ext1);
-    Var w0(tag + "_w0"), wv(tag + "_wv");
-    consumer.tile(c0, c1, o0, o1, i0, i1, vecs * vw, rows)
-        .split(i0, w0, wv, vw)
-        .vectorize(wv)
-        .unroll(w0)
-        .unroll(i1);
-    // (the vector splits with names of their own: vectorize(r0, vw) here,
-    // its outer loop keeping r0's name, summed wrong tiles in Halide 14)
-    Var r0 = red.args()[0], r1 = red.args()[1], vo(tag + "_vo"), vi(tag + "_vi");
-    red.compute_at(consumer, o0);
-    red.split(r0, vo, vi, vw).vectorize(vi).unroll(vo).unroll(r1);
-    std::vector<VarOrRVar> order = {vi, vo, r1};
-    for (const RVar &v : rv)
-      order.push_back(v);
-    red.update(0).split(r0, vo, vi, vw).reorder(order).vectorize(vi).unroll(vo).unroll(r1);
+    chunkTiledReduction(consumer, red, rv, ext0, ext1, chunk, s);
   };
   // The grams in register tiles, computed per tile of a wrapper (a plain
   // copy: each tile reads exactly its box, whatever akk / pqk mask).
@@ -156,7 +165,7 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
     f.bound(f.args()[0], 0, C).bound(f.args()[1], 0, C);
   }
   // T: vectors of columns, the target rows r inside the source rows s.
-  reductionUpdate(k.tinv, 0, {k.solve.x, k.solve.y}, 0, local, /*rowPos=*/0);
+  chunkReductionUpdate(k.tinv, 0, {k.solve.x, k.solve.y}, 0, local, /*rowPos=*/0);
   at(k.rhsU);
   at(k.rhsW);
   tiled(k.xu.in(), k.xu, {k.rowsX.x}, k.dv, C);

@@ -12,7 +12,10 @@ namespace ssm::codegen {
 /// (vectorWidth lanes; rows are independent), parallel over heads x batch
 /// when `s.parallel`; the decay factors and the first rank-one term at root,
 /// vectorised along their fastest dim; y and the final state vectorised (the
-/// translator computes them at root).
+/// translator computes them at root). Chunked (k.chunk > 0): one task per
+/// (head, stream) walks the chunks, each chunk's local stages computed at
+/// its step of the pass (register-tiled reductions, ChunkedSchedule.h), the
+/// pass vectorised along the value rows.
 void scheduleWkv7(Wkv7Kernel &k, const CpuSchedule &s, const Halide::Target &t);
 
 } // namespace ssm::codegen

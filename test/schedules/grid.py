@@ -66,8 +66,13 @@ GRID = {
                  [ssm(vector_width=2), ssm(vector_width=4), ssm(vector_width=16), ssm(parallel=False)]),
     "wkv4": ("schedule", ssm(vector_width=8, parallel=True),
              [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False)]),
+    # chunk: the chunked WY form (37 tokens: chunks with tails; 1, 7: no
+    # unrolling of the pass's sums, U = 1)
     "wkv7": ("schedule", ssm(vector_width=8, parallel=True),
-             [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False)]),
+             [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False),
+              ssm(chunk=16), ssm(chunk=1), ssm(chunk=7), ssm(chunk=64),
+              ssm(chunk=16, vector_width=1), ssm(chunk=16, vector_width=16),
+              ssm(chunk=16, parallel=False)]),
     "gated_delta_rule": ("schedule", ssm(vector_width=8, parallel=True, chunk=16),
                          [ssm(vector_width=1), ssm(vector_width=16), ssm(parallel=False),
                           ssm(chunk=1), ssm(chunk=64), ssm(chunk=0),
