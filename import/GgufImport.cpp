@@ -95,7 +95,15 @@ public:
   ///    x = (d * sc) * (q - 32), ggml's dequantize_row_q6_K): "<hf>" I8 with
   ///    q - 32 in [-32, 31] and "<hf>_scale" F32 (rows, K / 16) with the f32
   ///    product d * sc of each group of 16 (q8b16, passes/WeightStorage.h);
-  ///    the same values as the dequantisation, bit for bit.
+  ///    the same values as the dequantisation, bit for bit;
+  ///  * Q4_0 (`block_q4_0 {half d; u8 qs[16]}`, element j in the low nibble
+  ///    of qs[j], j + 16 in the high one, x = (q - 8) * d) and Q5_0
+  ///    (`block_q5_0 {half d; u8 qh[4]; u8 qs[16]}`, bit j of qh the fifth
+  ///    bit of element j, x = (q - 16) * d), ggml's dequantize_row_q4_0 /
+  ///    _q5_0: our q8 as for Q8_0, "<hf>" I8 holding q - 8 in [-8, 7] (q - 16
+  ///    in [-16, 15]) and "<hf>_scale" F16 the blocks' d copied; the same
+  ///    values, bit for bit, at 8.5 bits per weight (4.5 / 5.5 in the file,
+  ///    32 dequantised).
   /// Else false, nothing stored.
   bool keepQ8(const std::string &hf, const std::vector<int64_t> &shape,
               const std::vector<RowRef> &rows) {
@@ -106,9 +114,11 @@ public:
       return false;
     const uint32_t type = rows[0].t->type;
     const bool q6k = type == uint32_t(GgmlType::Q6_K);
-    if (type != uint32_t(GgmlType::Q8_0) && !q6k)
+    const bool q4 = type == uint32_t(GgmlType::Q4_0), q5 = type == uint32_t(GgmlType::Q5_0);
+    if (type != uint32_t(GgmlType::Q8_0) && !q6k && !q4 && !q5)
       return false;
-    const int64_t k = shape[1], block = q6k ? 256 : 32, blockBytes = q6k ? 210 : 34;
+    const int64_t k = shape[1], block = q6k ? 256 : 32,
+                  blockBytes = q6k ? 210 : q4 ? 18 : q5 ? 22 : 34;
     const int64_t blocks = k / block, groups = q6k ? k / 16 : k / 32;
     for (const RowRef &r : rows)
       if (r.t->type != type || r.t->ne.size() != 2 || r.t->ne[0] != k || r.row < 0 ||
@@ -122,6 +132,22 @@ public:
       const uint8_t *row = rows[size_t(i)].t->data + rows[size_t(i)].row * blocks * blockBytes;
       for (int64_t b = 0; b < blocks; ++b) {
         const uint8_t *src = row + b * blockBytes;
+        if (q4 || q5) {
+          std::copy_n(src, 2, &d.bytes[size_t((i * blocks + b) * 2)]);
+          int8_t *qo = reinterpret_cast<int8_t *>(&q.bytes[size_t(i * k + b * 32)]);
+          const uint8_t *qs = src + (q5 ? 6 : 2);
+          const uint32_t qh = q5 ? uint32_t(src[2]) | uint32_t(src[3]) << 8 |
+                                       uint32_t(src[4]) << 16 | uint32_t(src[5]) << 24
+                                 : 0;
+          for (int j = 0; j < 16; ++j) {
+            const int hi0 = q5 ? int((qh >> j) & 1) << 4 : 0;
+            const int hi1 = q5 ? int((qh >> (j + 16)) & 1) << 4 : 0;
+            const int offset = q5 ? 16 : 8;
+            qo[j] = int8_t(((qs[j] & 0xF) | hi0) - offset);
+            qo[j + 16] = int8_t(((qs[j] >> 4) | hi1) - offset);
+          }
+          continue;
+        }
         if (!q6k) {
           std::copy_n(src, 2, &d.bytes[size_t((i * blocks + b) * 2)]);
           std::copy_n(src + 2, 32, &q.bytes[size_t(i * k + b * 32)]);
@@ -144,7 +170,7 @@ public:
         }
       }
     }
-    (q6k ? out_.keptQ6K : out_.keptQ8) += 1;
+    (q6k ? out_.keptQ6K : q4 ? out_.keptQ4_0 : q5 ? out_.keptQ5_0 : out_.keptQ8) += 1;
     out_.tensors.tensors.push_back(std::move(q));
     out_.tensors.tensors.push_back(std::move(d));
     return true;

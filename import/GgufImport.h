@@ -112,6 +112,9 @@ struct GgufCheckpoint {
   /// (rows, K) holding q - 32 and "<hf>_scale" F32 (rows, K / 16) holding
   /// d * sc, exactly the values ggml's dequantisation multiplies.
   int keptQ6K = 0;
+  /// Q4_0 / Q5_0 matrices kept as our q8 storage (as Q8_0: I8 q - 8 or
+  /// q - 16, F16 scales copied), the values of ggml's dequantisation.
+  int keptQ4_0 = 0, keptQ5_0 = 0;
   /// The ggml type of the GGUF tensor each output tensor came from, by
   /// output name (Hugging Face or rwkv.cpp), for the activation
   /// quantisation llama.cpp applies against it (passes/ActivationQuant.h).
