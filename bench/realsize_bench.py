@@ -77,7 +77,7 @@ docs/gguf.md) instead of from the safetensors checkpoint with --weights.
 
 Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m,lfm2-350m,granite-h-350m,qwen35-0.8b]
           [--forms prefill,decode,deep-decode] [--threads 2] [--rounds 3]
-          [--weights f32|f16|bf16|q8] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
+          [--weights f32|f16|bf16|q8|q4_0|q4_k] [--llama-bench PATH] [--rwkv-lib PATH] [--work DIR]
           [--depth 4096] [--context 4608] [--no-torch] [--llama-no-repack] [--ours-from-gguf]
 The checkpoints (about 0.5-0.7 GB each, 1.4 GB for lfm2 / granite-h and 3 GB for qwen35
 in F32, plus the GGUF and our imported folder) are kept in --work (default ~/.cache/ssm-opt-bench) and reused.
@@ -98,7 +98,10 @@ from run import median_ms  # noqa: E402  (bench/run.py: runs a command, reads it
 ROOT = os.path.dirname(HERE)
 SYNTH = os.path.join(HERE, "synth_checkpoint.py")
 # --weights -> the GGUF type llama.cpp reads (synth_checkpoint.py writes no BF16 GGUF).
-GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "bf16", "q8": "q8_0"}
+GGUF_OF = {"f32": "f32", "f16": "f16", "bf16": "bf16", "q8": "q8_0", "q4_0": "Q4_0", "q4_k": "Q4_K"}
+# The types llama.cpp's llama-quantize writes from the F32 GGUF (--llama-quantize);
+# ours then imports that very file (as --ours-from-gguf).
+QUANTIZED = ("q4_0", "q4_k")
 # Models in the Hugging Face layout: name -> (synth_checkpoint.py kind, folder in --work,
 # vocabulary, whether ssm-import reads the folder as a hybrid (with --context)).
 HF_MODELS = {"mamba130m": ("mamba", "mamba-130m", 50280, False),
@@ -155,11 +158,15 @@ class Model:
         already in --work. A hybrid imported with another --context is imported again."""
         a = self.args
         if self.name in HF_MODELS:
-            types = sorted({"f32", GGUF_OF[a.weights]})
+            types = sorted({"f32", "f32" if a.weights in QUANTIZED else GGUF_OF[a.weights]})
             missing = [t for t in types if not os.path.exists(os.path.join(self.ckpt, f"model-{t}.gguf"))]
             if not os.path.exists(os.path.join(self.ckpt, "model.safetensors")) or missing:
                 run([sys.executable, SYNTH, self.synth_kind, self.ckpt, "--gguf", ",".join(types), "--force"])
-            if self.hybrid and a.ours_from_gguf:
+            if a.weights in QUANTIZED and not os.path.exists(self.gguf):
+                self.quantize()
+            if a.weights in QUANTIZED:
+                src, extra = [self.gguf], (["--context", str(a.context)] if self.hybrid else [])
+            elif self.hybrid and a.ours_from_gguf:
                 src, extra = [self.gguf], ["--context", str(a.context)]
             elif self.hybrid:
                 src, extra = [self.ckpt], ["--context", str(a.context)]
@@ -188,11 +195,27 @@ class Model:
             have = want if not extra and os.path.exists(os.path.join(self.ours_dir, "model.json")) else None
         if have != want or not os.path.exists(os.path.join(self.ours_dir, "model.json")):
             # From the GGUF: its own storage (Q8_0 kept as q8, F16 as f16; --weights source).
-            weights = "source" if (self.hybrid and a.ours_from_gguf) or self.name == "rwkv7-0.1b" else a.weights
+            weights = ("source" if (self.hybrid and a.ours_from_gguf) or self.name == "rwkv7-0.1b"
+                       or a.weights in QUANTIZED else a.weights)
             print(run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
                                               "--weights", weights] + extra).strip(), flush=True)
             with open(stamp, "w") as f:
                 json.dump(want, f)
+
+    def quantize(self):
+        """model-<Q4_0|Q4_K>.gguf from the F32 GGUF by llama.cpp's llama-quantize (the
+        --llama-quantize binary, else the one beside --llama-bench). Matrices whose
+        rows do not split into the type's blocks: Q4_K falls back by itself (to
+        Q5_0 / Q8_0 / F16, as llama-quantize decides); Q4_0 has no fallback, so
+        Mamba's dt projection (48 columns at mamba-130m) is kept F16."""
+        a = self.args
+        q = a.llama_quantize or (os.path.join(os.path.dirname(a.llama_bench), "llama-quantize")
+                                 if a.llama_bench else None)
+        if not q or not os.path.exists(q):
+            raise SystemExit("realsize_bench: --weights %s needs llama.cpp's llama-quantize "
+                             "(--llama-quantize PATH, or one beside --llama-bench)" % a.weights)
+        extra = ["--tensor-type", "ssm_dt=f16"] if a.weights == "q4_0" else []
+        run([q] + extra + [os.path.join(self.ckpt, "model-f32.gguf"), self.gguf, GGUF_OF[a.weights], "2"])
 
     def peer_name(self):
         if self.name in HF_MODELS or self.name == "rwkv7-0.1b":
@@ -314,8 +337,11 @@ def main():
     ap.add_argument("--depth", type=int, default=4096, help="deep-decode: context tokens before the decode")
     ap.add_argument("--context", type=int, default=4608,
                     help="hybrids: ssm-import --context, the positions our KV cache holds")
-    ap.add_argument("--weights", default="f32", choices=["f32", "f16", "bf16", "q8", "q8_0"],
-                    help="weight storage: ours (ssm-import --weights) and llama.cpp's matching GGUF")
+    ap.add_argument("--weights", default="f32", choices=["f32", "f16", "bf16", "q8", "q8_0", "q4_0", "q4_k"],
+                    help="weight storage: ours (ssm-import --weights) and llama.cpp's matching GGUF; "
+                         "q4_0 / q4_k: llama-quantize's file, which ours imports too")
+    ap.add_argument("--llama-quantize", default=None,
+                    help="llama.cpp's llama-quantize for --weights q4_0 / q4_k (default: beside --llama-bench)")
     ap.add_argument("--llama-bench", default=None)
     ap.add_argument("--llama-no-repack", action="store_true",
                     help="time llama.cpp with bench/gguf/llama_decode.cpp, repacked weight buffers off")
