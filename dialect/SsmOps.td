@@ -735,7 +735,10 @@ def SSM_QuantizeActivationsOp : SSM_Op<"quantize_activations", [Pure, AllTypesMa
 
     * `q8_0` (weights Q4_0, Q5_0, Q8_0), blocks of 32: amax = max |x|,
       d = f16(amax / 127), q = round_half_even(x * (127 / amax)) (0 when
-      amax is 0), y = q * d. This is ggml-cpu's x86 `quantize_row_q8_0`
+      amax is 0), y = q * d, and y = 0 wherever d is 0 (amax under about
+      3.8e-6, including blocks so small that 127 / amax overflows: ggml's
+      int8 conversion saturates the infinite q, which its d of 0 zeroes).
+      This is ggml-cpu's x86 `quantize_row_q8_0`
       (AVX: the multiplier 127 / amax, `_mm256_round_ps` nearest-even);
       its portable `quantize_row_q8_0_ref` multiplies by 1 / d and rounds
       halves away from zero, which can differ by one step on rare values.
@@ -746,7 +749,8 @@ def SSM_QuantizeActivationsOp : SSM_Op<"quantize_activations", [Pure, AllTypesMa
     * `q8_K` (weights Q2_K .. Q6_K), blocks of 256: m = the x of largest |x|
       (the first one, sign kept), iscale = -127 / m, q = min(127,
       round_half_even(iscale * x)), d = 1 / iscale, y = q * d (0 for a block
-      of zeros); `quantize_row_q8_K_ref` (x86 uses it as is).
+      of zeros, and for one whose |m| < 127 / FLT_MAX: iscale is infinite,
+      d 0); `quantize_row_q8_K_ref` (x86 uses it as is).
     * `f16` (F16 weights): y = f16(x), nearest even; `bf16` (BF16 weights):
       y = bf16(x), nearest even.
 

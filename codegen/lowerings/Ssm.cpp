@@ -298,11 +298,14 @@ LogicalResult lower(QuantizeActivationsOp op, LoweringState &state) {
     if (!q8k) {
       Halide::Expr d = roundToHalf(m / 127.0f);
       Halide::Expr id = Halide::select(m != 0.0f, 127.0f / m, 0.0f);
-      return Halide::round(v * id) * d;
+      // d == 0: every q * d is 0 (also where 127 / m overflows and q is not
+      // finite: ggml's int8 conversion saturates it).
+      return Halide::select(d == 0.0f, 0.0f, Halide::round(v * id) * d);
     }
-    Halide::Expr iscale = -127.0f / m;
+    Halide::Expr iscale = -127.0f / m, d = 1.0f / iscale;
     Halide::Expr q = Halide::min(127.0f, Halide::round(iscale * v));
-    return Halide::select(m == 0.0f, 0.0f, q * (1.0f / iscale));
+    // m == 0, or |m| < 127 / FLT_MAX (iscale infinite, d 0): 0, as q * d is in ggml.
+    return Halide::select(m == 0.0f || d == 0.0f, 0.0f, q * d);
   }));
   return success();
 }

@@ -37,8 +37,12 @@ std::string quantizeActivations(const Array &input, const std::string &format, A
         amax = std::fmax(amax, std::fabs(x[j]));
       const float d = static_cast<float>(roundToStorage(amax / 127.0f, WeightStorage::F16));
       const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+      // d == 0 (amax under 127 * 2^-25): every q * d is 0, as in ggml, also
+      // where 127 / amax overflows (amax < 127 / FLT_MAX) and q would be
+      // infinite (ggml's int8 conversion saturates it; inf * 0 is NaN).
       for (int64_t j = 0; j < block; ++j)
-        result.data[start + j] = static_cast<float>(std::nearbyint(x[j] * id) * d);
+        result.data[start + j] =
+            d == 0.0f ? 0.0 : static_cast<float>(std::nearbyint(x[j] * id) * d);
       continue;
     }
     float amax = 0.0f, max = 0.0f; // the first x of largest |x|, its sign kept
@@ -53,6 +57,11 @@ std::string quantizeActivations(const Array &input, const std::string &format, A
       continue;
     }
     const float iscale = -127.0f / max, d = 1.0f / iscale;
+    if (d == 0.0f) { // -127 / max overflowed (|max| < 127 / FLT_MAX): q * d is 0
+      for (int64_t j = 0; j < block; ++j)
+        result.data[start + j] = 0.0;
+      continue;
+    }
     for (int64_t j = 0; j < block; ++j) {
       float q = std::fmin(127.0f, std::nearbyint(iscale * x[j]));
       result.data[start + j] = static_cast<float>(q * d);
