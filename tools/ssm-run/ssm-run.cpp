@@ -598,6 +598,10 @@ int runFile(mlir::MLIRContext &ctx) {
     auto t = dyn_cast<mlir::RankedTensorType>(type.getInput(i));
     std::vector<int64_t> shape = t ? std::vector<int64_t>(t.getShape().begin(), t.getShape().end())
                                    : std::vector<int64_t>{};
+    if (t && !t.hasStaticShape()) // neither the interpreter nor ssm-compile runs these
+      return cannotRun(formatv("argument {0} of @{1} has a dynamic shape ({2}): ssm-run runs "
+                               "functions of static shapes only",
+                               i, f.getSymName(), mlir::Type(t)));
     if (!inputFor[i].empty()) {
       ssm::NpyArray npy;
       ssm::ref::Array a;
@@ -611,9 +615,6 @@ int runFile(mlir::MLIRContext &ctx) {
       args.push_back(std::move(a));
       continue;
     }
-    if (t && !t.hasStaticShape())
-      return cannotRun(formatv("argument {0} of @{1} has a dynamic shape: give it with --input",
-                               i, f.getSymName()));
     ssm::ref::Array a(shape);
     // Weight matrices get variance 1/fan_in (fan_in = the last dim), so that
     // each linear layer keeps its activations' size; weight vectors (norm

@@ -69,6 +69,16 @@
 // ENGINE: unknown engine 'tpu'
 // ENGINE: exit=2
 
+// A dynamic shape: named as one whether or not an --input gives its sizes
+// (with one, it used to say "shape (3, 64) but argument 0 of @main is
+// (-9223372036854775808, 64)"; without, "give it with --input").
+// RUN: python3 %S/Inputs/npy_fill.py %t/dyn.npy 1.0 3x64
+// RUN: sh -c 'ssm-run %S/Inputs/dynamic-shape.mlir --input %t/dyn.npy; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DYN
+// RUN: sh -c 'ssm-run %S/Inputs/dynamic-shape.mlir --seed 1; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=DYN
+// DYN: argument 0 of @main has a dynamic shape (tensor<?x64xf32>): ssm-run runs functions of static shapes only
+// DYN-NOT: -9223372036854775808
+// DYN: exit=2
+
 func.func @main(%x: tensor<4x9xf32>) -> tensor<4x9xf32> {
   return %x : tensor<4x9xf32>
 }
