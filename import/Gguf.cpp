@@ -481,8 +481,9 @@ bool parseGguf(std::vector<uint8_t> bytes, GgufFile &out, std::string &error,
       return fail();
     int64_t be = 0, bb = 0;
     if (!ggmlBlockLayout(t.type, be, bb)) {
-      error = name + ": " + what + " has tensor type " + ggmlTypeName(t.type) +
-              ", which this reader does not know the layout of";
+      const std::string tn = ggmlTypeName(t.type); // "type <n>" for a number with no name
+      error = name + ": " + what + " has tensor " + (tn.rfind("type ", 0) == 0 ? "" : "type ") +
+              tn + ", which this reader does not know the layout of";
       return false;
     }
     if (t.ne[0] % be) {

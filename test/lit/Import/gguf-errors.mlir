@@ -34,6 +34,10 @@
 // RUN: %{tool} retype %{m} %t/iq.gguf blk.0.ffn_up.weight 16
 // RUN: %{import} %t/iq.gguf 2>&1 | FileCheck %s --check-prefix=IQ
 // IQ: iq.gguf: tensor 'blk.0.ffn_up.weight' has tensor type IQ2_XXS, which this reader does not know the layout of
+// A type number ggml does not define: named once ("type type 99" before).
+// RUN: %{tool} retype %{m} %t/t99.gguf blk.0.ffn_up.weight 99
+// RUN: %{import} %t/t99.gguf 2>&1 | FileCheck %s --check-prefix=T99
+// T99: t99.gguf: tensor 'blk.0.ffn_up.weight' has tensor type 99, which this reader does not know the layout of
 // RUN: %{tool} retype %{m} %t/q8k.gguf blk.0.ffn_up.weight 15
 // RUN: %{import} %t/q8k.gguf 2>&1 | FileCheck %s --check-prefix=Q8K
 // Q8K: q8k.gguf: tensor 'blk.0.ffn_up.weight' of type Q8_K has ne[0] = 64, not a multiple of its block of 256
