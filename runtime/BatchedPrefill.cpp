@@ -173,7 +173,7 @@ Status Model::runPrefillCall(const Entry &e, Stream *const *streams, const int32
 }
 
 Status Model::prefillTogether(Stream *const *streams, size_t n, const int32_t *const *tokens,
-                              const size_t *counts, size_t *failed) {
+                              const size_t *counts, size_t *failed, int64_t longestBatched) {
   if (failed)
     *failed = 0;
   if (n == 0)
@@ -242,7 +242,7 @@ Status Model::prefillTogether(Stream *const *streams, size_t n, const int32_t *c
   for (const auto &[len, most] : rounds) {
     const Entry *batched = nullptr;
     for (const auto &e : batchedSequenceEntries_)
-      if (e->length == len)
+      if (e->length == len && len <= longestBatched)
         batched = e.get();
     for (size_t rank = 0; rank < most; ++rank) {
       // The streams with a rank-th call of this length.

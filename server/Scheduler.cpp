@@ -156,9 +156,10 @@ void Scheduler::prefillPieces() {
     if (s->phase == Slot::Phase::Prefill)
       reading.push_back(s.get());
   if (reading.size() >= 2 && model_.prefillBatch() > 0) {
-    // Every reading slot's next piece at once: the model runs the calls of
-    // equal length of all of them together (Model::prefillTogether), each
-    // weight read once per batch of prompts instead of once per prompt.
+    // Every reading slot's next piece at once: the model runs the short
+    // calls of equal length of all of them together (Model::prefillTogether,
+    // up to options_.batchedPrefillMax tokens), each weight read once per
+    // batch of prompts instead of once per prompt.
     std::vector<rt::Stream *> streams;
     std::vector<const int32_t *> tokens;
     std::vector<size_t> counts, ends;
@@ -170,7 +171,7 @@ void Scheduler::prefillPieces() {
     }
     size_t failed = 0;
     rt::Status st = model_.prefillTogether(streams.data(), streams.size(), tokens.data(),
-                                           counts.data(), &failed);
+                                           counts.data(), &failed, options_.batchedPrefillMax);
     if (st) {
       metrics_.countPrefillBatch(reading.size());
       for (size_t i = 0; i < reading.size(); ++i)
