@@ -125,8 +125,8 @@ int64_t defaultDeltaRuleChunk(int64_t len, bool perChannelGate, bool gpu = false
 /// else 0 (token by token; also for a dynamic length, decode steps among
 /// them). Measured at RWKV-7 0.1B's layer shape (12 heads of 64), 2 threads,
 /// the op alone (bench/delta_rule_bench.py --op wkv7), serial / chunk 16:
-/// 1.84x at L 512, 3.11x at 4096 (chunk 32 2.53x, 64 1.29x), about 1.3-1.4x
-/// at 64-256 and within noise below (sub-millisecond calls). GPU: 0 (the
+/// 1.68x at L 512, 3.42x at 4096 (1 thread 4.04x; docs/tuning.md), about
+/// 1.3-1.4x at 64-256 and within noise below (sub-millisecond calls). GPU: 0 (the
 /// chunked form compiles and runs there, but is not measured).
 constexpr int64_t kCpuWkv7Chunk = 16;
 constexpr int64_t kCpuWkv7ChunkFrom = 64;

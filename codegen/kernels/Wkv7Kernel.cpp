@@ -90,12 +90,23 @@ void buildChunked(Wkv7Kernel &f, const Wkv7KernelInputs &in, int N, Expr len) {
   f.bRows(s, j, h, n, b) = f.bC(j, s, h, n, b);
   f.kRows = Func("wkv7c_k_rows");
   f.kRows(s, j, h, n, b) = f.kC(j, s, h, n, b);
-  f.gRows = Func("wkv7c_g_rows");
-  f.gRows(s, j, h, n, b) = f.gcum(j, s, h, n, b);
-  // e^{G_r - G_s} (s <= r; the difference is <= 0), else 0.
+  // e^{G_r - G_s} (s <= r), else 0, as the running product along r of the
+  // factors e^{w_r} (C N exps per chunk instead of C^2 N): 1 at r = s, then
+  // times e^{w_r} per row. A product below e^-30 is 0, as decayExp flushes
+  // (every later one is then 0 too); factors are taken at least e^-57, which
+  // changes no product that stays above e^-30 and keeps every product of a
+  // kept one normal (no f32 denormals).
+  f.ew = Func("wkv7c_ew");
+  f.ew(j, r, h, n, b) = max(accurateExp(load(in.w, j, r, n)), 1.8e-25f);
   f.decRows = Func("wkv7c_dec_rows");
-  f.decRows(s, j, r, h, n, b) =
-      select(s <= r, decayExp(min(f.gcum(j, r, h, n, b) - f.gRows(s, j, h, n, b), 0.0f)), 0.0f);
+  f.decRows(s, j, r, h, n, b) = select(s == r, 1.0f, 0.0f);
+  if (C > 1) {
+    RDom rd(1, C - 1, "rd");
+    f.decRowsScan = rd;
+    Expr p = f.decRows(s, j, rd - 1, h, n, b) * f.ew(j, rd, h, n, b);
+    f.decRows(s, j, rd, h, n, b) =
+        select(s < rd, select(p < 9.4e-14f, 0.0f, p), f.decRows(s, j, rd, h, n, b));
+  }
 
   // The four key sums; Aab and Aak with e^{G_{r-1} - G_s} (zero for s >= r
   // but at r = 0, masked below), Prb and Prk with e^{G_r - G_s} (zero for s > r).

@@ -50,7 +50,8 @@ struct Wkv7KernelInputs {
 /// whatever the decay; decayExp flushes factors below e^-30 to 0).
 /// Stages (per head and chunk, all but `states` independent across chunks):
 ///   gcum (key j, r)             G_r
-///   decRows (s, j, r)           e^{G_r - G_s} for s <= r, else 0
+///   decRows (s, j, r)           e^{G_r - G_s} for s <= r, else 0 (a running
+///                               product of e^{w_r} along r; below e^-30: 0)
 ///   gramAB, gramAK, gramRB, gramRK (s, r)  the four key sums above
 ///   tinv (c, r)                 T
 ///   rhsU (value i, r)           (Aak V)_r;  xu: U~ = T rhsU
@@ -76,7 +77,9 @@ struct Wkv7Kernel {
   Halide::Func y;          // (i, h, t, batch)
   Halide::Func finalState; // (key j, value i, h, batch)
   // Chunked (see above; h the head, n the chunk).
-  Halide::Func gcum, gRows, decRows;                 // (j, r, h, n, b); (s, j, h, n, b); (s, j, r, h, n, b)
+  Halide::Func gcum, decRows;                        // (j, r, h, n, b); (s, j, r, h, n, b)
+  Halide::Func ew;                                    // (j, r, h, n, b): e^{w_r}, at least e^-57
+  Halide::RDom decRowsScan;                           // decRows' running product along r (C > 1)
   Halide::Func aC, bC, kC, rC, vC, bRows, kRows;      // the chunk's inputs (0 past L); rows innermost
   Halide::Func gramAB, gramAK, gramRB, gramRK;        // (s, r, h, n, b)
   Halide::RDom keys;                                  // their reduction over the key channels

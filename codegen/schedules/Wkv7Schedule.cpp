@@ -25,10 +25,18 @@ void scheduleChunked(Wkv7Kernel &k, const CpuSchedule &s) {
   at(k.gcum);
   if (k.gcum.num_update_definitions() > 0)
     k.gcum.update(0).vectorize(k.gcum.args()[0], vw, TailStrategy::GuardWithIf);
-  for (Func f : {k.aC, k.bC, k.kC, k.rC, k.vC, k.bRows, k.kRows, k.gRows})
+  for (Func f : {k.aC, k.bC, k.kC, k.rC, k.vC, k.bRows, k.kRows})
     at(f);
+  at(k.ew);
   at(k.decRows);
   k.decRows.bound(k.decRows.args()[0], 0, C).bound(k.decRows.args()[2], 0, C);
+  if (k.decRows.num_update_definitions() > 0) {
+    // The rows r outermost: each step a vector multiply per (s, j), independent.
+    Var ds = k.decRows.args()[0], dj = k.decRows.args()[1];
+    k.decRows.update(0)
+        .reorder(ds, dj, k.decRowsScan.x)
+        .vectorize(ds, vw, TailStrategy::GuardWithIf);
+  }
   for (Func g : {k.gramAB, k.gramAK, k.gramRB, k.gramRK})
     chunkTiledReduction(g.in(), g, {k.keys.x}, C, C, chunk, s);
   for (Func f : {k.aab, k.tinv}) {
