@@ -71,15 +71,8 @@ std::unique_ptr<Model::PrefillSlot> Model::takePrefillSlot(const Entry &e, Statu
       std::fill(b.states[s].f32().begin(), b.states[s].f32().end(),
                 static_cast<float>(spec_.states[s].init));
       PrefillSlot::Layout &l = b.layout[s];
-      l.numel = checkedNumel(fn.arguments[i].shape) / B;
-      if (e.argumentCapacity[i] > 0) {
-        const StateSpec &ss = spec_.states[s];
-        l.capacity = e.argumentCapacity[i];
-        for (int d = 0; d < ss.axis; ++d)
-          l.outer *= ss.shape[d];
-        for (size_t d = static_cast<size_t>(ss.axis) + 1; d < ss.shape.size(); ++d)
-          l.inner *= ss.shape[d];
-      }
+      l = streamStateLayout(spec_.states[s], checkedNumel(fn.arguments[i].shape), B,
+                            e.argumentCapacity[i]);
     }
   std::vector<const HostTensor *> args;
   for (size_t i = 0; i < fn.arguments.size(); ++i) {

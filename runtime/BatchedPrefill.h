@@ -26,6 +26,7 @@
 #ifndef SSM_RUNTIME_BATCHEDPREFILL_H
 #define SSM_RUNTIME_BATCHEDPREFILL_H
 
+#include "runtime/BatchedStep.h"
 #include "runtime/Model.h"
 
 namespace ssm::rt {
@@ -40,12 +41,8 @@ struct Model::PrefillSlot {
   std::vector<int> stateResult;
   std::vector<HostTensor> results; // the logits (B, vocab) and each new state (B, ...)
   std::unique_ptr<BoundCall> call;
-  /// Per model.json state: its values per stream in the buffers; for a
-  /// cache, the positions the function holds it at (`capacity`) around its
-  /// axis (`outer` blocks of rows of `inner` values); capacity 0 for the others.
-  struct Layout {
-    int64_t numel = 0, capacity = 0, outer = 1, inner = 1;
-  };
+  /// Per model.json state: its layout per stream in the buffers.
+  using Layout = StreamStateLayout;
   std::vector<Layout> layout;
 };
 

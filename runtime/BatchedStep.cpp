@@ -8,6 +8,20 @@
 
 namespace ssm::rt {
 
+StreamStateLayout streamStateLayout(const StateSpec &ss, int64_t argNumel, int64_t batch,
+                                    int64_t capacity) {
+  StreamStateLayout l;
+  l.numel = argNumel / batch;
+  if (capacity > 0) {
+    l.capacity = capacity;
+    for (int d = 0; d < ss.axis; ++d)
+      l.outer *= ss.shape[d];
+    for (size_t d = static_cast<size_t>(ss.axis) + 1; d < ss.shape.size(); ++d)
+      l.inner *= ss.shape[d];
+  }
+  return l;
+}
+
 namespace {
 /// True when result `r` of `fn` (through the step that computes it, for a
 /// segmented function) is in the rows form on a CPU module: its kernel
@@ -78,15 +92,8 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
   for (size_t i = 0; i < fn.arguments.size(); ++i)
     if (int s = e.argumentState[i]; s >= 0) {
       BatchSlot::Layout &l = b.layout[s];
-      l.numel = checkedNumel(fn.arguments[i].shape) / B;
-      if (e.argumentCapacity[i] > 0) {
-        const StateSpec &ss = spec_.states[s];
-        l.capacity = e.argumentCapacity[i];
-        for (int d = 0; d < ss.axis; ++d)
-          l.outer *= ss.shape[d];
-        for (size_t d = static_cast<size_t>(ss.axis) + 1; d < ss.shape.size(); ++d)
-          l.inner *= ss.shape[d];
-      }
+      l = streamStateLayout(spec_.states[s], checkedNumel(fn.arguments[i].shape), B,
+                            e.argumentCapacity[i]);
     }
   // The KV caches in the rows form: one buffer each, read and written in
   // place by both calls.

@@ -40,6 +40,20 @@
 
 namespace ssm::rt {
 
+/// One model.json state's values per stream in a batched call's buffers
+/// (BatchSlot, PrefillSlot): `numel` per stream; for a cache, the positions
+/// the function holds it at (`capacity`, which may differ from the stream's:
+/// Model::open's context) around its axis (`outer` blocks of rows of `inner`
+/// values); capacity 0 for the others.
+struct StreamStateLayout {
+  int64_t numel = 0, capacity = 0, outer = 1, inner = 1;
+};
+
+/// The layout of state `ss` in a buffer of `batch` streams of `argNumel`
+/// values in all, held at `capacity` positions (0: not a cache).
+StreamStateLayout streamStateLayout(const StateSpec &ss, int64_t argNumel, int64_t batch,
+                                    int64_t capacity);
+
 struct Model::BatchSlot {
   const Model::Entry *entry = nullptr;
   HostTensor tokens; // (B) int32, both calls'
@@ -67,13 +81,9 @@ struct Model::BatchSlot {
   std::vector<bool> inPlace, cacheCarried;
   std::vector<HostTensor> caches;
   std::vector<Row> cacheRows; // what row j of the caches holds
-  /// Per model.json state: its values per stream in the batch buffers; for
-  /// a cache, the positions the function holds it at (`capacity`, which may
-  /// differ from the stream's: Model::open's context) around its axis
-  /// (`outer` blocks of rows of `inner` values); capacity 0 for the others.
-  struct Layout {
-    int64_t numel = 0, capacity = 0, outer = 1, inner = 1;
-  };
+  /// Per model.json state: its layout per stream in the batch buffers
+  /// (StreamStateLayout).
+  using Layout = StreamStateLayout;
   std::vector<Layout> layout;
 };
 
