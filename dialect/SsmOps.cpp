@@ -503,7 +503,8 @@ LogicalResult DequantizeOp::verify() {
   if (elem.isInteger(8)) {
     if (!getScale())
       return emitOpError() << "an i8 'input' needs a 'scale' operand (one per block of "
-                           << getBlockSize() << " along the last dim)";
+                           << getBlockSize() << " along the last dim)"
+                           << (getMin() ? "; 'min' alone is not enough" : "");
     if (in.empty())
       return emitOpError() << "an i8 'input' must have rank 1 or more, got a rank-0 tensor";
     if (getBlockSize() < 1)
@@ -514,6 +515,11 @@ LogicalResult DequantizeOp::verify() {
     if (failed(checkShape(op, "scale", getScale(), want,
                           "the shape of 'input' with its last dim in blocks of block_size")))
       return failure();
+    if (getMin() && failed(checkShape(op, "min", getMin(), want,
+                                      "the shape of 'scale' (one min per block of block_size)")))
+      return failure();
+  } else if (getMin() && !getScale()) {
+    return emitOpError() << "'min' needs an i8 'input' with a 'scale' (w = q * scale - min)";
   } else if (getScale()) {
     return emitOpError() << "'scale' applies to an i8 'input' only; a " << elem
                          << " 'input' is widened without one";

@@ -676,8 +676,8 @@ def SSM_AttentionOp : SSM_Op<"attention", [Pure]> {
 def SSM_WeightTensor : RankedTensorOf<[F16, BF16, F32, I8]>;
 def SSM_ScaleTensor : RankedTensorOf<[F16, BF16, F32]>;
 
-def SSM_DequantizeOp : SSM_Op<"dequantize", [Pure]> {
-  let summary = "a weight stored in 16 bits or as int8 with per-block scales, read as f32";
+def SSM_DequantizeOp : SSM_Op<"dequantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "a weight stored in 16 bits or as int8 with per-block scales (and mins), read as f32";
   let description = [{
     The f32 values of a weight kept in a narrower storage type: the weights
     file holds the narrow form, the function takes it as its argument, and
@@ -693,6 +693,20 @@ def SSM_DequantizeOp : SSM_Op<"dequantize", [Pure]> {
 
           w[..., k] = f32(q[..., k]) * f32(s[..., k / block_size])
 
+    * the same with a `min` operand mn of `scale`'s shape (f16, bf16 or
+      f32): blocks with an offset, as ggml's Q4_K and Q5_K
+      (`dequantize_row_q4_K` / `_q5_K`, ggml-quants.c: sub-blocks of 32,
+      q in [0, 15] / [0, 31], s = d * sc and mn = dmin * m the f32
+      products ggml forms from the super-block's f16 d, dmin and the 6-bit
+      sc, m; the GGUF import stores them so, docs/gguf.md):
+
+          w[..., k] = f32(q[..., k]) * f32(s[..., k / block_size])
+                      - f32(mn[..., k / block_size])
+
+      each product and difference rounded to f32 as ggml's `d1 * q - m1`
+      (its products are exact for Q4_K / Q5_K, so the result is ggml's
+      bit for bit whether or not the multiply-subtract is fused).
+
     The result has `input`'s shape in f32. `ssm-import --weights` writes
     weights in these forms; the graph's weight arguments carry the storage
     type and one `ssm.dequantize` each (passes/WeightStorage.h).
@@ -701,13 +715,17 @@ def SSM_DequantizeOp : SSM_Op<"dequantize", [Pure]> {
     %w = ssm.dequantize %w16 : (tensor<768x1536xf16>) -> tensor<768x1536xf32>
     %v = ssm.dequantize %q, %s {block_size = 32}
         : (tensor<768x1536xi8>, tensor<768x48xf16>) -> tensor<768x1536xf32>
+    %u = ssm.dequantize %q4, %s4 min %m4 {block_size = 32}
+        : (tensor<768x1536xi8>, tensor<768x48xf32>, tensor<768x48xf32>)
+        -> tensor<768x1536xf32>
     ```
   }];
   let arguments = (ins SSM_WeightTensor:$input, Optional<SSM_ScaleTensor>:$scale,
+                       Optional<SSM_ScaleTensor>:$min,
                        DefaultValuedAttr<I64Attr, "32">:$block_size);
   let results = (outs SSM_F32Tensor:$result);
   let assemblyFormat = [{
-    $input (`,` $scale^)? attr-dict `:` functional-type(operands, results)
+    $input (`,` $scale^)? (`min` $min^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

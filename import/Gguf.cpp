@@ -773,6 +773,10 @@ void deqQ8_K(const uint8_t *b, float *y) {
 
 } // namespace
 
+void ggmlScaleMinK4(int j, const uint8_t *scales, uint8_t &sc, uint8_t &m) {
+  scaleMinK4(j, scales, sc, m);
+}
+
 bool dequantizeRow(uint32_t type, const uint8_t *src, int64_t n, float *dst) {
   int64_t be = 0, bb = 0;
   if (!ggmlTypeDequantizable(type) || !ggmlBlockLayout(type, be, bb) || n % be)

@@ -136,6 +136,12 @@ bool ggufToFloats(const GgufTensor &t, std::vector<float> &out, std::string &err
 /// per-type routines ggufToFloats uses; exposed for tests.
 bool dequantizeRow(uint32_t type, const uint8_t *src, int64_t n, float *dst);
 
+/// Sub-block j's (0 .. 7) 6-bit scale `sc` and min `m` from the 12 packed
+/// scale bytes of a Q4_K / Q5_K block (ggml's get_scale_min_k4): j < 4 in
+/// the low 6 bits of bytes j and j + 4; j >= 4 from the nibbles of byte
+/// j + 4 and the top 2 bits of bytes j - 4 and j.
+void ggmlScaleMinK4(int j, const uint8_t *scales, uint8_t &sc, uint8_t &m);
+
 } // namespace ssm::importer
 
 #endif // SSM_IMPORT_GGUF_H

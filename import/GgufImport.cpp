@@ -103,7 +103,17 @@ public:
   ///    _q5_0: our q8 as for Q8_0, "<hf>" I8 holding q - 8 in [-8, 7] (q - 16
   ///    in [-16, 15]) and "<hf>_scale" F16 the blocks' d copied; the same
   ///    values, bit for bit, at 8.5 bits per weight (4.5 / 5.5 in the file,
-  ///    32 dequantised).
+  ///    32 dequantised);
+  ///  * Q4_K (`block_q4_K {half d, dmin; u8 scales[12]; u8 qs[128]}`,
+  ///    sub-block 2c of 32 in the low nibbles of qs[32c .. 32c + 31], 2c + 1
+  ///    in the high ones) and Q5_K (`block_q5_K {half d, dmin; u8
+  ///    scales[12]; u8 qh[32]; u8 qs[128]}`, bit 2c / 2c + 1 of qh[l] the
+  ///    fifth bit of element l of sub-block 2c / 2c + 1), x = (d * sc) * q -
+  ///    (dmin * m) per sub-block, ggml's dequantize_row_q4_K / _q5_K:
+  ///    "<hf>" I8 holding q in [0, 15] ([0, 31]), "<hf>_scale" F32 (rows,
+  ///    K / 32) the f32 products d * sc and "<hf>_min" F32 the products
+  ///    dmin * m (q8min, passes/WeightStorage.h); the same values, bit for
+  ///    bit, at 10 bits per weight (4.5 / 5.5 in the file).
   /// Else false, nothing stored.
   bool keepQ8(const std::string &hf, const std::vector<int64_t> &shape,
               const std::vector<RowRef> &rows) {
@@ -115,23 +125,53 @@ public:
     const uint32_t type = rows[0].t->type;
     const bool q6k = type == uint32_t(GgmlType::Q6_K);
     const bool q4 = type == uint32_t(GgmlType::Q4_0), q5 = type == uint32_t(GgmlType::Q5_0);
-    if (type != uint32_t(GgmlType::Q8_0) && !q6k && !q4 && !q5)
+    const bool q4k = type == uint32_t(GgmlType::Q4_K), q5k = type == uint32_t(GgmlType::Q5_K);
+    if (type != uint32_t(GgmlType::Q8_0) && !q6k && !q4 && !q5 && !q4k && !q5k)
       return false;
-    const int64_t k = shape[1], block = q6k ? 256 : 32,
-                  blockBytes = q6k ? 210 : q4 ? 18 : q5 ? 22 : 34;
+    const bool kQuant = q6k || q4k || q5k;
+    const int64_t k = shape[1], block = kQuant ? 256 : 32,
+                  blockBytes = q6k ? 210 : q4k ? 144 : q5k ? 176 : q4 ? 18 : q5 ? 22 : 34;
     const int64_t blocks = k / block, groups = q6k ? k / 16 : k / 32;
     for (const RowRef &r : rows)
       if (r.t->type != type || r.t->ne.size() != 2 || r.t->ne[0] != k || r.row < 0 ||
           r.row >= r.t->ne[1] || k % block != 0 || !r.t->data)
         return false;
     StTensor q{hf, StDType::I8, shape, {}};
-    StTensor d{hf + "_scale", q6k ? StDType::F32 : StDType::F16, {shape[0], groups}, {}};
+    const bool f32Scales = q6k || q4k || q5k;
+    StTensor d{hf + "_scale", f32Scales ? StDType::F32 : StDType::F16, {shape[0], groups}, {}};
+    StTensor mn{hf + "_min", StDType::F32, {shape[0], groups}, {}};
     q.bytes.resize(size_t(shape[0] * k));
-    d.bytes.resize(size_t(shape[0] * groups * (q6k ? 4 : 2)));
+    d.bytes.resize(size_t(shape[0] * groups * (f32Scales ? 4 : 2)));
+    if (q4k || q5k)
+      mn.bytes.resize(size_t(shape[0] * groups * 4));
     for (int64_t i = 0; i < shape[0]; ++i) {
       const uint8_t *row = rows[size_t(i)].t->data + rows[size_t(i)].row * blocks * blockBytes;
       for (int64_t b = 0; b < blocks; ++b) {
         const uint8_t *src = row + b * blockBytes;
+        if (q4k || q5k) {
+          // ggml's d1 = d * sc, m1 = dmin * m (f32 products of the f16
+          // values and the 6-bit integers, exact) per sub-block of 32.
+          const float dd = halfToFloat(uint16_t(src[0] | (src[1] << 8)));
+          const float dmin = halfToFloat(uint16_t(src[2] | (src[3] << 8)));
+          const uint8_t *scales = src + 4, *qh = src + 16, *qs = src + (q5k ? 48 : 16);
+          int8_t *qo = reinterpret_cast<int8_t *>(&q.bytes[size_t(i * k + b * 256)]);
+          for (int j = 0; j < 8; ++j) {
+            uint8_t sc, m;
+            ggmlScaleMinK4(j, scales, sc, m);
+            const float s = dd * float(sc), mv = dmin * float(m);
+            const size_t at = size_t((i * groups + b * 8 + j) * 4);
+            std::memcpy(&d.bytes[at], &s, 4);
+            std::memcpy(&mn.bytes[at], &mv, 4);
+            const uint8_t *qj = qs + 32 * (j / 2);
+            for (int l = 0; l < 32; ++l) {
+              int v = j % 2 ? qj[l] >> 4 : qj[l] & 0xF;
+              if (q5k && (qh[l] >> j) & 1)
+                v += 16;
+              qo[j * 32 + l] = int8_t(v);
+            }
+          }
+          continue;
+        }
         if (q4 || q5) {
           std::copy_n(src, 2, &d.bytes[size_t((i * blocks + b) * 2)]);
           int8_t *qo = reinterpret_cast<int8_t *>(&q.bytes[size_t(i * k + b * 32)]);
@@ -170,9 +210,12 @@ public:
         }
       }
     }
-    (q6k ? out_.keptQ6K : q4 ? out_.keptQ4_0 : q5 ? out_.keptQ5_0 : out_.keptQ8) += 1;
+    (q6k ? out_.keptQ6K : q4 ? out_.keptQ4_0 : q5 ? out_.keptQ5_0 : q4k ? out_.keptQ4_K
+     : q5k ? out_.keptQ5_K : out_.keptQ8) += 1;
     out_.tensors.tensors.push_back(std::move(q));
     out_.tensors.tensors.push_back(std::move(d));
+    if (q4k || q5k)
+      out_.tensors.tensors.push_back(std::move(mn));
     return true;
   }
 

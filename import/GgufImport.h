@@ -115,6 +115,10 @@ struct GgufCheckpoint {
   /// Q4_0 / Q5_0 matrices kept as our q8 storage (as Q8_0: I8 q - 8 or
   /// q - 16, F16 scales copied), the values of ggml's dequantisation.
   int keptQ4_0 = 0, keptQ5_0 = 0;
+  /// Q4_K / Q5_K matrices kept as q8min (I8 q, F32 "<hf>_scale" d * sc and
+  /// "<hf>_min" dmin * m per sub-block of 32), the values of ggml's
+  /// dequantisation.
+  int keptQ4_K = 0, keptQ5_K = 0;
   /// The ggml type of the GGUF tensor each output tensor came from, by
   /// output name (Hugging Face or rwkv.cpp), for the activation
   /// quantisation llama.cpp applies against it (passes/ActivationQuant.h).

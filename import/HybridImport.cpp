@@ -193,9 +193,9 @@ bool importHybridFrom(const json &config, const StFile &in, const std::string &s
       return false;
     }
     sourceDtypes.insert(stDTypeName(t->dtype));
-    const StTensor *scale = nullptr;
-    if (isStoredQ8(in, *t, scale)) { // int8 blocks (a GGUF's Q8_0): kept as they are
-      storeQ8Weight(out, *t, *scale, weightsMode);
+    const StTensor *scale = nullptr, *min = nullptr;
+    if (isStoredQ8(in, *t, scale, &min)) { // int8 blocks (a GGUF's Q8_0): kept as they are
+      storeQ8Weight(out, *t, *scale, weightsMode, min);
       continue;
     }
     std::vector<float> values;

@@ -187,11 +187,11 @@ bool importMambaFrom(const json &rawConfig, const StFile &in, const std::string 
       return false;
     }
     // Int8 blocks from a GGUF's Q8_0 / Q6_K matrices (import/GgufImport.h).
-    const StTensor *scale = nullptr;
-    if (isStoredQ8(in, *t, scale)) {
+    const StTensor *scale = nullptr, *min = nullptr;
+    if (isStoredQ8(in, *t, scale, &min)) {
       sourceDtypes.insert(std::string("I8 blocks (") +
-                          (scale->dtype == StDType::F16 ? "q8" : "q8b16") + ")");
-      storeQ8Weight(out, *t, *scale, weightsMode);
+                          (min ? "q8min" : scale->dtype == StDType::F16 ? "q8" : "q8b16") + ")");
+      storeQ8Weight(out, *t, *scale, weightsMode, min);
       continue;
     }
     std::vector<float> values;

@@ -114,25 +114,36 @@ void storeWeight(StFile &out, const std::string &name, const std::vector<int64_t
   out.tensors.push_back(makeF32Tensor(name, shape, values));
 }
 
-bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale) {
+bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale,
+                const StTensor **min) {
   scale = nullptr;
+  if (min)
+    *min = nullptr;
   const StTensor *s = in.find(t.name + "_scale");
   if (t.dtype != StDType::I8 || t.shape.empty() || !s ||
       (s->dtype != StDType::F16 && s->dtype != StDType::F32))
     return false;
-  const int64_t block = s->dtype == StDType::F16 ? 32 : 16;
+  const StTensor *mn = in.find(t.name + "_min");
+  if (mn && (mn->dtype != StDType::F32 || s->dtype != StDType::F32 || !min))
+    mn = nullptr;
+  const int64_t block = s->dtype == StDType::F16 || mn ? 32 : 16;
   std::vector<int64_t> sShape = t.shape;
   sShape.back() /= block;
-  if (t.shape.back() % block != 0 || s->shape != sShape)
+  if (t.shape.back() % block != 0 || s->shape != sShape || (mn && mn->shape != sShape))
     return false;
   scale = s;
+  if (min)
+    *min = mn;
   return true;
 }
 
-bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, WeightsMode mode) {
+bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, WeightsMode mode,
+                   const StTensor *min) {
   if ((mode == WeightsMode::Source || mode == WeightsMode::Q8) && isMatrix(t.name, t.shape)) {
     out.tensors.push_back(t);
     out.tensors.push_back(scale);
+    if (min)
+      out.tensors.push_back(*min);
     return true;
   }
   const int64_t n = int64_t(t.bytes.size());
@@ -144,9 +155,14 @@ bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, Weight
       size_t b = size_t(i / 32) * 2;
       d = halfToFloat(uint16_t(scale.bytes[b] | (scale.bytes[b + 1] << 8)));
     } else {
-      std::memcpy(&d, &scale.bytes[size_t(i / 16) * 4], 4);
+      std::memcpy(&d, &scale.bytes[size_t(i / (min ? 32 : 16)) * 4], 4);
     }
     values[size_t(i)] = float(int8_t(t.bytes[size_t(i)])) * d;
+    if (min) { // ggml's d1 * q - m1 (dequantize_row_q4_K)
+      float m;
+      std::memcpy(&m, &min->bytes[size_t(i / 32) * 4], 4);
+      values[size_t(i)] -= m;
+    }
   }
   storeWeight(out, t.name, t.shape, values, StDType::F32, mode);
   return false;

@@ -42,15 +42,20 @@ std::vector<int8_t> quantizeQ8(const std::vector<float> &values, int64_t k,
 /// Whether `in` holds weight `name` as int8 blocks already: an I8 tensor
 /// with an F16 "<name>_scale" of shape (..., K / 32) (q8: the GGUF import's
 /// Q8_0 matrices) or an F32 one of shape (..., K / 16) (q8b16: its Q6_K
-/// matrices; import/GgufImport.h). Then `scale` is that tensor.
-bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale);
+/// matrices; import/GgufImport.h). Then `scale` is that tensor. With `min`
+/// given, an F32 "<name>_scale" beside an F32 "<name>_min", both (..., K /
+/// 32), is q8min (the GGUF import's Q4_K / Q5_K matrices: w = q * scale -
+/// min) and `*min` that tensor; else `*min` is null.
+bool isStoredQ8(const StFile &in, const StTensor &t, const StTensor *&scale,
+                const StTensor **min = nullptr);
 
 /// Appends weight `t` held as int8 blocks (isStoredQ8) under `mode`: its two
 /// tensors as they are, byte for byte, for `source` and `q8` when it is a
 /// matrix q8 applies to (as storeWeight's); else dequantised (x = q * d in
-/// f32, as ggml's dequantize_row_q8_0 / _q6_K) and stored by storeWeight.
-/// Returns whether it was kept.
-bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, WeightsMode mode);
+/// f32, as ggml's dequantize_row_q8_0 / _q6_K; with `min`, x = q * d - min
+/// as _q4_K) and stored by storeWeight. Returns whether it was kept.
+bool storeQ8Weight(StFile &out, const StTensor &t, const StTensor &scale, WeightsMode mode,
+                   const StTensor *min = nullptr);
 
 /// "F32" when every tensor of `f` is F32, else the counts: "F16 x30 + F32 x48"
 /// (for the import summary).

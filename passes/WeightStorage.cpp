@@ -25,6 +25,7 @@ const char *weightStorageName(WeightStorage s) {
   case WeightStorage::BF16: return "bf16";
   case WeightStorage::Q8: return "q8";
   case WeightStorage::Q8B16: return "q8b16";
+  case WeightStorage::Q8Min: return "q8min";
   }
   return "f32";
 }
@@ -36,7 +37,8 @@ Type storageElementType(MLIRContext *ctx, WeightStorage s) {
   case WeightStorage::F16: return Float16Type::get(ctx);
   case WeightStorage::BF16: return BFloat16Type::get(ctx);
   case WeightStorage::Q8:
-  case WeightStorage::Q8B16: return IntegerType::get(ctx, 8);
+  case WeightStorage::Q8B16:
+  case WeightStorage::Q8Min: return IntegerType::get(ctx, 8);
   case WeightStorage::F32: break;
   }
   return Float32Type::get(ctx);
@@ -50,8 +52,8 @@ RankedTensorType scaleType(RankedTensorType weight, WeightStorage s) {
   SmallVector<int64_t> shape(weight.getShape().begin(), weight.getShape().end());
   shape.back() = (shape.back() + blockSize(s) - 1) / blockSize(s);
   MLIRContext *ctx = weight.getContext();
-  return RankedTensorType::get(shape, s == WeightStorage::Q8B16 ? Type(Float32Type::get(ctx))
-                                                                : Type(Float16Type::get(ctx)));
+  return RankedTensorType::get(shape, s == WeightStorage::Q8 ? Type(Float16Type::get(ctx))
+                                                             : Type(Float32Type::get(ctx)));
 }
 
 } // namespace
@@ -127,9 +129,10 @@ LogicalResult applyWeightStorage(ModuleOp module,
   }
 
   // 2. Retype the arguments (a Q8 weight gets its scale argument right
-  // after it) and read each through ssm.dequantize before each user,
-  // except calls whose callee takes the narrow form.
-  llvm::DenseMap<Value, Value> scaleOf; // narrow Q8 argument -> its scale argument
+  // after it, a Q8Min one its scale and then its min) and read each through
+  // ssm.dequantize before each user, except calls whose callee takes the
+  // narrow form.
+  llvm::DenseMap<Value, Value> scaleOf, minOf; // narrow Q8 argument -> its scale / min argument
   for (func::FuncOp f : funcs) {
     std::vector<WeightStorage> &s = storage[f];
     Block &entry = f.getBody().front();
@@ -151,6 +154,15 @@ LogicalResult applyWeightStorage(ModuleOp module,
         f.insertArgument(i + 1, scaleType(type, s[i]), DictionaryAttr::get(ctx, attrs),
                          raw[i].getLoc());
         scaleOf[raw[i]] = entry.getArgument(i + 1);
+        if (s[i] == WeightStorage::Q8Min) {
+          SmallVector<NamedAttribute> minAttrs;
+          if (auto p = f.getArgAttrOfType<StringAttr>(i, "ssm.param"))
+            minAttrs.push_back(NamedAttribute(StringAttr::get(ctx, "ssm.param"),
+                                              StringAttr::get(ctx, q8MinName(p.getValue()))));
+          f.insertArgument(i + 2, scaleType(type, s[i]), DictionaryAttr::get(ctx, minAttrs),
+                           raw[i].getLoc());
+          minOf[raw[i]] = entry.getArgument(i + 2);
+        }
       }
     }
     for (size_t i = 0; i < s.size(); ++i)
@@ -182,7 +194,8 @@ LogicalResult applyWeightStorage(ModuleOp module,
         if (!deq) {
           OpBuilder b(top);
           Value scale = isBlockScaled(s[i]) ? scaleOf[raw[i]] : Value();
-          deq = b.create<DequantizeOp>(raw[i].getLoc(), f32Types[i], raw[i], scale,
+          Value min = s[i] == WeightStorage::Q8Min ? minOf[raw[i]] : Value();
+          deq = b.create<DequantizeOp>(raw[i].getLoc(), f32Types[i], raw[i], scale, min,
                                        b.getI64IntegerAttr(blockSize(s[i])));
         }
         u->set(deq);
@@ -207,6 +220,8 @@ LogicalResult applyWeightStorage(ModuleOp module,
         operands.push_back(v);
         if (i < cs.size() && isBlockScaled(cs[i]))
           operands.push_back(scaleOf.lookup(v));
+        if (i < cs.size() && cs[i] == WeightStorage::Q8Min)
+          operands.push_back(minOf.lookup(v));
       }
       OpBuilder b(call);
       auto next = b.create<func::CallOp>(call.getLoc(), callee, operands);
@@ -230,7 +245,8 @@ WeightStorage storageFromDtypes(
   if (*d == "I8" && dtypeOf(q8ScaleName(param)) == std::optional<std::string>("F16"))
     return WeightStorage::Q8;
   if (*d == "I8" && dtypeOf(q8ScaleName(param)) == std::optional<std::string>("F32"))
-    return WeightStorage::Q8B16;
+    return dtypeOf(q8MinName(param)) == std::optional<std::string>("F32") ? WeightStorage::Q8Min
+                                                                          : WeightStorage::Q8B16;
   return WeightStorage::F32;
 }
 

@@ -904,6 +904,9 @@ private:
       a.scale = getOpt(o.getScale());
       if (o.getScale())
         a.scaleStorage = storageOf(o.getScale());
+      a.min = getOpt(o.getMin());
+      if (o.getMin())
+        a.minStorage = storageOf(o.getMin());
       a.blockSize = o.getBlockSize();
       return ssm::ref::dequantize(a, out0);
     }

@@ -64,6 +64,7 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   part(lane, x, y) = 0.0f;
   Halide::RDom rk;
   Halide::Func blockScale; // defined for a q8 weight: (block, weight row) -> f32 scale
+  Halide::Func blockMin, blockXSum; // with a min: (block, weight row) -> f32 min; (lane, block, row of A)
   // A q8 weight (ssm.dequantize of int8 blocks with one scale per block,
   // passes/WeightStorage.h): the scale is constant over a block, so each
   // block's int8 products are summed first and scaled once, and the scale
@@ -74,7 +75,12 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   // the inner loop.
   auto deq = op->getOperand(1).getDefiningOp<DequantizeOp>();
   const int block = deq && deq.getScale() ? static_cast<int>(deq.getBlockSize()) : 0;
-  const bool q8Blocks = block > 0 && block % vw == 0 && k % block == 0 && kBlocks > 0;
+  // Blocks with an offset (a min operand, ggml's Q4_K / Q5_K): on CPU
+  // targets the same block path (below); the GPU schedule knows no block
+  // sums of A, so there the weight is read through the dequantize view.
+  const bool hasMin = deq && deq.getMin();
+  const bool q8Blocks = block > 0 && block % vw == 0 && k % block == 0 && kBlocks > 0 &&
+                        (!hasMin || targetFamily(state.target) != TargetFamily::Gpu);
   // Decode (M = 1) with a 16- or 8-bit weight reads each weight row once,
   // tile after tile: each step of a row also prefetches the same place of
   // the matching row of the next register tile (tile_cols rows on), so the
@@ -122,7 +128,26 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
     Halide::Var blk("blk");
     blockScale = Halide::Func(state.uniqueName("mm_scale"));
     blockScale(blk, x) = Halide::cast(Halide::Float(32), at(scale, {x, blk}));
-    part(lane, x, y) += prefetchingNextTile(inner * blockScale(rk, x), rk * block);
+    Expr term = inner * blockScale(rk, x);
+    if (hasMin) {
+      // w = q * s - mn over a block, so a block's contribution to each lane
+      // is s * sum(x q) - mn * sum(x): the lanes' sums of A per block
+      // (blockXSum, once per row of A, not per weight row) times the
+      // block's min, subtracted. Equal to the dequantised product up to
+      // the order of f32 sums.
+      const TensorFunc &mn = state.get(deq.getMin());
+      blockMin = Halide::Func(state.uniqueName("mm_min"));
+      blockMin(blk, x) = Halide::cast(Halide::Float(32), at(mn, {x, blk}));
+      blockXSum = Halide::Func(state.uniqueName("mm_xsum"));
+      Expr xsum;
+      for (int j = 0; j < block / vw; ++j) {
+        Expr v = aRows(blk * block + j * vw + lane, y);
+        xsum = xsum.defined() ? xsum + v : v;
+      }
+      blockXSum(lane, blk, y) = xsum;
+      term = term - blockMin(rk, x) * blockXSum(lane, rk, y);
+    }
+    part(lane, x, y) += prefetchingNextTile(term, rk * block);
   } else if (kBlocks > 0) {
     rk = Halide::RDom(0, kBlocks, state.uniqueName("kb"));
     Expr kk = rk * vw + lane;
@@ -146,7 +171,7 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
   DotStages stages{out.func, part, halves, rk, kBlocks > 0, m, n, k, blockScale,
-                   q8Blocks ? k / block : 0, b.func};
+                   q8Blocks ? k / block : 0, b.func, blockMin, blockXSum};
   if (state.manualSchedules)
     scheduleDot(stages, sched, state.target);
   state.kernelOutputs.push_back(out);

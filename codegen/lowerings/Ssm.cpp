@@ -224,8 +224,11 @@ LogicalResult lower(DequantizeOp op, LoweringState &state) {
   std::vector<Halide::Expr> sIdx(vs.begin(), vs.end());
   sIdx[0] = vs[0] / static_cast<int>(op.getBlockSize()); // Halide dim 0: the last MLIR dim
   Halide::Func view(state.uniqueName("dequantize"));
-  view(vs) = Halide::cast(Halide::Float(32), in.func(vs)) *
-             Halide::cast(Halide::Float(32), scale.func(sIdx));
+  Halide::Expr w = Halide::cast(Halide::Float(32), in.func(vs)) *
+                   Halide::cast(Halide::Float(32), scale.func(sIdx));
+  if (op.getMin()) // blocks with an offset (Q4_K): q * s - mn, as ggml's d1 * q - m1
+    w = w - Halide::cast(Halide::Float(32), state.get(op.getMin()).func(sIdx));
+  view(vs) = w;
   state.set(op.getResult(), TensorFunc{view, in.shape});
   return success();
 }

@@ -143,6 +143,17 @@ void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
     if (lanes > 1)
       d.blockScale.vectorize(blk, lanes, TailStrategy::GuardWithIf);
   }
+  // A Q4_K weight's mins as its scales; A's block sums once per call (they
+  // do not depend on the weight row: K / 2 floats per row of A at vw 16).
+  if (d.blockMin.defined()) {
+    Var blk = d.blockMin.args()[0];
+    d.blockMin.compute_at(d.out, xt);
+    const int lanes = std::min(static_cast<int>(s.vectorWidth), d.scaleBlocks);
+    if (lanes > 1)
+      d.blockMin.vectorize(blk, lanes, TailStrategy::GuardWithIf);
+  }
+  if (d.blockXSum.defined())
+    d.blockXSum.compute_root().vectorize(d.blockXSum.args()[0], static_cast<int>(s.vectorWidth));
 }
 
 } // namespace ssm::codegen

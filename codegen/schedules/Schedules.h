@@ -97,6 +97,9 @@ struct DotStages {
   Halide::Func blockScale;
   int scaleBlocks = 0;
   Halide::Func weight; // the (N, K) weight as part reads it (copied per K block when blocked)
+  // A weight with a min per block (Q4_K): the mins (block, weight row) and
+  // A's per-lane sums of each block (lane, block, row of A); else undefined.
+  Halide::Func blockMin, blockXSum;
 };
 void scheduleDot(DotStages &d, const MatmulSchedule &s, const Halide::Target &t);
 

@@ -66,13 +66,25 @@ std::string dequantize(const DequantizeArgs &a, Array &result) {
   if (a.scale->shape != want)
     return "operand 'scale' has shape " + shapeToString(a.scale->shape) + " but must be " +
            shapeToString(want);
+  if (a.min && a.min->shape != want)
+    return "operand 'min' has shape " + shapeToString(a.min->shape) + " but must be " +
+           shapeToString(want);
   const int64_t rows = k ? in.numel() / k : 0;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < k; ++j) {
       // The product as f32 computes it: both factors exact in f32, one rounding.
       double s = roundToStorage(a.scale->data[r * blocks + j / a.blockSize], a.scaleStorage);
       double q = roundToStorage(in.data[r * k + j], WeightStorage::I8);
-      result.data[r * k + j] = static_cast<float>(q * s);
+      const float w = static_cast<float>(q * s);
+      if (!a.min) {
+        result.data[r * k + j] = w;
+        continue;
+      }
+      // ggml's d1 * q - m1: the f32 product, then one f32 rounding of the
+      // difference (exact in double, so rounding it once is f32's result).
+      float mn = static_cast<float>(
+          roundToStorage(a.min->data[r * blocks + j / a.blockSize], a.minStorage));
+      result.data[r * k + j] = static_cast<float>(double(w) - double(mn));
     }
   return "";
 }

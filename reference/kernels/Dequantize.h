@@ -21,6 +21,8 @@ struct DequantizeArgs {
   WeightStorage storage = WeightStorage::F16;
   const Array *scale = nullptr;  // (..., ceil(K / blockSize)) for I8, else null
   WeightStorage scaleStorage = WeightStorage::F16;
+  const Array *min = nullptr;    // scale's shape, or null: blocks with an offset (Q4_K)
+  WeightStorage minStorage = WeightStorage::F32;
   int64_t blockSize = 32;
 };
 
@@ -28,7 +30,11 @@ struct DequantizeArgs {
 /// input[..., k] * scale[..., k / blockSize] (I8), each operand first rounded
 /// to its storage type, so the function is the one the compiled kernels
 /// compute whatever values the caller bound (ggml's Q8_0 for I8 with blocks
-/// of 32 and F16 scales). Errors name the operand whose shape is wrong.
+/// of 32 and F16 scales). With `min`: f32(q * scale) - min[..., k /
+/// blockSize], the product and the difference each rounded to f32, as
+/// ggml's dequantize_row_q4_K / _q5_K compute `d1 * q - m1` (scale and min
+/// being the f32 products d * sc and dmin * m). Errors name the operand
+/// whose shape is wrong.
 std::string dequantize(const DequantizeArgs &args, Array &result);
 
 } // namespace ssm::ref

@@ -98,3 +98,27 @@ TEST(DequantizeReferenceTest, BlockScales) {
   a.scale = &bad;
   EXPECT_NE(ref::dequantize(a, out).find("operand 'scale' has shape (2, 3)"), std::string::npos);
 }
+
+TEST(DequantizeReferenceTest, BlockMins) {
+  // Blocks with an offset (ggml's Q4_K: w = f32(q * s) - mn, each step
+  // rounded to f32). (1, 4) with blocks of 2.
+  ref::Array q({1, 4}, {0, 15, 3, 7});
+  ref::Array s({1, 2}, {0.5, 0.1f});
+  ref::Array mn({1, 2}, {2, 0.2f});
+  ref::DequantizeArgs a;
+  a.input = &q;
+  a.storage = ref::WeightStorage::I8;
+  a.scale = &s;
+  a.scaleStorage = ref::WeightStorage::F32;
+  a.min = &mn;
+  a.blockSize = 2;
+  ref::Array out;
+  ASSERT_EQ(ref::dequantize(a, out), "");
+  // 3 * 0.1f rounds to f32 first (0.3000000119...), then minus 0.2f rounds again.
+  const float p3 = 3.0f * 0.1f, p7 = 7.0f * 0.1f;
+  EXPECT_EQ(out.data, (std::vector<double>{-2, 5.5, static_cast<float>(p3 - 0.2f),
+                                           static_cast<float>(p7 - 0.2f)}));
+  ref::Array bad({1, 3});
+  a.min = &bad;
+  EXPECT_NE(ref::dequantize(a, out).find("operand 'min' has shape (1, 3)"), std::string::npos);
+}

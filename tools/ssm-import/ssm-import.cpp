@@ -427,6 +427,10 @@ int importMambaModel(const std::string &input, const std::string &configPath,
         summary += "; Q4_0 as int8 blocks x" + std::to_string(gguf->keptQ4_0);
       if (gguf->keptQ5_0 > 0)
         summary += "; Q5_0 as int8 blocks x" + std::to_string(gguf->keptQ5_0);
+      if (gguf->keptQ4_K > 0)
+        summary += "; Q4_K as int8 blocks with mins x" + std::to_string(gguf->keptQ4_K);
+      if (gguf->keptQ5_K > 0)
+        summary += "; Q5_K as int8 blocks with mins x" + std::to_string(gguf->keptQ5_K);
       if (!gguf->widened.empty())
         summary += "; widened to f32 x" + std::to_string(gguf->widened.size());
       summary += ")";
@@ -466,11 +470,12 @@ int importHybridModel(const std::string &safetensors, const std::string &configF
                        ? "; Q6_K kept as int8 blocks of 16 x"
                        : "; Q6_K dequantised for --weights x") +
                  std::to_string(gguf->keptQ6K);
-    for (auto [n, name] : {std::pair{gguf->keptQ4_0, "Q4_0"}, std::pair{gguf->keptQ5_0, "Q5_0"}})
+    for (auto [n, name] : {std::pair{gguf->keptQ4_0, "Q4_0"}, std::pair{gguf->keptQ5_0, "Q5_0"},
+                           std::pair{gguf->keptQ4_K, "Q4_K"}, std::pair{gguf->keptQ5_K, "Q5_K"}})
       if (n > 0)
         summary += std::string("; ") + name +
                    (gWeights == WeightsMode::Source || gWeights == WeightsMode::Q8
-                        ? " kept as q8 x"
+                        ? (name[3] == 'K' ? " kept as q8 with mins x" : " kept as q8 x")
                         : " dequantised for --weights x") +
                    std::to_string(n);
     if (!gguf->widened.empty()) {

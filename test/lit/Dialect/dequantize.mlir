@@ -33,6 +33,40 @@ func.func @q8(%q: tensor<64x96xi8>, %s: tensor<64x3xf16>, %q2: tensor<4x33xi8>, 
 
 // -----
 
+// Blocks with an offset (ggml's Q4_K / Q5_K: w = q * scale - min).
+// CHECK-LABEL: func.func @q8min(
+func.func @q8min(%q: tensor<64x96xi8>, %s: tensor<64x3xf32>, %m: tensor<64x3xf32>) -> tensor<64x96xf32> {
+  // CHECK: ssm.dequantize %arg0, %arg1 min %arg2 : (tensor<64x96xi8>, tensor<64x3xf32>, tensor<64x3xf32>) -> tensor<64x96xf32>
+  %0 = ssm.dequantize %q, %s min %m : (tensor<64x96xi8>, tensor<64x3xf32>, tensor<64x3xf32>) -> tensor<64x96xf32>
+  return %0 : tensor<64x96xf32>
+}
+
+// -----
+
+func.func @bad_min(%q: tensor<64x96xi8>, %s: tensor<64x3xf32>, %m: tensor<64x6xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{operand 'min' has shape (64, 6) but must be the shape of 'scale' (one min per block of block_size) = (64, 3)}}
+  %0 = ssm.dequantize %q, %s min %m : (tensor<64x96xi8>, tensor<64x3xf32>, tensor<64x6xf32>) -> tensor<64x96xf32>
+  return %0 : tensor<64x96xf32>
+}
+
+// -----
+
+func.func @min_no_scale(%q: tensor<64x96xi8>, %m: tensor<64x3xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{an i8 'input' needs a 'scale' operand (one per block of 32 along the last dim); 'min' alone is not enough}}
+  %0 = ssm.dequantize %q min %m : (tensor<64x96xi8>, tensor<64x3xf32>) -> tensor<64x96xf32>
+  return %0 : tensor<64x96xf32>
+}
+
+// -----
+
+func.func @min_on_f16(%w: tensor<64x96xf16>, %m: tensor<64x3xf32>) -> tensor<64x96xf32> {
+  // expected-error @+1 {{'min' needs an i8 'input' with a 'scale' (w = q * scale - min)}}
+  %0 = ssm.dequantize %w min %m : (tensor<64x96xf16>, tensor<64x3xf32>) -> tensor<64x96xf32>
+  return %0 : tensor<64x96xf32>
+}
+
+// -----
+
 func.func @no_scale(%q: tensor<64x96xi8>) -> tensor<64x96xf32> {
   // expected-error @+1 {{an i8 'input' needs a 'scale' operand (one per block of 32 along the last dim)}}
   %0 = ssm.dequantize %q : (tensor<64x96xi8>) -> tensor<64x96xf32>

@@ -1,4 +1,5 @@
-// Q4_0 and Q5_0 GGUF matrices kept as our q8 storage (docs/gguf.md): ggml's
+// Q4_0 and Q5_0 GGUF matrices kept as our q8 storage, Q4_K and Q5_K as q8min
+// (below) (docs/gguf.md): ggml's
 // 4- and 5-bit values unpacked into int8 (q - 8, q - 16) beside their f16
 // scales copied, no requantisation, so every weight is the value of ggml's
 // dequantize_row_q4_0 / _q5_0. A random 3-layer LFM2 of width 256 is
@@ -60,6 +61,46 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/q5a.npy %t/q5a-f32.npy 1e-6 | FileCheck %s
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m5a --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q5a-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q5a-cpu.npy %t/q5a-f32.npy 1e-4 | FileCheck %s
+
+// Q4_K and Q5_K (ggml's dequantize_row_q4_K / _q5_K: x = (d * sc) * q -
+// dmin * m per sub-block of 32): kept as q8min, I8 q in [0, 15] / [0, 31]
+// with F32 "<w>_scale" (d * sc) and "<w>_min" (dmin * m) of K / 32
+// columns, the products ggml forms (exact), so the kept and dequantised
+// imports are equal on the reference (1e-6, with and without the q8_K
+// activation quantisation); the compiled CPU kernels (the matvec's block
+// path: s * sum(x q) - mn * sum(x) per block) within 1e-4.
+// RUN: %{tool} quantize %t/f32.gguf %t/q4k.gguf %t/q4k-deq.gguf Q4_K | FileCheck %s --check-prefix=QUANT4K
+// QUANT4K: quantized 18 tensors to Q4_K
+// RUN: ssm-import %t/q4k.gguf -o %t/m4k | FileCheck %s --check-prefix=KEPT4K
+// KEPT4K: (GGUF lfm2: F32 x11 + Q4_K x18; Q4_K kept as q8 with mins x18) -> F32 x47 + I8 x18
+// RUN: python3 %S/Inputs/st_header.py %t/m4k/weights.safetensors | FileCheck %s --check-prefix=HEADER4K
+// HEADER4K-DAG: model.layers.0.feed_forward.w1.weight I8 [{{[0-9]+}}, 256]
+// HEADER4K-DAG: model.layers.0.feed_forward.w1.weight_scale F32 [{{[0-9]+}}, 8]
+// HEADER4K-DAG: model.layers.0.feed_forward.w1.weight_min F32 [{{[0-9]+}}, 8]
+// RUN: ssm-import %t/q4k.gguf -o %t/m4k-f32 --weights f32 | FileCheck %s --check-prefix=WIDE4K
+// WIDE4K: Q4_K dequantised for --weights x18) -> F32 (--weights f32)
+// RUN: ssm-run %t/m4k --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4k.npy
+// RUN: ssm-run %t/m4k-f32 --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4k-f32.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q4k.npy %t/q4k-f32.npy 1e-6 | FileCheck %s
+// RUN: ssm-import %t/q4k.gguf -o %t/m4ka --activations f32 > /dev/null
+// RUN: ssm-import %t/q4k-deq.gguf -o %t/m4ka-np --activations f32 > /dev/null
+// RUN: ssm-run %t/m4ka --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4ka.npy
+// RUN: ssm-run %t/m4ka-np --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4ka-np.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q4ka.npy %t/q4ka-np.npy 1e-6 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m4ka --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q4ka-cpu.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q4ka-cpu.npy %t/q4ka-np.npy 1e-4 | FileCheck %s
+// (q4k-deq.gguf: the quantiser's own NumPy dequantisation as F32.)
+
+// RUN: %{tool} quantize %t/f32.gguf %t/q5k.gguf %t/q5k-deq.gguf Q5_K | FileCheck %s --check-prefix=QUANT5K
+// QUANT5K: quantized 18 tensors to Q5_K
+// RUN: ssm-import %t/q5k.gguf -o %t/m5ka --activations f32 | FileCheck %s --check-prefix=KEPT5K
+// KEPT5K: Q5_K kept as q8 with mins x18) -> F32 x47 + I8 x18
+// RUN: ssm-import %t/q5k-deq.gguf -o %t/m5ka-np --activations f32 > /dev/null
+// RUN: ssm-run %t/m5ka --tokens %t/tokens.npy --engine reference --all-logits-out %t/q5ka.npy
+// RUN: ssm-run %t/m5ka-np --tokens %t/tokens.npy --engine reference --all-logits-out %t/q5ka-np.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q5ka.npy %t/q5ka-np.npy 1e-6 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m5ka --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q5ka-cpu.npy
+// RUN: python3 %S/Inputs/compare_npy.py %t/q5ka-cpu.npy %t/q5ka-np.npy 1e-4 | FileCheck %s
 
 // Granite 4.0-H: Q4_0 blocks moved by rows.
 // DEFINE: %{g} = %shared/models/granite-hybrid/tiny-granite-h-a

@@ -1,5 +1,6 @@
 // GGUF tensor types dequantised at import (Q8_0, Q4_0 and Q5_0 kept as q8
-// blocks, gguf-q8-kept.mlir and gguf-q4-kept.mlir, read as q * d like the rest): a random 3-layer LFM2 of width
+// blocks, Q4_K and Q5_K as q8min, gguf-q8-kept.mlir and gguf-q4-kept.mlir,
+// read as q * d (- min) like the rest): a random 3-layer LFM2 of width
 // 256 (so the K-quants' 256-element blocks fit its rows) is written as a
 // GGUF by Inputs/gguf_tool.py, its matrices quantised to each type by that
 // script's own quantiser (written from ggml's block layouts, independent of
@@ -29,7 +30,7 @@
 // RUN: %{check} Q5_0 | FileCheck %s --check-prefixes=CHECK,Q5_0
 // Q5_0: (GGUF lfm2: F32 x11 + Q5_0 x18; Q5_0 kept as q8 x18) -> F16 x18 + F32 x11 + I8 x18
 // RUN: %{check} Q4_K | FileCheck %s --check-prefixes=CHECK,Q4_K
-// Q4_K: (GGUF lfm2: F32 x11 + Q4_K x18; widened to f32 x18: token_embd.weight (Q4_K), {{.*}}) -> F32
+// Q4_K: (GGUF lfm2: F32 x11 + Q4_K x18; Q4_K kept as q8 with mins x18) -> F32 x47 + I8 x18
 // RUN: %{check} Q5_K | FileCheck %s
 // RUN: %{check} Q6_K | FileCheck %s
 // RUN: %{check} BF16 | FileCheck %s --check-prefixes=CHECK,BF16
