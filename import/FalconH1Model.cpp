@@ -305,6 +305,7 @@ bool describeFalconH1(const json &config, int64_t context, HybridDesc &out, std:
     graph::BlockKind layer;
     layer.name = "falcon_h1_block";
     layer.takesPosition = true;
+    layer.batchedSequence = true;
     layer.params = lp;
     layer.states = ls;
     layer.body = [c](graph::BlockScope &s) { falconLayer(s, *c); };

@@ -227,6 +227,7 @@ bool describeGraniteHybrid(const json &config, int64_t context, HybridDesc &out,
     mamba.name = "mamba2_block";
     attn.name = "attention_block";
     attn.takesPosition = true;
+    mamba.batchedSequence = attn.batchedSequence = true;
     int64_t firstMamba = -1, firstAttn = -1;
     for (int64_t l = c->numLayers - 1; l >= 0; --l)
       (c->attention[l] ? firstAttn : firstMamba) = l;

@@ -29,6 +29,7 @@ bool writeMamba2Module(const Mamba2Config &c, int64_t seqLen, LogitsRows rows, i
   st.tiedHead = c.tieWordEmbeddings;
   st.prefillForm = "the chunked SSD";
   st.block = [&c](graph::BlockScope &s) { layers::mamba2Block(s, c); };
+  st.batchedSequence = true;
   return writeMambaStack(st, seqLen, rows, batch, mlir, error);
 }
 

@@ -25,7 +25,7 @@ struct MambaStack {
   bool tiedHead = false;              // the head is the embedding table
   std::string prefillForm;            // how prefill runs, for the comments ("the scan form")
   std::function<void(graph::BlockScope &)> block; // one layer
-  bool batchedSequence = false; // `block` writes the batched sequence form (Mamba-1)
+  bool batchedSequence = false; // `block` writes the batched sequence form (Mamba-1, Mamba-2)
 };
 
 /// The module text (graph::writeModule) of the stack; false with `error`

@@ -23,7 +23,7 @@
 //
 // whose row i is forward_step of token i on row i of each state. A model
 // whose model.json has functions.sequence_batched {"name", "batch": B}
-// (ssm-import --prefill-batch B; Mamba-1 and LFM2) also has
+// (ssm-import --prefill-batch B; every architecture) also has
 //
 //   func.func @forward_sequence_batched(%tokens: tensor<(B*L)xi32> {ssm.name = "tokens"},
 //       [%position: tensor<Bxi32>], <same states, leading dim B>, <same weights>)

@@ -334,7 +334,9 @@ TValue l2Norm(MlirEmitter &e, const TValue &x, const std::string &hint, double l
 TValue gatedDeltaNet(graph::BlockScope &s, const Qwen35Config &c, const TValue &xn) {
   MlirEmitter &e = s.e;
   const int64_t rows = xn.shape[0], nk = c.nk, nv = c.nv, dk = c.dk, dv = c.dv, r = c.ratio();
-  const int64_t nb = s.form.batched() ? rows : 1, len = s.form.batched() ? 1 : rows;
+  // The rule's (streams, tokens): (1, rows), (rows, 1) batched, (streams, T)
+  // in the batched sequence (rows stream-major).
+  const int64_t nb = s.form.streams(), len = rows / nb;
   e.line("// Gated DeltaNet: " + num(nk) + " key heads of " + num(dk) + ", " + num(nv) +
          " value heads of " + num(dv) + ".");
   TValue qkv, z, b, a;
@@ -390,7 +392,7 @@ TValue gatedDeltaNet(graph::BlockScope &s, const Qwen35Config &c, const TValue &
   TValue g3 = e.expand(g, {{0, 1}, {2}}, {nb, len, nv}, "gdn_g");
   TValue beta3 = e.expand(beta, {{0, 1}, {2}}, {nb, len, nv}, "gdn_beta");
   const TValue &st = s.state("recurrent_state");
-  TValue s0 = s.form.batched() ? st : e.expand(st, {{0, 1}, {2}, {3}}, {1, nv, dk, dv}, "gdn_s0");
+  TValue s0 = s.form.hasBatchDim() ? st : e.expand(st, {{0, 1}, {2}, {3}}, {1, nv, dk, dv}, "gdn_s0");
   TValue o{e.fresh("gdn_out"), {nb, len, nv, dv}}, s1{e.fresh("gdn_state"), s0.shape};
   e.line(o.name + ", " + s1.name + " = ssm.gated_delta_rule " + q4.name + ", " + k4.name + ", " +
          v4.name + ", " + g3.name + ", " + beta3.name + " initial_state(" + s0.name +
@@ -398,7 +400,7 @@ TValue gatedDeltaNet(graph::BlockScope &s, const Qwen35Config &c, const TValue &
          ", " + tensorType(k4.shape) + ", " + tensorType(v4.shape) + ", " +
          tensorType(g3.shape) + ", " + tensorType(beta3.shape) + ", " + tensorType(s0.shape) +
          ") -> (" + tensorType(o.shape) + ", " + tensorType(s1.shape) + ")");
-  s.newStates.push_back(s.form.batched()
+  s.newStates.push_back(s.form.hasBatchDim()
                             ? s1
                             : e.collapse(s1, {{0, 1}, {2}, {3}}, st.shape, "recurrent_state_new"));
   e.line("// Gated RMSNorm per value head: norm.weight * rmsnorm(o) * silu(z); out_proj.");
@@ -485,6 +487,7 @@ bool describeQwen35(const json &config, int64_t context, HybridDesc &out, std::s
     gdn.name = "gated_delta_net_block";
     attn.name = "attention_block";
     attn.takesPosition = true;
+    gdn.batchedSequence = attn.batchedSequence = true;
     int64_t firstGdn = -1, firstAttn = -1;
     for (int64_t l = c->numLayers - 1; l >= 0; --l)
       (c->attention[l] ? firstAttn : firstGdn) = l;

@@ -50,6 +50,7 @@ bool buildRwkvMLIR(const RwkvConfig &c, int64_t seqLen, std::string &mlir, std::
     for (const std::string &st : layers::rwkvBlockStateSuffixes(c))
       k.states.push_back({st, stateShape.at("blocks.0." + st)});
     k.body = [&c, layer](graph::BlockScope &s) { layers::rwkvBlock(s, c, layer); };
+    k.batchedSequence = true;
     return k;
   };
   graph::BlockKind first, rest;

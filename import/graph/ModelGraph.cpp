@@ -331,7 +331,9 @@ bool writeModule(const ModelDecl &model, int64_t seqLen, LogitsRows rows, int64_
     for (const auto &[kind, layer] : kinds)
       if (!kind->batchedSequence) {
         error = "the batched sequence function (--prefill-batch) is not written for the '" +
-                kind->name + "' layers of this architecture (mamba1 and lfm2 have it)";
+                kind->name +
+                "' layers of this architecture (mamba1, mamba2, rwkv4 to rwkv7, lfm2, granite "
+                "4.0-h, falcon-h1 and qwen3.5 have it)";
         return false;
       }
     forms.push_back({Form{Form::Kind::BatchedSequence, seqLen, gSequenceBatch}, LogitsRows::Last});

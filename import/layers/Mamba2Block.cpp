@@ -44,7 +44,12 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
                    const TValue *addTo) {
   MlirEmitter &e = s.e;
   const int64_t L = s.form.rows(), batch = s.form.batched() ? s.form.batch : 0;
-  const bool step = !s.form.sequence();
+  const bool step = s.form.step() || s.form.batched();
+  // The SSD's (streams, tokens): (1, L), or (B, T) in the batched sequence
+  // (rows stream-major: row b * T + t is stream b's token t), whose states
+  // carry the leading dim B already.
+  const bool seqs = s.form.batchedSequence();
+  const int64_t sb = seqs ? s.form.batch : 1, T = L / sb;
   const TValue &convState = s.state("conv_state"), &ssmState = s.state("ssm_state");
   std::vector<TValue> &newStates = s.newStates;
   auto param = [&](const std::string &suffix) -> const TValue & { return s.param(suffix); };
@@ -119,19 +124,19 @@ TValue mamba2Mixer(BlockScope &s, const Mamba2Config &c, const TValue &xn, const
                      [](Body &b) { return b.mul(b.arg(0), b.arg(1)); });
     TValue Adt = e.map("a_dt", {{dt, {}}, {A, {"d1"}}}, {L, H},
                        [](Body &b) { return b.mul(b.arg(0), b.arg(1)); });
-    TValue X4 = e.expand(X, {{0, 1}, {2}, {3}}, {1, L, H, P}, "ssd_x");
-    TValue A3 = e.expand(Adt, {{0, 1}, {2}}, {1, L, H}, "ssd_a");
-    TValue B4 = e.expand(B, {{0, 1}, {2, 3}}, {1, L, G, N}, "ssd_b");
-    TValue C4 = e.expand(C, {{0, 1}, {2, 3}}, {1, L, G, N}, "ssd_c");
-    TValue S0 = e.expand(ssmState, {{0, 1}, {2}, {3}}, {1, H, P, N}, "ssd_s0");
-    TValue Y{e.fresh("ssd_y"), {1, L, H, P}}, S{e.fresh("ssd_state"), {1, H, P, N}};
+    TValue X4 = e.expand(X, {{0, 1}, {2}, {3}}, {sb, T, H, P}, "ssd_x");
+    TValue A3 = e.expand(Adt, {{0, 1}, {2}}, {sb, T, H}, "ssd_a");
+    TValue B4 = e.expand(B, {{0, 1}, {2, 3}}, {sb, T, G, N}, "ssd_b");
+    TValue C4 = e.expand(C, {{0, 1}, {2, 3}}, {sb, T, G, N}, "ssd_c");
+    TValue S0 = seqs ? ssmState : e.expand(ssmState, {{0, 1}, {2}, {3}}, {1, H, P, N}, "ssd_s0");
+    TValue Y{e.fresh("ssd_y"), {sb, T, H, P}}, S{e.fresh("ssd_state"), {sb, H, P, N}};
     e.line(Y.name + ", " + S.name + " = ssm.ssd_scan " + X4.name + ", " + A3.name + ", " +
            B4.name + ", " + C4.name + " initial_state(" + S0.name + ") {chunk_size = " +
            std::to_string(c.chunkSize) + " : i64} : (" + tensorType(X4.shape) + ", " +
            tensorType(A3.shape) + ", " + tensorType(B4.shape) + ", " + tensorType(C4.shape) +
            ", " + tensorType(S0.shape) + ") -> (" + tensorType(Y.shape) + ", " +
            tensorType(S.shape) + ")");
-    newStates.push_back(e.collapse(S, {{0, 1}, {2}, {3}}, {H, P, N}, "ssm_state_new"));
+    newStates.push_back(seqs ? S : e.collapse(S, {{0, 1}, {2}, {3}}, {H, P, N}, "ssm_state_new"));
     TValue Y3 = e.collapse(Y, {{0, 1}, {2}, {3}}, {L, H, P}, "y_ssd");
     e.line("// D skip, per head.");
     y3 = e.map("y_d", {{Y3, {}}, {x3, {}}, {param(m + "D"), {"d1"}}}, {L, H, P},

@@ -21,6 +21,9 @@
 // generalised delta rule, state (head, value i, key j) as rwkv.cpp keeps it),
 // written out as three generics when stepping; layer 0's v is carried to the
 // others as v_first (the first block function returns it, the others take it).
+// The batched sequence form (B streams of T tokens, rows stream-major) is
+// the sequence form with the ops' batch dim B: each stream's token shift
+// starts from its own carried row, and its states are row b of each state.
 // Per-head views of (C)-vectors (decay, bonus, ln_x, r/k/v when stepping,
 // the group norm's (L, C) output) are indexing maps (h * S + i, c floordiv
 // S, c mod S) rather than reshape ops: every op becomes a Halide stage, and
@@ -73,20 +76,32 @@ private:
   /// one token; `step` is false (the sequence form's ops, with their batch
   /// dim = batch and length 1). 0 otherwise.
   int64_t batch = 0;
+  /// The batched sequence form: L = streams * T rows, stream-major (row
+  /// b * T + t is stream b's token t); `step` is false and the states have
+  /// a leading dim `streams`. 0 otherwise.
+  int64_t streams = 0, T = 1;
 
+  /// The leading dim of the states: `batch` or `streams`; 0 when they have none.
+  int64_t stateBatch() const { return batch > 0 ? batch : streams; }
   /// The (batch, length, tail...) shape of the recurrent ops: (1, L, ...) in
-  /// the sequence form, (batch, 1, ...) in the batched form.
+  /// the sequence form, (batch, 1, ...) in the batched form, (streams, T,
+  /// ...) in the batched sequence.
   std::vector<int64_t> opShape(std::vector<int64_t> tail) const {
-    std::vector<int64_t> s = batch > 0 ? std::vector<int64_t>{batch, 1} : std::vector<int64_t>{1, L};
+    std::vector<int64_t> s = batch > 0     ? std::vector<int64_t>{batch, 1}
+                             : streams > 0 ? std::vector<int64_t>{streams, T}
+                                           : std::vector<int64_t>{1, L};
     s.insert(s.end(), tail.begin(), tail.end());
     return s;
   }
   /// The map of a (batch, length, ...) op result over loops whose first
-  /// is the row (the token, or in the batched form the stream): ("0", d0)
-  /// or (d0, "0"), then `rest`.
+  /// is the row (the token, or in the batched form the stream): ("0", d0),
+  /// (d0, "0") or (d0 floordiv T, d0 mod T), then `rest`.
   std::vector<std::string> opRowMap(std::vector<std::string> rest) const {
-    std::vector<std::string> m = batch > 0 ? std::vector<std::string>{"d0", "0"}
-                                           : std::vector<std::string>{"0", "d0"};
+    const std::string t = std::to_string(T);
+    std::vector<std::string> m =
+        batch > 0     ? std::vector<std::string>{"d0", "0"}
+        : streams > 0 ? std::vector<std::string>{"d0 floordiv " + t, "d0 mod " + t}
+                      : std::vector<std::string>{"0", "d0"};
     m.insert(m.end(), rest.begin(), rest.end());
     return m;
   }
@@ -98,9 +113,10 @@ private:
 
   TValue layerNorm(const TValue &x, const std::string &w, const std::string &b,
                    const std::string &hint);
-  /// The previous-token rows of `xn` (L, C) given the carried row `state` (C).
+  /// The previous-token rows of `xn` (L, C) given the carried row `state`
+  /// (C), or per stream (streams, C) in the batched forms.
   TValue shifted(const TValue &xn, const TValue &state, const std::string &hint);
-  /// The new carried row: xn[L-1].
+  /// The new carried row: xn[L-1] (each stream's last row when batched).
   TValue lastRow(const TValue &xn, const std::string &hint);
   TValue mix(const TValue &xn, const TValue &prev, const std::string &m, const std::string &hint);
   /// x + TimeMix(xn): the residual is the output matmul's accumulator.
@@ -146,9 +162,16 @@ TValue RwkvGraph::head(const graph::ModelScope &s, const TValue &x) {
 }
 
 TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::string &hint) {
-  if (batch > 0)
+  if (batch > 0 || (streams > 0 && T == 1))
     return state; // (batch, C): row b is stream b's previous token
   int64_t C = xn.shape[1];
+  if (streams > 0) {
+    // Per stream: its carried row, then its first T - 1 rows.
+    TValue x3 = e.expand(xn, {{0, 1}, {2}}, {streams, T, C}, hint + "_rows3");
+    TValue head = e.slice(x3, {0, 0, 0}, {streams, T - 1, C}, {streams, T - 1, C}, hint + "_head");
+    TValue carry = e.expand(state, {{0}, {1, 2}}, {streams, 1, C}, hint + "_carry");
+    return e.collapse(e.concat(1, {carry, head}, hint + "3"), {{0, 1}, {2}}, {L, C}, hint);
+  }
   TValue row = e.expand(state, {{0, 1}}, {1, C}, hint + "_carry");
   if (L == 1)
     return row;
@@ -157,9 +180,14 @@ TValue RwkvGraph::shifted(const TValue &xn, const TValue &state, const std::stri
 }
 
 TValue RwkvGraph::lastRow(const TValue &xn, const std::string &hint) {
-  if (batch > 0)
+  if (batch > 0 || (streams > 0 && T == 1))
     return xn; // every row is a stream's last token
   int64_t C = xn.shape[1];
+  if (streams > 0) {
+    TValue x3 = e.expand(xn, {{0, 1}, {2}}, {streams, T, C}, hint + "_rows3");
+    TValue last = e.slice(x3, {0, T - 1, 0}, {streams, 1, C}, {streams, 1, C}, hint + "3");
+    return e.collapse(last, {{0}, {1, 2}}, {streams, C}, hint);
+  }
   if (L == 1)
     return e.collapse(xn, {{0, 1}}, {C}, hint);
   return e.slice(xn, {L - 1, 0}, {1, C}, {C}, hint);
@@ -191,12 +219,12 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &
   const TValue &aa = states.at(p + "aa"), &bb = states.at(p + "bb"), &pp = states.at(p + "pp");
   TValue wkv, aaN, bbN, ppN;
   if (!step) {
-    const std::vector<int64_t> seq3 = opShape({C}), st2 = {batch > 0 ? batch : 1, C};
+    const std::vector<int64_t> seq3 = opShape({C}), st2 = {stateBatch() > 0 ? stateBatch() : 1, C};
     TValue k3 = e.expand(k, {{0, 1}, {2}}, seq3, h + "_k3");
     TValue v3 = e.expand(v, {{0, 1}, {2}}, seq3, h + "_v3");
-    TValue aa2 = batch > 0 ? aa : e.expand(aa, {{0, 1}}, {1, C}, h + "_aa0");
-    TValue bb2 = batch > 0 ? bb : e.expand(bb, {{0, 1}}, {1, C}, h + "_bb0");
-    TValue pp2 = batch > 0 ? pp : e.expand(pp, {{0, 1}}, {1, C}, h + "_pp0");
+    TValue aa2 = stateBatch() > 0 ? aa : e.expand(aa, {{0, 1}}, {1, C}, h + "_aa0");
+    TValue bb2 = stateBatch() > 0 ? bb : e.expand(bb, {{0, 1}}, {1, C}, h + "_bb0");
+    TValue pp2 = stateBatch() > 0 ? pp : e.expand(pp, {{0, 1}}, {1, C}, h + "_pp0");
     std::string seqT = tensorType(seq3), stT = tensorType(st2), vecT = tensorType({C});
     std::string wkvName = e.fresh(h + "_wkv3"), aaName = e.fresh(h + "_aa1"),
                 bbName = e.fresh(h + "_bb1"), ppName = e.fresh(h + "_pp1");
@@ -206,7 +234,7 @@ TValue RwkvGraph::timeMix4(const std::string &p, const TValue &x, const TValue &
            ", " + stT + ", " + stT + ", " + stT + ") -> (" + seqT + ", " + stT + ", " + stT +
            ", " + stT + ")");
     wkv = e.collapse({wkvName, seq3}, {{0, 1}, {2}}, {L, C}, h + "_wkv");
-    if (batch > 0) {
+    if (stateBatch() > 0) {
       aaN = TValue{aaName, st2};
       bbN = TValue{bbName, st2};
       ppN = TValue{ppName, st2};
@@ -434,7 +462,8 @@ TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue 
   std::vector<std::string> yMap; // y over GN loops (l, h, j)
   TValue mNew;                   // (H, i, j)
   if (!step) {
-    const std::vector<int64_t> seq4 = opShape({H, S}), st4 = {batch > 0 ? batch : 1, H, S, S};
+    const std::vector<int64_t> seq4 = opShape({H, S}),
+                               st4 = {stateBatch() > 0 ? stateBatch() : 1, H, S, S};
     TValue X = e.expand(v, {{0, 1}, {2, 3}}, seq4, h + "_X");
     TValue B = e.expand(k, {{0, 1}, {2, 3}}, seq4, h + "_B");
     TValue Cq = e.expand(r, {{0, 1}, {2, 3}}, seq4, h + "_C");
@@ -457,7 +486,7 @@ TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue 
                                [&](Body &bd) { return bd.arg(0); });
     // The op's state is (batch, H, value j, key i).
     TValue init = e.map(h + "_S0",
-                        {{M, batch > 0 ? std::vector<std::string>{"d0", "d1", "d3", "d2"}
+                        {{M, stateBatch() > 0 ? std::vector<std::string>{"d0", "d1", "d3", "d2"}
                                        : std::vector<std::string>{"d1", "d3", "d2"}}},
                         st4, [&](Body &bd) { return bd.arg(0); });
     // Chunk size: the per-key decay makes the intra-chunk part cost
@@ -478,7 +507,7 @@ TValue RwkvGraph::wkv5(const std::string &p, const std::string &h, const TValue 
            st4T + ")");
     y = TValue{yName, seq4};
     yMap = opRowMap({"d1", "d2"});
-    mNew = batch > 0 ? e.map(h + "_state_new", {{TValue{sName, st4}, {"d0", "d1", "d3", "d2"}}},
+    mNew = stateBatch() > 0 ? e.map(h + "_state_new", {{TValue{sName, st4}, {"d0", "d1", "d3", "d2"}}},
                              st4, [&](Body &bd) { return bd.arg(0); })
                      : e.map(h + "_state_new", {{TValue{sName, st4}, {"0", "d0", "d2", "d1"}}},
                              {H, S, S}, [&](Body &bd) { return bd.arg(0); });
@@ -623,13 +652,14 @@ TValue RwkvGraph::timeMix7(const std::string &p, const TValue &x, const TValue &
   std::vector<std::string> yMap;
   TValue mNew;
   if (!step) {
-    const std::vector<int64_t> seq4 = opShape({H, N}), st4 = {batch > 0 ? batch : 1, H, N, N};
+    const std::vector<int64_t> seq4 = opShape({H, N}),
+                               st4 = {stateBatch() > 0 ? stateBatch() : 1, H, N, N};
     auto e4 = [&](const TValue &t, const std::string &n) {
       return e.expand(t, {{0, 1}, {2, 3}}, seq4, h + "_" + n + "4");
     };
     TValue r4 = e4(r, "r"), w4 = e4(logw, "w"), k4 = e4(km, "k"), v4 = e4(vm, "v"),
            a4 = e4(A, "a"), b4 = e4(B, "b");
-    TValue init = batch > 0 ? M : e.expand(M, {{0, 1}, {2}, {3}}, st4, h + "_S0");
+    TValue init = stateBatch() > 0 ? M : e.expand(M, {{0, 1}, {2}, {3}}, st4, h + "_S0");
     std::string t4 = tensorType(seq4), st4T = tensorType(st4);
     std::string yName = e.fresh(h + "_Y"), sName = e.fresh(h + "_S1");
     e.line(yName + ", " + sName + " = ssm.wkv7 " + r4.name + ", " + w4.name + ", " + k4.name +
@@ -638,7 +668,7 @@ TValue RwkvGraph::timeMix7(const std::string &p, const TValue &x, const TValue &
            ") -> (" + t4 + ", " + st4T + ")");
     y = TValue{yName, seq4};
     yMap = opRowMap({"d1", "d2"});
-    mNew = batch > 0 ? TValue{sName, st4}
+    mNew = stateBatch() > 0 ? TValue{sName, st4}
                      : e.collapse(TValue{sName, st4}, {{0, 1}, {2}, {3}}, {H, N, N},
                                   h + "_state_new");
   } else {
@@ -746,6 +776,8 @@ std::vector<std::string> RwkvGraph::blockStateSuffixes() const {
 
 void RwkvGraph::block(graph::BlockScope &s, int64_t layer) {
   batch = s.form.batched() ? s.form.batch : 0;
+  streams = s.form.batchedSequence() ? s.form.batch : 0;
+  T = s.form.batchedSequence() ? s.form.length : 1;
   L = s.form.rows();
   step = s.form.step();
   params = s.params;

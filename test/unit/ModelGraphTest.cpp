@@ -166,6 +166,21 @@ TEST(ModelGraph, RefusesWrongDescriptionsNamingTheTensor) {
     EXPECT_FALSE(writeModule(t.m, 0, LogitsRows::Last, 0, mlir, error));
     EXPECT_NE(error.find("sequence length 0"), std::string::npos) << error;
   }
+  {
+    // The batched sequence function (--prefill-batch) of a stack with a kind
+    // that does not write its form: refused naming that kind; every kind
+    // declaring it: written.
+    Toy t;
+    t.mix.batchedSequence = true;
+    SequenceBatchScope scope(2);
+    EXPECT_FALSE(writeModule(t.m, 3, LogitsRows::Last, 0, mlir, error));
+    EXPECT_NE(error.find("not written for the 'rec' layers"), std::string::npos) << error;
+    t.rec.batchedSequence = true;
+    ASSERT_TRUE(writeModule(t.m, 3, LogitsRows::Last, 0, mlir, error)) << error;
+    EXPECT_NE(mlir.find("func.func @forward_sequence_batched(%tokens: tensor<6xi32>"),
+              std::string::npos);
+    EXPECT_NE(mlir.find("tensor<2x4xf32> {ssm.state = \"s2.sum\"}"), std::string::npos);
+  }
 }
 
 } // namespace

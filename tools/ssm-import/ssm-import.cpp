@@ -144,7 +144,7 @@ const char *kUsage =
     "                      each of B streams per call (tokens (B), states with a\n"
     "                      leading dim B, logits (B, vocab)), so every weight is read\n"
     "                      once for B streams; ssm_streams_step uses it (1 to 1024)\n"
-    "  --prefill-batch B   also write @forward_sequence_batched (Mamba-1, LFM2): the\n"
+    "  --prefill-batch B   also write @forward_sequence_batched (every architecture): the\n"
     "                      --seq-len tokens of each of B streams per call (each\n"
     "                      compiled length gets one), so a server prefills B\n"
     "                      prompts reading every weight once (ssm-serve; 1 to 1024)\n"

@@ -17,6 +17,7 @@ on ENGINE (default reference). Prints one line per result and PASS, or FAIL and 
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -32,10 +33,19 @@ def main():
     os.makedirs(work, exist_ok=True)
     model = json.load(open(os.path.join(model_dir, "model.json")))
     batch = model["functions"]["sequence_batched"]["batch"]
-    length = model["seq_len"]
     states = model["states"]
     with open(os.path.join(model_dir, "model.mlir")) as f:
-        takes_position = '{ssm.name = "position"}' in f.read()
+        text = f.read()
+    takes_position = '{ssm.name = "position"}' in text
+    # L: model.json's seq_len, or (RWKV folders have none) the batched
+    # function's tokens, B*L of them.
+    if "seq_len" in model:
+        length = model["seq_len"]
+    else:
+        m = re.search(r"func\.func @forward_sequence_batched\(%tokens: tensor<(\d+)xi32>", text)
+        if not m:
+            sys.exit("%s: no @forward_sequence_batched(%%tokens: tensor<Nxi32> ...)" % model_dir)
+        length = int(m.group(1)) // batch
 
     import struct
     raw = open(os.path.join(model_dir, "weights.safetensors"), "rb").read()
