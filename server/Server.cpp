@@ -229,6 +229,25 @@ std::string Server::prefillNote() const {
          "for fewer calls";
 }
 
+std::vector<std::string> Server::batchedWarnings() const {
+  std::vector<std::string> out;
+  const rt::ModelSpec &spec = model_->spec();
+  auto missing = [&](const std::string &fn, const char *field, int64_t batch, const char *what,
+                     const char *flag) {
+    out.push_back(modelDir_ + "/model.json names @" + fn + " (functions." + field + ", " +
+                  std::to_string(batch) + " per call), but no module in " + modelDir_ +
+                  "/compiled has it: " + what + " (import it again with " + flag + " " +
+                  std::to_string(batch) + " --compile)");
+  };
+  if (spec.stepBatch > 0 && model_->stepBatch() == 0)
+    missing(spec.batchedStepFunction, "step_batched", spec.stepBatch,
+            "each slot decodes in its own step calls", "--batch");
+  if (spec.prefillBatch > 0 && model_->prefillBatch() == 0)
+    missing(spec.batchedSequenceFunction, "sequence_batched", spec.prefillBatch,
+            "each prompt is prefilled in its own calls", "--prefill-batch");
+  return out;
+}
+
 int Server::bind() {
   const int port = options_.port == 0
                        ? http_->bind_to_any_port(options_.host)

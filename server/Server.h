@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace httplib {
 class Server;
@@ -65,6 +66,12 @@ public:
   /// A note for the operator when the compiled prefill lengths leave long
   /// remainders to single steps ("" when not).
   std::string prefillNote() const;
+  /// One line per batched function model.json names (functions.step_batched,
+  /// functions.sequence_batched) that no compiled module of the folder has:
+  /// the server then steps or prefills each stream in its own calls, correct
+  /// but without the batched kernels, so ssm-serve prints these as warnings
+  /// at start (empty when every named function was found).
+  std::vector<std::string> batchedWarnings() const;
   std::string describe() const;
 
 private:

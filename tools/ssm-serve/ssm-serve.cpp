@@ -170,6 +170,8 @@ int main(int argc, char **argv) {
   std::cerr << "ssm-serve: " << server->describe() << "\n";
   if (std::string note = server->prefillNote(); !note.empty())
     std::cerr << "ssm-serve: note: " << note << "\n";
+  for (const std::string &w : server->batchedWarnings())
+    std::cerr << "ssm-serve: warning: " << w << "\n";
   std::cerr << "ssm-serve: listening on http://" << o.host << ":" << port << std::endl;
 
   std::thread signals([&] {
