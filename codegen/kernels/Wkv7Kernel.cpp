@@ -1,5 +1,6 @@
 // Halide kernel of ssm.wkv7: the algorithm only (codegen/schedules/Wkv7Schedule.cpp schedules it).
 #include "codegen/kernels/Wkv7Kernel.h"
+#include "codegen/kernels/ChunkedPass.h"
 #include "codegen/kernels/MathExt.h"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ void buildSequential(Wkv7Kernel &f, const Wkv7KernelInputs &in, int N, Expr len)
 void buildChunked(Wkv7Kernel &f, const Wkv7KernelInputs &in, int N, Expr len) {
   const int C = f.chunk;
   Expr chunks = (len + (C - 1)) / C;
-  Var i("i"), j("j"), c("c"), r("r"), s("s"), h("h"), n("n"), b("b"), t("t"), slot("slot"),
+  Var i("i"), j("j"), c("c"), r("r"), s("s"), h("h"), n("n"), b("b"), t("t"),
       q("q");
   // Token r of chunk n, clamped for the loads; past L every input reads as
   // 0 (w = 0: no decay; a = b = k = v = 0: no write), the identity step.
@@ -184,52 +185,33 @@ void buildChunked(Wkv7Kernel &f, const Wkv7KernelInputs &in, int N, Expr len) {
   f.glast = Func("wkv7c_glast");
   f.glast(j, h, n, b) = decayExp(f.gcum(j, C - 1, h, n, b));
 
-  // The pass (see the header), sequential over chunks per (head, stream),
-  // all value rows i of a slot together. RDom (step u, flat index q, phase,
-  // n): each row's sum runs along u = 0..U-1 (unrolled) and q's outer part;
-  // q's inner part walks the rows, so consecutive steps update different rows.
-  const int U = (N % 4 == 0 && C % 4 == 0) ? 4 : (N % 2 == 0 && C % 2 == 0) ? 2 : 1;
-  f.passUnroll = U;
-  const int q0 = (3 * C + N) / U, q12 = 2 * C * N / U;
-  f.states = Func("wkv7c_states");
-  f.states(i, slot, h, b) = undef<float>();
-  RDom r0(0, N, "r0");
-  f.states(i, r0, h, b) = in.initialState ? in.initialState->func(r0, i, h, b) : Expr(0.0f);
-  f.pass = RDom(0, U, 0, std::max(q0, q12), 0, 3, 0, chunks, "pass");
-  f.pass.where((f.pass.z == 0 && f.pass.y < q0) || (f.pass.z > 0 && f.pass.y < q12));
-  {
-    RVar pu = f.pass.x, pq = f.pass.y, pph = f.pass.z, pn = f.pass.w;
-    Expr cur = (pn % 2) * N, nxt = ((pn + 1) % 2) * N;
-    // Phase 0: z < C U~ (U's first value), z < 2C V, z < 3C Oloc (Y's
-    // first value), then the N rows of e^{G_last} S_n.
-    Expr z = min(pq * U + pu, 3 * C + N - 1), ze = clamp(z - 3 * C, 0, N - 1);
-    Expr slotI = select(z < 2 * C, 2 * N + z, z < 3 * C, 2 * N + z + pn * C, nxt + ze);
-    Expr valI = select(z < C, f.xu(i, min(z, C - 1), h, pn, b),
-                       z < 2 * C, vC(i, clamp(z - C, 0, C - 1), h, pn, b),
-                       z < 3 * C, f.oloc(i, clamp(z - 2 * C, 0, C - 1), h, pn, b),
-                       f.glast(ze, h, pn, b) * f.states(i, cur + ze, h, b));
-    // Phase 1, rows a < 2C (U, then Y of token nC + a - C) += coef[a] . S_n:
-    // q = (row a % T0, step e / U, row a / T0).
-    auto slotA = [&](Expr a) { return 2 * N + a + select(a < C, 0, C + pn * C); };
-    const int T0 = (2 * C) % 16 == 0 ? 16 : 2 * C, T1 = N % 16 == 0 ? 16 : N;
-    Expr eo = (pq / T0) % (N / U);
-    Expr a = (pq / (T0 * (N / U))) * T0 + pq % T0, e0 = eo * U + pu;
-    Expr slot0 = slotA(a);
-    Expr val0 = f.states(i, slot0, h, b) + f.coef(e0, a, h, pn, b) * f.states(i, cur + e0, h, b);
-    // Phase 2, rows e < N of S_{n+1} += kt[e] . [U ; V]:
-    // q = (row e % T1, step r / U, row e / T1).
-    const int R2 = 2 * C / U;
-    Expr ro = (pq / T1) % R2;
-    Expr e1 = ((pq / (T1 * R2)) % (N / T1)) * T1 + pq % T1, r1 = ro * U + pu;
-    Expr slot1 = nxt + e1;
-    Expr val1 = f.states(i, slot1, h, b) + f.kt(e1, r1, h, pn, b) * f.states(i, 2 * N + r1, h, b);
-    f.states(i, select(pph == 0, slotI, pph == 1, slot0, slot1), h, b) =
-        select(pph == 0, valI, pph == 1, val0, val1);
-  }
+  // The pass (see the header and ChunkedPass.h): work rows U (r < C, first
+  // U~) and V (C <= r < 2C), Y's first values Oloc, S_{n+1} from
+  // e^{G_last} S_n; then U and Y += coef S_n, S_{n+1} += kt [U ; V].
+  ChunkedPassSpec ps;
+  ps.name = "wkv7c_states";
+  ps.rows = N;
+  ps.chunk = C;
+  ps.work = 2 * C;
+  ps.cols = N;
+  ps.col = i;
+  ps.h = h;
+  ps.b = b;
+  ps.chunks = chunks;
+  if (in.initialState)
+    ps.initState = [&](Expr e) { return in.initialState->func(e, i, h, b); };
+  ps.workInit = [&](Expr rr, Expr nn) {
+    return select(rr < C, f.xu(i, min(rr, C - 1), h, nn, b), vC(i, clamp(rr - C, 0, C - 1), h, nn, b));
+  };
+  ps.outInit = [&](Expr rr, Expr nn) { return f.oloc(i, rr, h, nn, b); };
+  ps.decay = [&](Expr e, Expr nn) { return f.glast(e, h, nn, b); };
+  ps.coef = [&](Expr e, Expr a, Expr nn) { return f.coef(e, a, h, nn, b); };
+  ps.kt = [&](Expr e, Expr rr, Expr nn) { return f.kt(e, rr, h, nn, b); };
+  f.pass = buildChunkedPass(ps);
   f.y = Func("wkv7_y");
-  f.y(i, h, t, b) = f.states(i, 2 * N + 2 * C + t, h, b);
+  f.y(i, h, t, b) = f.pass.out(i, t, h, b);
   f.finalState = Func("wkv7_final_state");
-  f.finalState(j, i, h, b) = f.states(i, (chunks % 2) * N + j, h, b);
+  f.finalState(j, i, h, b) = f.pass.finalState(j, i, h, b);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #ifndef SSM_CODEGEN_KERNELS_WKV7KERNEL_H
 #define SSM_CODEGEN_KERNELS_WKV7KERNEL_H
 
+#include "codegen/kernels/ChunkedPass.h"
 #include "codegen/kernels/Kernel.h"
 #include "codegen/kernels/KernelResult.h"
 
@@ -60,12 +61,12 @@ struct Wkv7KernelInputs {
 ///   oloc (value i, r)           Prb U~ + Prk V
 ///   kt (key j, r' < 2C)         b_r' e^{G_last - G_r'} (r' < C), k e^{..} (r' >= C)
 ///   glast (key j)               e^{G_last}
-///   states (value i, slot)      the pass, sequential over chunks per (head,
-///          stream): S_n^T rows at (n % 2) N + j, U at 2N + r, V at
-///          2N + C + r, y of token t at 2N + 2C + t; per chunk: phase 0 the
-///          rows' first values (U~, V, Oloc, e^{G_last} S_n), phase 1 the
-///          2C rows of U and Y (+= coef S_n), phase 2 the N rows of S_{n+1}
-///          (+= kt [U ; V]); 4 C N^2 multiply-adds per chunk.
+///   pass (ChunkedPass.h)        sequential over chunks per (head, stream),
+///          K = N state rows S_n^T, W = 2C work rows [U ; V], Y of token t:
+///          per chunk the rows' first values (U~, V, Oloc, e^{G_last} S_n),
+///          then the 2C rows of U and Y += coef S_n, then the N rows of
+///          S_{n+1} += kt [U ; V]; 4 C N^2 multiply-adds per chunk, in
+///          register tiles of R rows by the value columns.
 struct Wkv7Kernel {
   KernelResult result;
   int chunk = 0;
@@ -89,9 +90,7 @@ struct Wkv7Kernel {
   Halide::RDom rowsBelow, rowsUpTo;                   // s < r; s <= r
   Halide::Func coef, oloc, kt, glast;
   Halide::RDom rowsCoef;                              // coef's reduction (s <= q - C)
-  Halide::Func states;                                // (value i, slot, h, b)
-  Halide::RDom pass;                                  // (u < passUnroll, flat q, phase, chunk n)
-  int passUnroll = 1;
+  ChunkedPass pass;                                   // the inter-chunk pass (its Func `states`)
 };
 Wkv7Kernel buildWkv7(const Wkv7KernelInputs &in);
 

@@ -3,6 +3,7 @@
 #ifndef SSM_CODEGEN_SCHEDULES_CHUNKEDSCHEDULE_H
 #define SSM_CODEGEN_SCHEDULES_CHUNKEDSCHEDULE_H
 
+#include "codegen/kernels/ChunkedPass.h"
 #include "codegen/kernels/Kernel.h"
 
 #include <vector>
@@ -25,6 +26,14 @@ void chunkReductionUpdate(Halide::Func f, int update, const std::vector<Halide::
 void chunkTiledReduction(Halide::Func consumer, Halide::Func red,
                          const std::vector<Halide::RVar> &rv, int ext0, int ext1,
                          Halide::LoopLevel chunk, const CpuSchedule &s);
+
+/// The pass (ChunkedPass.h) at root: each step a register tile of R rows by
+/// up to 4 vectors of value columns (the rest of the columns a loop around
+/// it), the blocks inside the steps (a step's state or work rows stay in L1
+/// while every block reads them), the three phases unrolled; one task per
+/// (head, stream) when `s.parallel`. Returns the chunk's loop level, where
+/// the chunk-local stages go.
+Halide::LoopLevel scheduleChunkedPass(ChunkedPass &p, const CpuSchedule &s);
 
 } // namespace ssm::codegen
 

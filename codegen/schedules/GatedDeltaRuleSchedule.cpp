@@ -4,6 +4,8 @@
 #include "codegen/schedules/Schedules.h"
 #include "codegen/schedules/gpu/GpuSchedules.h"
 
+#include <algorithm>
+
 namespace ssm::codegen {
 
 using namespace Halide;
@@ -89,6 +91,25 @@ void chunkTiledReduction(Func consumer, Func red, const std::vector<RVar> &rv, i
   for (const RVar &v : rv)
     order.push_back(v);
   red.update(0).split(r0, vo, vi, vw).reorder(order).vectorize(vi).unroll(vo).unroll(r1);
+}
+
+LoopLevel scheduleChunkedPass(ChunkedPass &p, const CpuSchedule &s) {
+  const int vw = s.vectorWidth;
+  Func st = p.states;
+  Var col = st.args()[0], h = st.args()[2], b = st.args()[3];
+  st.compute_root();
+  st.update(0).vectorize(col, vw, TailStrategy::GuardWithIf);
+  const int vecs = std::max(1, std::min(4, (p.cols + vw - 1) / vw));
+  const RDom &r = p.pass;
+  Var co(st.name() + "_co"), ci(st.name() + "_ci"), task(st.name() + "_task");
+  Stage pass = st.update(1);
+  pass.split(col, co, ci, vecs * vw, TailStrategy::GuardWithIf)
+      .reorder(ci, co, r.x, r.y, r.z, r.w, h, b)
+      .vectorize(ci)
+      .unroll(r.z);
+  if (s.parallel)
+    pass.fuse(h, b, task).parallel(task);
+  return LoopLevel(st, r.w);
 }
 
 namespace {

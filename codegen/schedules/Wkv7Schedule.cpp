@@ -14,9 +14,7 @@ void scheduleChunked(Wkv7Kernel &k, const CpuSchedule &s) {
   // N 64) are computed at the chunk's step of the pass, right before it
   // reads them, so they stay in L2.
   const int vw = s.vectorWidth, C = k.chunk, N = k.n;
-  Func st = k.states;
-  const RDom &p = k.pass;
-  LoopLevel chunk(st, p.w);
+  LoopLevel chunk = scheduleChunkedPass(k.pass, s);
   CpuSchedule local = s;
   local.parallel = false;
   auto at = [&](Func f) {
@@ -48,27 +46,10 @@ void scheduleChunked(Wkv7Kernel &k, const CpuSchedule &s) {
   chunkTiledReduction(k.xu.in(), k.xu, {k.rowsUpTo.x}, N, C, chunk, s);
   at(k.at);
   chunkTiledReduction(k.xw.in(), k.xw, {k.rowsUpTo.x}, N, C, chunk, s);
-  chunkTiledReduction(k.oloc.in(k.states), k.oloc, {k.rowsUpTo.x}, N, C, chunk, s);
-  chunkTiledReduction(k.coef.in(k.states), k.coef, {k.rowsCoef.x}, N, 2 * C, chunk, s);
+  chunkTiledReduction(k.oloc.in(k.pass.states), k.oloc, {k.rowsUpTo.x}, N, C, chunk, s);
+  chunkTiledReduction(k.coef.in(k.pass.states), k.coef, {k.rowsCoef.x}, N, 2 * C, chunk, s);
   at(k.kt);
   at(k.glast);
-
-  // The pass: all value rows of a slot as vectors (unrolled), the U steps
-  // of one row's sum unrolled inside them, the three phases unrolled.
-  Var i = st.args()[0], h = st.args()[2], b = st.args()[3];
-  st.compute_root();
-  st.update(0).vectorize(i, vw, TailStrategy::GuardWithIf);
-  Var io("wkv7c_io"), ii("wkv7c_ii"), task("wkv7c_task");
-  Stage pass = st.update(1);
-  pass.split(i, io, ii, vw, TailStrategy::GuardWithIf)
-      .reorder(ii, io, p.x, p.y, p.z, p.w, h, b)
-      .vectorize(ii)
-      .unroll(p.x)
-      .unroll(p.z);
-  if ((N + vw - 1) / vw <= 16)
-    pass.unroll(io);
-  if (s.parallel)
-    pass.fuse(h, b, task).parallel(task);
 }
 
 } // namespace

@@ -45,7 +45,7 @@ void scheduleWkv7Gpu(Wkv7Kernel &k, const CpuSchedule &s, const Target &) {
   else
     gpuRoot({k.gcum, k.aC, k.bC, k.kC, k.rC, k.vC, k.bRows, k.kRows, k.ew, k.decRows,
              k.gramAB, k.gramAK, k.gramRB, k.gramRK, k.aab, k.tinv, k.rhsU, k.xu, k.at, k.xw,
-             k.oloc, k.coef, k.kt, k.glast, k.states, k.y, k.finalState},
+             k.oloc, k.coef, k.kt, k.glast, k.pass.states, k.y, k.finalState},
             s.gpuThreads);
 }
 
