@@ -1,5 +1,6 @@
 // Halide kernel of ssm.gated_delta_rule: the algorithm only (codegen/schedules/GatedDeltaRuleSchedule.cpp schedules it).
 #include "codegen/kernels/GatedDeltaRuleKernel.h"
+#include "codegen/kernels/ChunkedPass.h"
 #include "codegen/kernels/MathExt.h"
 
 #include <algorithm>
@@ -81,8 +82,7 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   const int Dk = sh.Dk, Dv = sh.Dv, C = f.chunk;
   Expr len = sh.len, ratio = sh.ratio;
   Expr chunks = (len + (C - 1)) / C;
-  Var i("i"), i2("i2"), j("j"), c("c"), r("r"), s("s"), h("h"), n("n"), b("b"), t("t"),
-      slot("slot");
+  Var i("i"), i2("i2"), j("j"), c("c"), r("r"), s("s"), h("h"), n("n"), b("b"), t("t");
 
   // Token r of chunk n, clamped for the loads; past L the inputs read as 0
   // (g = 0: no decay; beta = k = v = 0: no write), the identity step.
@@ -244,64 +244,33 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   f.coef(i, c, h, n, b) -= f.pqk(ra, clamp(c - C, 0, C - 1), h, n, b) * f.xw(i, ra, h, n, b);
   f.rowsA = ra;
 
-  // The pass, sequential over chunks per (value head, stream), all value
-  // columns j together. Slots: S of chunk n at (n % 2) Dk + i (two
-  // alternating states), V' of the current chunk at 2 Dk + r, the output
-  // of token t (before `scale`) at 2 Dk + C + t. Per chunk n:
-  //   phase 0: V'[a] = U~[a], O[nC + a] = Oloc[a], S_{n+1}[e] = glast[e] S_n[e]
-  //   phase 1, rows a < 2C: V'[a] += sum_e coef[a][e] S_n[e] (a < C),
-  //            O[nC + a - C] += sum_e coef[a][e] S_n[e]
-  //   phase 2, rows e < Dk: S_{n+1}[e] += sum_r kt[e][r] V'[r]
-  // RDom (step u, flat index q, phase, n): each row's sum runs along
-  // u = 0..U-1 (unrolled: the row's running sum passes in registers) and
-  // q's outer part; q's inner part walks the rows, so consecutive steps
-  // update different rows.
-  auto init = [&](Expr key, Expr col) {
-    return in.initialState ? in.initialState->func(col, key, h, b) : Expr(0.0f);
-  };
-  const int U = (Dk % 4 == 0 && C % 4 == 0) ? 4 : (Dk % 2 == 0 && C % 2 == 0) ? 2 : 1;
-  f.passUnroll = U;
-  const int qA0 = 2 * C * Dk / U, qB = C * Dk / U;
-  f.states = Func("gdr_states");
-  f.states(j, slot, h, b) = undef<float>();
-  RDom r0(0, Dk, "r0");
-  f.states(j, r0, h, b) = init(r0, j);
-  const int q0 = (2 * C + Dk) / U;
-  f.pass = RDom(0, U, 0, qA0, 0, 3, 0, chunks, "pass");
-  f.pass.where((f.pass.z == 0 && f.pass.y < q0) || f.pass.z == 1 || (f.pass.z == 2 && f.pass.y < qB));
-  {
-    RVar pu = f.pass.x, pq = f.pass.y, pph = f.pass.z, pn = f.pass.w;
-    Expr cur = (pn % 2) * Dk, nxt = ((pn + 1) % 2) * Dk;
-    auto slotA = [&](Expr a) { return 2 * Dk + a + select(a < C, 0, pn * C); };
-    // Phase 0, the rows' first values: z < 2C the rows a = z of phase 1
-    // (U~, Oloc), then the Dk rows of the next state (exp(G_last) S_n).
-    Expr z = min(pq * U + pu, 2 * C + Dk - 1), ze = clamp(z - 2 * C, 0, Dk - 1);
-    Expr slotI = select(z < 2 * C, slotA(z), nxt + ze);
-    Expr valI = select(z < C, f.xu(j, min(z, C - 1), h, pn, b),
-                       select(z < 2 * C, f.oloc(j, clamp(z - C, 0, C - 1), h, pn, b),
-                              f.glast(ze, h, pn, b) * f.states(j, cur + ze, h, b)));
-    // Phase 1: q = (row a % T0, step e / U, row a / T0): each block of T0
-    // rows (T0 Dv floats, in L1) takes its whole sum before the next.
-    const int T0 = (2 * C) % 16 == 0 ? 16 : 2 * C, T1 = Dk % 16 == 0 ? 16 : Dk;
-    Expr eo = (pq / T0) % (Dk / U);
-    Expr a = (pq / (T0 * (Dk / U))) * T0 + pq % T0, e0 = eo * U + pu;
-    Expr slot0 = slotA(a);
-    Expr val0 = f.states(j, slot0, h, b) + f.coef(e0, a, h, pn, b) * f.states(j, cur + e0, h, b);
-    // Phase 2: q = (row e % T1, step r / U, row e / T1).
-    Expr ro = (pq / T1) % (C / U);
-    // (the modulus keeps e1 < Dk over the whole q range bounds inference
-    // sees; the where clause stops phase 2 at q < C Dk / U)
-    Expr e1 = ((pq / (T1 * (C / U))) % (Dk / T1)) * T1 + pq % T1, r1 = ro * U + pu;
-    Expr slot1 = nxt + e1;
-    Expr val1 = f.states(j, slot1, h, b) + f.kt(e1, r1, h, pn, b) * f.states(j, 2 * Dk + r1, h, b);
-    f.states(j, select(pph == 0, slotI, pph == 1, slot0, slot1), h, b) =
-        select(pph == 0, valI, pph == 1, val0, val1);
-  }
+  // The pass (ChunkedPass.h), sequential over chunks per (value head,
+  // stream), all value columns j together; work rows V' (first U~), the
+  // outputs before `scale` (first Oloc), S_{n+1} from exp(G_last) S_n; then
+  // V' and O += [-W ; Qeff] S_n, S_{n+1} += K~^T V'.
+  ChunkedPassSpec ps;
+  ps.name = "gdr_states";
+  ps.rows = Dk;
+  ps.chunk = C;
+  ps.work = C;
+  ps.cols = Dv;
+  ps.col = j;
+  ps.h = h;
+  ps.b = b;
+  ps.chunks = chunks;
+  if (in.initialState)
+    ps.initState = [&](Expr e) { return in.initialState->func(j, e, h, b); };
+  ps.workInit = [&](Expr rr, Expr nn) { return f.xu(j, rr, h, nn, b); };
+  ps.outInit = [&](Expr rr, Expr nn) { return f.oloc(j, rr, h, nn, b); };
+  ps.decay = [&](Expr e, Expr nn) { return f.glast(e, h, nn, b); };
+  ps.coef = [&](Expr e, Expr a, Expr nn) { return f.coef(e, a, h, nn, b); };
+  ps.kt = [&](Expr e, Expr rr, Expr nn) { return f.kt(e, rr, h, nn, b); };
+  f.pass = buildChunkedPass(ps);
 
   f.out = Func("gdr_out");
-  f.out(j, h, t, b) = static_cast<float>(in.scale) * f.states(j, 2 * Dk + C + t, h, b);
+  f.out(j, h, t, b) = static_cast<float>(in.scale) * f.pass.out(j, t, h, b);
   f.finalState = Func("gdr_final_state");
-  f.finalState(j, i, h, b) = f.states(j, (chunks % 2) * Dk + i, h, b);
+  f.finalState(j, i, h, b) = f.pass.finalState(i, j, h, b);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #ifndef SSM_CODEGEN_KERNELS_GATEDDELTARULEKERNEL_H
 #define SSM_CODEGEN_KERNELS_GATEDDELTARULEKERNEL_H
 
+#include "codegen/kernels/ChunkedPass.h"
 #include "codegen/kernels/Kernel.h"
 #include "codegen/kernels/KernelResult.h"
 
@@ -68,13 +69,14 @@ struct GatedDeltaRuleKernelInputs {
 ///          corrected values), so O = Qeff S + Oloc with
 ///          Qeff = (Q (.) exp G) - P W, Oloc = P U~ (P = pqk)
 ///          coef: the (2C x Dk) rows [-W ; Qeff] the pass multiplies S by
-///   states the pass, sequential over chunks per (value head, stream), all
-///          value columns together (the WY form, as fla's chunk_gated_delta_rule_fwd_h):
+///   pass   (ChunkedPass.h) sequential over chunks per (value head,
+///          stream), all value columns together (the WY form, as fla's
+///          chunk_gated_delta_rule_fwd_h):
 ///            V' = U~ - W S_n;  O_n = Oloc + Qeff S_n;
 ///            S_{n+1} = exp(G_last) (.) S_n + K~^T V'
-///          2 C Dk Dv + C Dk Dv multiply-adds per chunk; slots: S_n at
-///          (n % 2) Dk + i, V' at 2 Dk + r, the output of token t at
-///          2 Dk + C + t (out = scale times that slot)
+///          2 C Dk Dv + C Dk Dv multiply-adds per chunk, in register tiles
+///          of R rows by the value columns; K = Dk state rows, W = C work
+///          rows V', the outputs before `scale`
 /// The chunk-local stages (gcum .. coef) depend only on the inputs of
 /// their chunk: the CPU schedule computes them per (head, chunk) inside
 /// the pass, right before the chunk's step.
@@ -105,9 +107,7 @@ struct GatedDeltaRuleKernel {
   Halide::Func oloc;       // (value j, r, h, n, batch)
   Halide::Func coef;       // (key i, row a < 2C, h, n, batch): [-W ; Qeff]
   Halide::RDom rowsA;      // coef's reduction: the rows s <= a - C
-  Halide::Func states;     // (value j, slot, h, batch): update 0 the initial state, update 1 the pass
-  Halide::RDom pass;       // (step u < passUnroll, flat q, phase, chunk n) of states' update 1
-  int passUnroll = 1;      // U: the steps of one row's sum kept in registers
+  ChunkedPass pass;        // the inter-chunk pass (its Func `states`)
   Halide::RDom keys, rows; // the Dk key channels; the rows s <= r of a chunk (reductions)
   // Both forms.
   Halide::Func out;        // (j, h, t, batch)

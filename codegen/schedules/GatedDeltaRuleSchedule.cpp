@@ -145,9 +145,7 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   // Dk = Dv = 128) are computed at the chunk's step of the pass, right
   // before it reads them, so they stay in L2 and nothing of size L is
   // stored but the outputs.
-  Func st = k.states;
-  const RDom &p = k.pass;
-  LoopLevel chunk(st, p.w); // the last stage: update(1)
+  LoopLevel chunk = scheduleChunkedPass(k.pass, s);
   CpuSchedule local = s;
   local.parallel = false;
   auto at = [&](Func f) {
@@ -196,25 +194,8 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   at(k.glast);
   at(k.kt);
   at(k.qg);
-  tiled(k.coef.in(k.states), k.coef, {k.rowsA.x}, k.dk, 2 * C);
-  tiled(k.oloc.in(k.states), k.oloc, {k.rows.x}, k.dv, C);
-
-  // The pass: all value columns of a slot as vectors (unrolled), the U
-  // steps of one row's sum unrolled inside them, the two phases unrolled.
-  Var j = st.args()[0], h = st.args()[2], b = st.args()[3];
-  st.compute_root();
-  st.update(0).vectorize(j, s.vectorWidth, TailStrategy::GuardWithIf);
-  Var jo("gdr_jo"), ji("gdr_ji"), task("gdr_task");
-  Stage pass = st.update(1);
-  pass.split(j, jo, ji, s.vectorWidth, TailStrategy::GuardWithIf)
-      .reorder(ji, jo, p.x, p.y, p.z, p.w, h, b)
-      .vectorize(ji)
-      .unroll(p.x)
-      .unroll(p.z);
-  if ((k.dv + s.vectorWidth - 1) / s.vectorWidth <= 16)
-    pass.unroll(jo);
-  if (s.parallel)
-    pass.fuse(h, b, task).parallel(task);
+  tiled(k.coef.in(k.pass.states), k.coef, {k.rowsA.x}, k.dk, 2 * C);
+  tiled(k.oloc.in(k.pass.states), k.oloc, {k.rows.x}, k.dv, C);
 }
 
 } // namespace

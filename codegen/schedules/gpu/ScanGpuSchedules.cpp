@@ -59,7 +59,7 @@ void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s, co
   else
     gpuRoot({k.gcum, k.kC, k.qC, k.kRows, k.gRows, k.gramKK, k.gramQK, k.ratioC, k.akk, k.pqk,
              k.eg, k.egl, k.tinv, k.rhsU, k.rhsW, k.xu, k.xw, k.glast, k.kt, k.qg, k.oloc, k.coef,
-             k.states, k.out, k.finalState},
+             k.pass.states, k.out, k.finalState},
             s.gpuThreads);
 }
 
