@@ -21,9 +21,11 @@ With --gpu the grid is the GPU fields' (gpu_threads, gpu_tile) for a GPU
 target: an OpenCL target runs on the opencl engine (PoCL here) against the
 reference, a CUDA target is compile-only on a machine without a GPU.
 --subset quick runs each graph's base and one variant (GPU_QUICK: thread
-counts and tiles that do not divide the lanes, so the guarded tails run),
---subset rest every other variant (the bases compiled for the comparison,
-not run again); the two together are the whole grid (CI runs quick only: ctest's label `full` marks the rest).
+counts and tiles that do not divide the lanes, so the guarded tails run;
+CPU_QUICK: the variant that reaches the most tail code, e.g. a vector width
+or chunk that does not divide the shape), --subset rest every other variant
+(the bases compiled for the comparison, not run again); the two together are
+the whole grid (CI runs quick only: ctest's label `full` marks the rest).
 
 Usage: grid.py --bin BUILD/bin [--target T] [--gpu] [--only NAME] [--base-only] [--compile-only]
                [--subset all|quick|rest] [-j N]
@@ -142,6 +144,17 @@ GPU_GRID.update({
 # gpu_threads = 7 of gpu_ssm: 7 does not divide the lanes).
 GPU_QUICK = {"matmul_tiled": 1, "matmul_plain": 0, "matmul_dot": 0, "matmul_dot_rows": 0, "stage": 1}
 
+# --subset quick on a CPU target: the index of the variant each graph runs in
+# CI besides its base (the others: schedules.grid-rest, label full). Chosen
+# for the tails they reach: vector widths and tiles that do not divide the
+# graphs' channel counts, chunks that do not divide their lengths, the
+# serial form of the chunked ops, blocks that are not whole.
+CPU_QUICK = {"selective_scan": 2, "selective_update": 2, "causal_conv1d": 2, "affine_scan": 2,
+             "discretize": 2, "lti_kernel": 1, "lti_conv": 2, "ssd_scan": 2, "wkv4": 1,
+             "wkv7": 5, "gated_delta_rule": 5, "attention": 5, "attention_decode": 2, "rope": 1,
+             "lti_conv_fft": 1, "matmul_tiled": 7, "matmul_plain": 1, "matmul_dot": 4,
+             "matmul_dot_rows": 4, "matmul_dot_kblock": 8, "stage": 0}
+
 # The second placeholder of stage.mlir: the producer's schedule (inline in the base).
 STAGE2 = {"base": "#ssm.stage<compute = inline>", "root": "#ssm.stage<compute = root>"}
 
@@ -201,13 +214,13 @@ def main():
     ap.add_argument("--base-only", action="store_true", help="only each graph's base schedule")
     ap.add_argument("--compile-only", action="store_true", help="compile, do not run")
     ap.add_argument("--subset", choices=["all", "quick", "rest"], default="all",
-                    help="quick: each graph's base and one variant (GPU_QUICK); rest: the bases and the others")
+                    help="quick: each graph's base and one variant (GPU_QUICK, CPU_QUICK); rest: the bases and the others")
     ap.add_argument("-j", type=int, default=2)
     args = ap.parse_args()
     failures = 0
     with tempfile.TemporaryDirectory(prefix="ssm-grid-") as tmp:
         todo = list(cases(args.only, args.base_only, GPU_GRID if args.gpu else GRID, args.subset,
-                          GPU_QUICK if args.gpu else {}))
+                          GPU_QUICK if args.gpu else CPU_QUICK))
         with cf.ThreadPoolExecutor(max_workers=args.j) as pool:
             results = list(pool.map(lambda c: run_case(args, tmp, *c), todo))
     stmts = {}

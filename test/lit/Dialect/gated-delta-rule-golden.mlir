@@ -1,3 +1,4 @@
+// (Its long part, label full: gated-delta-rule-golden-long.full.mlir.)
 // ssm.gated_delta_rule against an independent float64 NumPy implementation
 // (Inputs/gated_delta_rule_golden.py: the paper's product form
 // S_t = (I - beta k k^T) D_t S_{t-1} + beta k v^T, written apart from the
@@ -15,13 +16,10 @@
 // REQUIRES: ssm-run, numpy
 // RUN: %numpy_python %S/Inputs/gated_delta_rule_golden.py %t/gdn gdn
 // RUN: %numpy_python %S/Inputs/gated_delta_rule_golden.py %t/kda kda
-// RUN: %numpy_python %S/Inputs/gated_delta_rule_golden.py %t/long long
 // RUN: ssm-run %s --function gdn --input %t/gdn/q.npy --input %t/gdn/k.npy --input %t/gdn/v.npy --input %t/gdn/g.npy --input %t/gdn/beta.npy --input %t/gdn/s0.npy --expected %t/gdn/out.npy --expected %t/gdn/final_state.npy --expected %t/gdn/out.npy --expected %t/gdn/final_state.npy --expected %t/gdn/out.npy --expected %t/gdn/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=GDN
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function gdn --engine cpu --input %t/gdn/q.npy --input %t/gdn/k.npy --input %t/gdn/v.npy --input %t/gdn/g.npy --input %t/gdn/beta.npy --input %t/gdn/s0.npy --expected %t/gdn/out.npy --expected %t/gdn/final_state.npy --expected %t/gdn/out.npy --expected %t/gdn/final_state.npy --expected %t/gdn/out.npy --expected %t/gdn/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=GDN
 // RUN: ssm-run %s --function kda --input %t/kda/q.npy --input %t/kda/k.npy --input %t/kda/v.npy --input %t/kda/g.npy --input %t/kda/beta.npy --expected %t/kda/out.npy --expected %t/kda/final_state.npy --expected %t/kda/out.npy --expected %t/kda/final_state.npy --expected %t/kda/out.npy --expected %t/kda/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=KDA
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function kda --engine cpu --input %t/kda/q.npy --input %t/kda/k.npy --input %t/kda/v.npy --input %t/kda/g.npy --input %t/kda/beta.npy --expected %t/kda/out.npy --expected %t/kda/final_state.npy --expected %t/kda/out.npy --expected %t/kda/final_state.npy --expected %t/kda/out.npy --expected %t/kda/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=KDA
-// RUN: ssm-run %s --function long --input %t/long/q.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/g.npy --input %t/long/beta.npy --input %t/long/s0.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=LONG
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function long --engine cpu --input %t/long/q.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/g.npy --input %t/long/beta.npy --input %t/long/s0.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=LONG
 // GDN: result0{{.*}} PASS
 // GDN: result1{{.*}} PASS
 // GDN: result2{{.*}} PASS

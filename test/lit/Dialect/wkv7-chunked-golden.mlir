@@ -1,3 +1,4 @@
+// (Its long part, label full: wkv7-chunked-golden-long.full.mlir.)
 // ssm.wkv7's chunked form (#ssm.schedule<chunk = C>: the WY form, a
 // triangular solve per chunk, Wkv7Kernel.h) and its token-by-token form
 // (chunk 0) against an independent float64 NumPy implementation
@@ -19,9 +20,6 @@
 // RUN: %numpy_python %S/Inputs/wkv7_chunked_golden.py %t/head64 head64
 // RUN: ssm-run %s --function head64 --input %t/head64/r.npy --input %t/head64/w.npy --input %t/head64/k.npy --input %t/head64/v.npy --input %t/head64/a.npy --input %t/head64/b.npy --input %t/head64/s0.npy --expected %t/head64/y.npy --expected %t/head64/final_state.npy --expected %t/head64/y.npy --expected %t/head64/final_state.npy --expected %t/head64/y.npy --expected %t/head64/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HEAD64
 // RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function head64 --engine cpu --input %t/head64/r.npy --input %t/head64/w.npy --input %t/head64/k.npy --input %t/head64/v.npy --input %t/head64/a.npy --input %t/head64/b.npy --input %t/head64/s0.npy --expected %t/head64/y.npy --expected %t/head64/final_state.npy --expected %t/head64/y.npy --expected %t/head64/final_state.npy --expected %t/head64/y.npy --expected %t/head64/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HEAD64
-// RUN: %numpy_python %S/Inputs/wkv7_chunked_golden.py %t/long long
-// RUN: ssm-run %s --function long --input %t/long/r.npy --input %t/long/w.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/a.npy --input %t/long/b.npy --input %t/long/s0.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=LONG
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function long --engine cpu --input %t/long/r.npy --input %t/long/w.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/a.npy --input %t/long/b.npy --input %t/long/s0.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=LONG
 // RWKV: result0{{.*}} PASS
 // RWKV: result1{{.*}} PASS
 // RWKV: result2{{.*}} PASS

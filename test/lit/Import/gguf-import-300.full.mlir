@@ -1,0 +1,51 @@
+// The 300-token compiled runs of Import/gguf-import.mlir (LFM2, Granite 4.0-H,
+// Qwen3.5 from their GGUFs against llama.cpp's and the expected logits): label
+// full (ctest lit.full), as each compiles the long call; the 40-token runs on
+// both engines stay in the quick suite.
+// ssm-import <file.gguf>: the tiny LFM2, Granite 4.0-H and Qwen3.5 GGUFs in ../shared
+// (written by gguf-py from the same weights as the safetensors beside them;
+// llama.cpp computed llama_logits.npy from them, F32 KV cache, see their
+// READMEs) give llama.cpp's logits within 2e-4 and the safetensors import's
+// expected logits within 1e-4, in the sequence and step forms, on the
+// reference interpreter and on compiled CPU kernels, 40 tokens and 300.
+// Granite's gated norm follows llama.cpp (per group); with one group, as
+// here, transformers' is the same. Qwen3.5's q/k L2 norm follows llama.cpp
+// (x / max(|x|, rms_norm_eps), not transformers' x rsqrt(|x|^2 + 1e-6)): the
+// GGUF import is within 2e-5 of llama.cpp and 6e-5 of the transformers
+// reference (the README's "l2norm convention" difference, 5.9e-5); the
+// safetensors import (Import/qwen35-logits) follows transformers.
+// REQUIRES: shared-data, ssm-run
+
+// RUN: rm -rf %t && mkdir -p %t
+// DEFINE: %{l} = %shared/models/lfm2/tiny-lfm2-a
+// DEFINE: %{g} = %shared/models/granite-hybrid/tiny-granite-h-a
+// DEFINE: %{cmp} = python3 %S/Inputs/compare_npy.py
+
+// RUN: ssm-import %{l}/model-f32.gguf -o %t/lfm2 --context 320 | FileCheck %s --check-prefix=LIMPORT
+// LIMPORT: lfm2, 6 layers (4 gated short conv, 2 attention), context 320, F32 (GGUF lfm2: F32) -> F32
+// LJSON: "architecture": "lfm2"
+// LJSON: "layer_types": [
+// LJSON-NEXT: "conv",
+// LJSON-NEXT: "conv",
+// LJSON-NEXT: "full_attention",
+// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/lfm2 --tokens %{l}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-300.npy
+// RUN: %{cmp} %t/l-cpu-300.npy %{l}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
+// RUN: %{cmp} %t/l-cpu-300.npy %{l}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
+
+// RUN: ssm-import %{g}/model-f32.gguf -o %t/granite --context 320 | FileCheck %s --check-prefix=GIMPORT
+// GIMPORT: granitehybrid, 4 layers (3 Mamba-2, 1 attention), context 320, F32 (GGUF granitehybrid: F32) -> F32
+// GJSON: "position_embedding_type": "nope"
+// GJSON: "ssm_opt_gated_norm_per_group": true
+// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/granite --tokens %{g}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-300.npy
+// RUN: %{cmp} %t/g-cpu-300.npy %{g}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
+// RUN: %{cmp} %t/g-cpu-300.npy %{g}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
+// CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
+// L300: shape=(300, 256) max_abs_diff={{.*}} PASS
+
+// DEFINE: %{q} = %shared/models/qwen35/tiny-qwen35-a
+// RUN: ssm-import %{q}/model-f32.gguf -o %t/qwen35 --context 320 | FileCheck %s --check-prefix=QIMPORT
+// QIMPORT: qwen35, 4 layers (3 gated delta net, 1 attention), context 320, F32 (GGUF qwen35: F32) -> F32
+// QJSON: "ssm_opt_l2norm_eps": 9.999999974752427e-07
+// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/qwen35 --tokens %{q}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-300.npy
+// RUN: %{cmp} %t/q-cpu-300.npy %{q}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
+// RUN: %{cmp} %t/q-cpu-300.npy %{q}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
