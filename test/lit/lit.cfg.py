@@ -77,6 +77,24 @@ config.substitutions.append(("%shared", config.ssm_shared_dir))
 # %ssm_version: the project's version, which every tool's --version prints.
 config.substitutions.append(("%ssm_version", getattr(config, "ssm_version", "")))
 
+# %cache: one compile cache for the whole suite, in the build tree (never the
+# user's $HOME), also the default SSM_CACHE_DIR of tests that set none. Its
+# entries are keyed by the IR text, the target, the compiler version and the
+# ssm-compile binary (driver/CompileCache.h), published by one rename and safe
+# to share between processes, so the many tests that run the same tiny models
+# compile each module once per build (about half of the suite's compiles were
+# repeats when each test had its own cache). Tests that look at, damage or
+# count their cache's entries keep a cache of their own (%t.cache, %t/cache).
+config.ssm_compile_cache = os.path.join(config.test_exec_root, "compile-cache")
+config.substitutions.append(("%cache", config.ssm_compile_cache))
+config.environment["SSM_CACHE_DIR"] = config.ssm_compile_cache
+# A rebuilt ssm-compile keys new entries: keep the folder to 1 GiB, least
+# recently used first (entries a running test uses are kept).
+if os.path.isdir(config.ssm_compile_cache) and os.path.exists(os.path.join(config.ssm_tools_dir, "ssm-run")):
+    subprocess.run([os.path.join(config.ssm_tools_dir, "ssm-run"), "--cache-prune", "--cache-max-mb", "1024"],
+                   env=dict(os.environ, SSM_CACHE_DIR=config.ssm_compile_cache),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
 # Gpu/: the GPU engine the tests run (%gpu: engine and target flags). opencl
 # (PoCL in CI) by default; scripts/gpu-check.sh sets SSM_LIT_GPU to e.g.
 # "--engine cuda --target host-cuda-cuda_capability_80" on an NVIDIA machine.

@@ -16,5 +16,5 @@
 // RUN: FileCheck %s --check-prefix=EDITED < %t.edited/ssm_main.stmt
 // BASE: ss_state{{.*}}float32x8
 // EDITED: ss_state{{.*}}float32x4
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t.edit.mlir --seed 0 --engine cpu --target x86-64-linux-avx2 --check --rtol 1e-4 --atol 1e-6 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t.edit.mlir --seed 0 --engine cpu --target x86-64-linux-avx2 --check --rtol 1e-4 --atol 1e-6 | FileCheck %s
 // CHECK: result0_vs_reference {{.*}} PASS

@@ -7,12 +7,12 @@
 // RUN: sed -e 's/@m0/@main/' %s > %t.m0.mlir
 // RUN: sed -e 's/@n0/@main/' %s > %t.n0.mlir
 // RUN: sed -e 's/@k0/@main/' %s > %t.k0.mlir
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t.m0.mlir --seed 1 --engine cpu | FileCheck %s --check-prefix=M0
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t.m0.mlir --seed 1 --engine cpu | FileCheck %s --check-prefix=M0
 // RUN: ssm-run %t.m0.mlir --seed 1 | FileCheck %s --check-prefix=M0
 // M0: result0 shape=(0, 8) mean=0.000000e+00 mean_abs=0.000000e+00 min=0.000000e+00 max=0.000000e+00
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t.n0.mlir --seed 1 --engine cpu | FileCheck %s --check-prefix=N0
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t.n0.mlir --seed 1 --engine cpu | FileCheck %s --check-prefix=N0
 // N0: result0 shape=(4, 0) mean=0.000000e+00
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t.k0.mlir --seed 1 --engine cpu --check | FileCheck %s --check-prefix=K0
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t.k0.mlir --seed 1 --engine cpu --check | FileCheck %s --check-prefix=K0
 // K0: result0 shape=(4, 8) mean=0.000000e+00 mean_abs=0.000000e+00 min=0.000000e+00 max=0.000000e+00
 // K0: result0_vs_reference {{.*}} PASS
 // RUN: ssm-opt %s -ssm-assign-schedules | FileCheck %s --check-prefix=SCHED

@@ -9,10 +9,10 @@
 // The direct f32 sum meets the same bound here (its error grows like
 // sqrt(L) eps ||u|| ||K|| for random data).
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function l1 --seed 1 --engine cpu --check --rtol 0 --atol 3.6e-8 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function l2 --seed 2 --engine cpu --check --rtol 0 --atol 5.4e-8 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function l1000 --seed 1000 --engine cpu --check --rtol 0 --atol 6.6e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function l16384 --seed 16384 --engine cpu --check --rtol 0 --atol 1.5e-3 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function l1 --seed 1 --engine cpu --check --rtol 0 --atol 3.6e-8 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function l2 --seed 2 --engine cpu --check --rtol 0 --atol 5.4e-8 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function l1000 --seed 1000 --engine cpu --check --rtol 0 --atol 6.6e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function l16384 --seed 16384 --engine cpu --check --rtol 0 --atol 1.5e-3 | FileCheck %s
 
 // CHECK: result0_vs_reference {{.*}} PASS
 // CHECK: result1_vs_reference {{.*}} PASS

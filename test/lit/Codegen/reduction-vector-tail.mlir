@@ -7,7 +7,7 @@
 // 3.7 off the reference at exactly 17 tokens with AVX-512);
 // codegen/schedules/StageSchedule.cpp runs such updates scalar.
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 3 --engine cpu --check --rtol 1e-5 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 3 --engine cpu --check --rtol 1e-5 --atol 1e-5 | FileCheck %s
 // CHECK: result0_vs_reference {{.*}} PASS
 // CHECK: result1_vs_reference {{.*}} PASS
 // CHECK: result2_vs_reference {{.*}} PASS

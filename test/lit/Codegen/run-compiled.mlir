@@ -1,8 +1,8 @@
 // Compiled CPU kernels agree with the reference interpreter on graphs of
 // upstream ops (matmuls, norms, slices, reshapes, concat, transposes) and on
 // the example Mamba-1 layer.
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 3 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %S/../../../examples/mamba1_layer.mlir --seed 0 --engine cpu --check --rtol 1e-4 --atol 1e-6 | FileCheck %s --check-prefix=LAYER
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 3 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %S/../../../examples/mamba1_layer.mlir --seed 0 --engine cpu --check --rtol 1e-4 --atol 1e-6 | FileCheck %s --check-prefix=LAYER
 
 // CHECK: result0_vs_reference {{.*}} PASS
 // CHECK: result1_vs_reference {{.*}} PASS

@@ -9,7 +9,7 @@
 // CHECK: "function": "leaf",
 // CHECK: "function": "leaf",
 // CHECK-NOT: "name": "leaf",
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function main --seed 1 --engine cpu --check | FileCheck %s --check-prefix=RESULT
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function main --seed 1 --engine cpu --check | FileCheck %s --check-prefix=RESULT
 // RESULT: PASS
 
 #id = affine_map<(i) -> (i)>

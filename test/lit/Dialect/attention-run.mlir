@@ -5,7 +5,7 @@
 // with and without a sliding window of 4; RoPE in both pairings, the neox
 // one on half the channels (partial rotary).
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --seed 5 | FileCheck %s --check-prefix=REF
 
 // CHECK: result0_vs_reference {{.*}} PASS

@@ -17,7 +17,7 @@
 // REQUIRES: ssm-run, numpy
 // RUN: %numpy_python %S/Inputs/gated_delta_rule_golden.py %t/long long
 // RUN: ssm-run %s --function long --input %t/long/q.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/g.npy --input %t/long/beta.npy --input %t/long/s0.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=LONG
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function long --engine cpu --input %t/long/q.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/g.npy --input %t/long/beta.npy --input %t/long/s0.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=LONG
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function long --engine cpu --input %t/long/q.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/g.npy --input %t/long/beta.npy --input %t/long/s0.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --expected %t/long/out.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=LONG
 // GDN: result0{{.*}} PASS
 // GDN: result1{{.*}} PASS
 // GDN: result2{{.*}} PASS

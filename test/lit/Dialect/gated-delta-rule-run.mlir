@@ -9,7 +9,7 @@
 // g = -exp(x) <= 0, beta = x + 0.5 in (0, 1); the keys are scaled so that
 // beta ||k||^2 stays below 2 (the rule diverges past it in every implementation).
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --seed 5 | FileCheck %s --check-prefix=REF
 // The default chunk (ssm-assign-schedules) on a CPU: 0 (token by token) for
 // these 37, 23 and 1 tokens (the chunked form from 64 tokens: lit

@@ -9,7 +9,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %numpy_python %S/Inputs/quantize_activations.py %t
 // RUN: ssm-run %s --input %t/x.npy --expected %t/q8_0.npy --expected %t/q8_0.npy --expected %t/q8_K.npy --expected %t/f16.npy --expected %t/bf16.npy --rtol 0 --atol 0 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --engine cpu --input %t/x.npy --expected %t/q8_0.npy --expected %t/q8_0.npy --expected %t/q8_K.npy --expected %t/f16.npy --expected %t/bf16.npy --rtol 0 --atol 0 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --engine cpu --input %t/x.npy --expected %t/q8_0.npy --expected %t/q8_0.npy --expected %t/q8_K.npy --expected %t/f16.npy --expected %t/bf16.npy --rtol 0 --atol 0 | FileCheck %s
 // CHECK: result0 {{.*}} PASS
 // CHECK: result1 {{.*}} PASS
 // CHECK: result2 {{.*}} PASS

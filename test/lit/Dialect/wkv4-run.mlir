@@ -4,7 +4,7 @@
 // where an unstabilised exp(k) would lose every digit in f32 sums), and with
 // a channel count that is not a multiple of the vector width.
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 5 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --seed 5 | FileCheck %s --check-prefix=REF
 
 // CHECK: result0_vs_reference {{.*}} PASS

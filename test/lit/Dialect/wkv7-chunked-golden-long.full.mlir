@@ -17,7 +17,7 @@
 // REQUIRES: ssm-run, numpy
 // RUN: %numpy_python %S/Inputs/wkv7_chunked_golden.py %t/long long
 // RUN: ssm-run %s --function long --input %t/long/r.npy --input %t/long/w.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/a.npy --input %t/long/b.npy --input %t/long/s0.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=LONG
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function long --engine cpu --input %t/long/r.npy --input %t/long/w.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/a.npy --input %t/long/b.npy --input %t/long/s0.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=LONG
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function long --engine cpu --input %t/long/r.npy --input %t/long/w.npy --input %t/long/k.npy --input %t/long/v.npy --input %t/long/a.npy --input %t/long/b.npy --input %t/long/s0.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --expected %t/long/y.npy --expected %t/long/final_state.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=LONG
 // RWKV: result0{{.*}} PASS
 // RWKV: result1{{.*}} PASS
 // RWKV: result2{{.*}} PASS

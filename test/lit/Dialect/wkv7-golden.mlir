@@ -7,7 +7,7 @@
 // meet rtol 1e-4 / atol 1e-5.
 // REQUIRES: ssm-run
 // RUN: ssm-run %s --input %S/Inputs/wkv7_golden/r.npy --input %S/Inputs/wkv7_golden/w.npy --input %S/Inputs/wkv7_golden/k.npy --input %S/Inputs/wkv7_golden/v.npy --input %S/Inputs/wkv7_golden/a.npy --input %S/Inputs/wkv7_golden/b.npy --input %S/Inputs/wkv7_golden/s0.npy --expected %S/Inputs/wkv7_golden/y.npy --expected %S/Inputs/wkv7_golden/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --engine cpu --input %S/Inputs/wkv7_golden/r.npy --input %S/Inputs/wkv7_golden/w.npy --input %S/Inputs/wkv7_golden/k.npy --input %S/Inputs/wkv7_golden/v.npy --input %S/Inputs/wkv7_golden/a.npy --input %S/Inputs/wkv7_golden/b.npy --input %S/Inputs/wkv7_golden/s0.npy --expected %S/Inputs/wkv7_golden/y.npy --expected %S/Inputs/wkv7_golden/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --engine cpu --input %S/Inputs/wkv7_golden/r.npy --input %S/Inputs/wkv7_golden/w.npy --input %S/Inputs/wkv7_golden/k.npy --input %S/Inputs/wkv7_golden/v.npy --input %S/Inputs/wkv7_golden/a.npy --input %S/Inputs/wkv7_golden/b.npy --input %S/Inputs/wkv7_golden/s0.npy --expected %S/Inputs/wkv7_golden/y.npy --expected %S/Inputs/wkv7_golden/final_state.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // CHECK: result0{{.*}} PASS
 // CHECK: result1{{.*}} PASS
 

@@ -4,7 +4,7 @@
 // head size of the tiny RWKV-7 (64). The decay is log-space (w = -exp(w0) <
 // 0) and a, b are scaled so that the state stays bounded.
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 3 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 3 --engine cpu --check --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --seed 3 | FileCheck %s --check-prefix=REF
 
 // CHECK: result0_vs_reference {{.*}} PASS

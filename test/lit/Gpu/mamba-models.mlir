@@ -10,14 +10,14 @@
 // DEFINE: %{m1} = %shared/models/mamba/tiny-mamba-seed5
 // DEFINE: %{m2} = %shared/models/mamba2/tiny-mamba2-g1-untied
 // RUN: ssm-import mamba %{m1}/model.safetensors --config %{m1}/config.json -o %t/m1
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode sequence %gpu --all-logits-out %t/m1-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode sequence %gpu --all-logits-out %t/m1-seq.npy
 // RUN: python3 %S/../Import/Inputs/compare_npy.py %t/m1-seq.npy %{m1}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode step %gpu --all-logits-out %t/m1-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode step %gpu --all-logits-out %t/m1-step.npy
 // RUN: python3 %S/../Import/Inputs/compare_npy.py %t/m1-step.npy %{m1}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-import mamba %{m2}/model.safetensors --config %{m2}/config.json -o %t/m2
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode sequence %gpu --all-logits-out %t/m2-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode sequence %gpu --all-logits-out %t/m2-seq.npy
 // RUN: python3 %S/../Import/Inputs/compare_npy.py %t/m2-seq.npy %{m2}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode step %gpu --all-logits-out %t/m2-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode step %gpu --all-logits-out %t/m2-step.npy
 // RUN: python3 %S/../Import/Inputs/compare_npy.py %t/m2-step.npy %{m2}/expected_logits.npy 1e-4 | FileCheck %s
 // An explicit CPU target is refused by the GPU engine, and a GPU target by the cpu engine.
 // RUN: not ssm-run %t/m1 --tokens %{m1}/tokens.npy --engine opencl --target host 2>&1 | FileCheck %s --check-prefix=WRONG

@@ -11,8 +11,8 @@
 // RUN: python3 %S/Inputs/st_set.py %t/m/weights.safetensors %t/w.safetensors emb.weight --row 65 --scale 1e30
 // RUN: mv %t/w.safetensors %t/m/weights.safetensors
 // RUN: ssm-run %t/m --engine reference --prompt 'ABBA, A.' --all-logits-out %t/ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m --check --prompt 'ABBA, A.' --all-logits-out %t/cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m --check --prompt 'ABBA, A.' --all-logits-out %t/cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/cpu.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m --check --mode step --prompt 'ABBA, A.' --all-logits-out %t/cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m --check --mode step --prompt 'ABBA, A.' --all-logits-out %t/cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref.npy %t/cpu-step.npy 1e-4 | FileCheck %s
 // CHECK: shape=(8, {{[0-9]+}}) max_abs_diff={{.*}} PASS

@@ -10,9 +10,9 @@
 // RUN: ssm-run %t/md --engine reference --prompt 'ABBA, A.' --logits-out %t/d-ref.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/d-ref.npy %t/d-ref.npy 0 | FileCheck %s --check-prefix=REF
 // REF: shape=(256) max_abs_diff=0 PASS
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/md --engine cpu --prompt 'ABBA, A.' 2>&1 | FileCheck %s --check-prefix=WARN
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/md --engine cpu --prompt 'ABBA, A.' --mode step 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/md --engine cpu --prompt 'ABBA, A.' 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/md --engine cpu --prompt 'ABBA, A.' --mode step 2>&1 | FileCheck %s --check-prefix=WARN
 // WARN: ssm-run: warning: logits[{{[0-9]+}}] = {{-?(nan|inf)}} after the prompt: the cpu engine's float32 overflowed
-// RUN: env SSM_CACHE_DIR=%t.cache not ssm-run %t/md --engine cpu --check --prompt 'ABBA, A.' --generate 4 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: env SSM_CACHE_DIR=%cache not ssm-run %t/md --engine cpu --check --prompt 'ABBA, A.' --generate 4 2>&1 | FileCheck %s --check-prefix=ERR
 // ERR: ssm-run: error: logits[{{[0-9]+}}] = {{-?(nan|inf)}} after the prompt
 // ERR-NOT: generated

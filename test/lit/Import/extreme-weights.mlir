@@ -12,15 +12,15 @@
 // RUN: python3 %S/Inputs/st_set.py %t/a/model.safetensors %t/emb.safetensors backbone.embeddings.weight --row 65 --scale 1e30
 // RUN: ssm-import mamba %t/emb.safetensors --config %t/a/config.json -o %t/memb
 // RUN: ssm-run %t/memb --engine reference --prompt 'ABBA, A.' --mode sequence --all-logits-out %t/emb-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/memb --engine cpu --check --prompt 'ABBA, A.' --mode sequence --all-logits-out %t/emb-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/memb --engine cpu --check --prompt 'ABBA, A.' --mode sequence --all-logits-out %t/emb-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/emb-ref.npy %t/emb-cpu.npy 1e-4 | FileCheck %s --check-prefix=EMB
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/memb --engine cpu --check --prompt 'ABBA, A.' --mode step --all-logits-out %t/emb-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/memb --engine cpu --check --prompt 'ABBA, A.' --mode step --all-logits-out %t/emb-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/emb-ref.npy %t/emb-cpu-step.npy 1e-4 | FileCheck %s --check-prefix=EMB
 // EMB: shape=(8, 256) max_abs_diff={{.*}} PASS
 
 // RUN: python3 %S/Inputs/st_set.py %t/a/model.safetensors %t/d.safetensors backbone.layers.0.mixer.D --fill 3e38
 // RUN: ssm-import mamba %t/d.safetensors --config %t/a/config.json -o %t/md
 // RUN: ssm-run %t/md --engine reference --prompt 'ABBA, A.' --logits-out %t/d-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/md --engine cpu --check --prompt 'ABBA, A.' --logits-out %t/d-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/md --engine cpu --check --prompt 'ABBA, A.' --logits-out %t/d-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/d-ref.npy %t/d-cpu.npy 1e-4 | FileCheck %s --check-prefix=D
 // D: shape=(256) max_abs_diff={{.*}} PASS

@@ -37,7 +37,7 @@
 // MLIR-NEXT: linalg.matmul_transpose_b
 // RUN: ssm-run %t/q8 --tokens %{tokens} --engine reference --all-logits-out %t/q8-ref.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q8-ref.npy %{data}/w256-Q8_0-llama.npy 1e-3 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q8 --tokens %{tokens} --engine cpu --all-logits-out %t/q8-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/q8 --tokens %{tokens} --engine cpu --all-logits-out %t/q8-cpu.npy
 // RUN: %numpy_python %S/Inputs/positions_within.py %t/q8-cpu.npy %{data}/w256-Q8_0-llama.npy 1e-3 20 | FileCheck %s --check-prefix=POS
 // RUN: ssm-import %t/w256v-Q8_0.gguf -o %t/q8-f32 --activations f32 | FileCheck %s --check-prefix=F32
 // F32: ssm-import: activations: f32 (--activations f32
@@ -48,7 +48,7 @@
 // IMPORT6: before 26 matmuls (q8_K for 18 weights)
 // RUN: ssm-run %t/q6 --tokens %{tokens} --engine reference --all-logits-out %t/q6-ref.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q6-ref.npy %{data}/w256-Q6_K-llama.npy 1e-3 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q6 --tokens %{tokens} --engine cpu --all-logits-out %t/q6-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/q6 --tokens %{tokens} --engine cpu --all-logits-out %t/q6-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q6-cpu.npy %{data}/w256-Q6_K-llama.npy 1e-3 | FileCheck %s
 // RUN: ssm-import %t/w256v-Q6_K.gguf -o %t/q6-f32 --activations f32
 // RUN: ssm-run %t/q6-f32 --tokens %{tokens} --engine reference --all-logits-out %t/q6-f32.npy

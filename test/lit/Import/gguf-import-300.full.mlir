@@ -28,7 +28,7 @@
 // LJSON-NEXT: "conv",
 // LJSON-NEXT: "conv",
 // LJSON-NEXT: "full_attention",
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/lfm2 --tokens %{l}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-300.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/lfm2 --tokens %{l}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-300.npy
 // RUN: %{cmp} %t/l-cpu-300.npy %{l}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
 // RUN: %{cmp} %t/l-cpu-300.npy %{l}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 
@@ -36,7 +36,7 @@
 // GIMPORT: granitehybrid, 4 layers (3 Mamba-2, 1 attention), context 320, F32 (GGUF granitehybrid: F32) -> F32
 // GJSON: "position_embedding_type": "nope"
 // GJSON: "ssm_opt_gated_norm_per_group": true
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/granite --tokens %{g}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-300.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/granite --tokens %{g}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-300.npy
 // RUN: %{cmp} %t/g-cpu-300.npy %{g}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
 // RUN: %{cmp} %t/g-cpu-300.npy %{g}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
@@ -46,6 +46,6 @@
 // RUN: ssm-import %{q}/model-f32.gguf -o %t/qwen35 --context 320 | FileCheck %s --check-prefix=QIMPORT
 // QIMPORT: qwen35, 4 layers (3 gated delta net, 1 attention), context 320, F32 (GGUF qwen35: F32) -> F32
 // QJSON: "ssm_opt_l2norm_eps": 9.999999974752427e-07
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/qwen35 --tokens %{q}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-300.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/qwen35 --tokens %{q}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-300.npy
 // RUN: %{cmp} %t/q-cpu-300.npy %{q}/llama_logits_300.npy 2e-4 | FileCheck %s --check-prefix=L300
 // RUN: %{cmp} %t/q-cpu-300.npy %{q}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300

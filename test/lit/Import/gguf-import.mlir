@@ -31,10 +31,10 @@
 // RUN: %{cmp} %t/l-ref-seq.npy %{l}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode step --engine reference --all-logits-out %t/l-ref-step.npy
 // RUN: %{cmp} %t/l-ref-step.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/l-cpu-seq.npy
 // RUN: %{cmp} %t/l-cpu-seq.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
 // RUN: %{cmp} %t/l-cpu-seq.npy %{l}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode step --engine cpu --all-logits-out %t/l-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/lfm2 --tokens %{l}/tokens.npy --mode step --engine cpu --all-logits-out %t/l-cpu-step.npy
 // RUN: %{cmp} %t/l-cpu-step.npy %{l}/llama_logits.npy 2e-4 | FileCheck %s
 
 // RUN: ssm-import %{g}/model-f32.gguf -o %t/granite --context 320 | FileCheck %s --check-prefix=GIMPORT
@@ -47,10 +47,10 @@
 // RUN: %{cmp} %t/g-ref-seq.npy %{g}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/granite --tokens %{g}/tokens.npy --mode step --engine reference --all-logits-out %t/g-ref-step.npy
 // RUN: %{cmp} %t/g-ref-step.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/g-cpu-seq.npy
 // RUN: %{cmp} %t/g-cpu-seq.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
 // RUN: %{cmp} %t/g-cpu-seq.npy %{g}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode step --engine cpu --all-logits-out %t/g-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/granite --tokens %{g}/tokens.npy --mode step --engine cpu --all-logits-out %t/g-cpu-step.npy
 // RUN: %{cmp} %t/g-cpu-step.npy %{g}/llama_logits.npy 2e-4 | FileCheck %s
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 // L300: shape=(300, 256) max_abs_diff={{.*}} PASS
@@ -65,8 +65,8 @@
 // RUN: %{cmp} %t/q-ref-seq.npy %{q}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode step --engine reference --all-logits-out %t/q-ref-step.npy
 // RUN: %{cmp} %t/q-ref-step.npy %{q}/llama_logits.npy 2e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/q-cpu-seq.npy
 // RUN: %{cmp} %t/q-cpu-seq.npy %{q}/llama_logits.npy 2e-4 | FileCheck %s
 // RUN: %{cmp} %t/q-cpu-seq.npy %{q}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode step --engine cpu --all-logits-out %t/q-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/qwen35 --tokens %{q}/tokens.npy --mode step --engine cpu --all-logits-out %t/q-cpu-step.npy
 // RUN: %{cmp} %t/q-cpu-step.npy %{q}/llama_logits.npy 2e-4 | FileCheck %s

@@ -31,9 +31,9 @@
 // RUN: %{cmp} %t/m1-ref-seq.npy %{m1}/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=T46
 // RUN: ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode step --engine reference --all-logits-out %t/m1-ref-step.npy
 // RUN: %{cmp} %t/m1-ref-step.npy %{m1}/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=T46
-// RUN: env SSM_CACHE_DIR=%t.cache1 ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/m1-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/m1-cpu-seq.npy
 // RUN: %{cmp} %t/m1-cpu-seq.npy %{m1}/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=T46
-// RUN: env SSM_CACHE_DIR=%t.cache1 ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode step --engine cpu --all-logits-out %t/m1-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m1 --tokens %{m1}/tokens.npy --mode step --engine cpu --all-logits-out %t/m1-cpu-step.npy
 // RUN: %{cmp} %t/m1-cpu-step.npy %{m1}/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=T46
 // T46: shape=(46, 256) max_abs_diff={{.*}} PASS
 
@@ -48,9 +48,9 @@
 // RUN: %{cmp} %t/m2-ref-seq.npy %{m2}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode step --engine reference --all-logits-out %t/m2-ref-step.npy
 // RUN: %{cmp} %t/m2-ref-step.npy %{m2}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache2 ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/m2-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/m2-cpu-seq.npy
 // RUN: %{cmp} %t/m2-cpu-seq.npy %{m2}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache2 ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode step --engine cpu --all-logits-out %t/m2-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m2 --tokens %{m2}/tokens.npy --mode step --engine cpu --all-logits-out %t/m2-cpu-step.npy
 // RUN: %{cmp} %t/m2-cpu-step.npy %{m2}/expected_logits.npy 1e-4 | FileCheck %s
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 

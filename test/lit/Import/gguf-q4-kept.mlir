@@ -45,7 +45,7 @@
 // RUN: ssm-run %t/m4a --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4a.npy
 // RUN: ssm-run %t/m4a-f32 --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4a-f32.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4a.npy %t/q4a-f32.npy 1e-6 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m4a --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q4a-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m4a --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q4a-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4a-cpu.npy %t/q4a-f32.npy 1e-4 | FileCheck %s
 // CHECK: shape=(24, 256) max_abs_diff={{.*}} PASS
 
@@ -59,7 +59,7 @@
 // RUN: ssm-run %t/m5a --tokens %t/tokens.npy --engine reference --all-logits-out %t/q5a.npy
 // RUN: ssm-run %t/m5a-f32 --tokens %t/tokens.npy --engine reference --all-logits-out %t/q5a-f32.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q5a.npy %t/q5a-f32.npy 1e-6 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m5a --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q5a-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m5a --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q5a-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q5a-cpu.npy %t/q5a-f32.npy 1e-4 | FileCheck %s
 
 // Q4_K and Q5_K (ggml's dequantize_row_q4_K / _q5_K: x = (d * sc) * q -
@@ -87,7 +87,7 @@
 // RUN: ssm-run %t/m4ka --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4ka.npy
 // RUN: ssm-run %t/m4ka-np --tokens %t/tokens.npy --engine reference --all-logits-out %t/q4ka-np.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4ka.npy %t/q4ka-np.npy 1e-6 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m4ka --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q4ka-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m4ka --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q4ka-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4ka-cpu.npy %t/q4ka-np.npy 1e-4 | FileCheck %s
 // (q4k-deq.gguf: the quantiser's own NumPy dequantisation as F32.)
 
@@ -99,7 +99,7 @@
 // RUN: ssm-run %t/m5ka --tokens %t/tokens.npy --engine reference --all-logits-out %t/q5ka.npy
 // RUN: ssm-run %t/m5ka-np --tokens %t/tokens.npy --engine reference --all-logits-out %t/q5ka-np.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q5ka.npy %t/q5ka-np.npy 1e-6 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m5ka --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q5ka-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m5ka --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q5ka-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q5ka-cpu.npy %t/q5ka-np.npy 1e-4 | FileCheck %s
 
 // Granite 4.0-H: Q4_0 blocks moved by rows.

@@ -49,7 +49,7 @@
 // RUN: ssm-run %t/m --tokens %t/tokens.npy --engine reference --all-logits-out %t/q8.npy
 // RUN: ssm-run %t/m-deq --tokens %t/tokens.npy --engine reference --all-logits-out %t/deq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q8.npy %t/deq.npy 1e-6 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q8-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q8-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q8-cpu.npy %t/deq.npy 1e-4 | FileCheck %s
 // CHECK: shape=(24, 256) max_abs_diff={{.*}} PASS
 
@@ -66,7 +66,7 @@
 // RUN: ssm-run %t/m6 --tokens %t/tokens.npy --engine reference --all-logits-out %t/q6.npy
 // RUN: ssm-run %t/m6-deq --tokens %t/tokens.npy --engine reference --all-logits-out %t/q6-deq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q6.npy %t/q6-deq.npy 1e-6 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m6 --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q6-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m6 --tokens %t/tokens.npy --engine cpu --all-logits-out %t/q6-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q6-cpu.npy %t/q6-deq.npy 1e-4 | FileCheck %s
 
 // Granite 4.0-H: blocks moved by rows.

@@ -40,5 +40,5 @@
 // CHECK: shape=(24, 256) max_abs_diff={{.*}} PASS
 
 // Compiled CPU kernels on the Q4_K file, against the reference interpreter.
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m-Q4_K --tokens %{tokens} --engine cpu --all-logits-out %t/q4k-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m-Q4_K --tokens %{tokens} --engine cpu --all-logits-out %t/q4k-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4k-cpu.npy %t/Q4_K.npy 1e-4 | FileCheck %s

@@ -46,9 +46,9 @@
 // RUN: %{cmp} %t/ref-seq.npy %{exp} 1e-4 | FileCheck %s
 // RUN: ssm-run %t/r6 --engine reference --prompt '"in' --mode step --logits-out %t/ref-step.npy
 // RUN: %{cmp} %t/ref-step.npy %{exp} 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/r6 --engine cpu --prompt '"in' --mode sequence --logits-out %t/cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/r6 --engine cpu --prompt '"in' --mode sequence --logits-out %t/cpu-seq.npy
 // RUN: %{cmp} %t/cpu-seq.npy %{exp} 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/r6 --engine cpu --prompt '"in' --mode step --logits-out %t/cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/r6 --engine cpu --prompt '"in' --mode step --logits-out %t/cpu-step.npy
 // RUN: %{cmp} %t/cpu-step.npy %{exp} 1e-4 | FileCheck %s
 // CHECK: max_abs_diff={{.*}} PASS
 
@@ -96,7 +96,7 @@
 // RUN: %{cmp} %t/r7-ref-seq.npy %{exp7} 1e-4 | FileCheck %s
 // RUN: ssm-run %t/r7 --engine reference --prompt '"in' --mode step --logits-out %t/r7-ref-step.npy
 // RUN: %{cmp} %t/r7-ref-step.npy %{exp7} 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache7 ssm-run %t/r7 --engine cpu --prompt '"in' --mode sequence --logits-out %t/r7-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/r7 --engine cpu --prompt '"in' --mode sequence --logits-out %t/r7-cpu-seq.npy
 // RUN: %{cmp} %t/r7-cpu-seq.npy %{exp7} 1e-4 | FileCheck %s
 // RUN: ssm-import rwkv %{bin7} -o %t/bin7 --seq-len 3
 // RUN: ssm-run %t/r7 --engine reference --prompt '"in' --mode sequence --all-logits-out %t/r7-all.npy

@@ -20,16 +20,16 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref-seq.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/model --tokens %{m}/tokens.npy --mode step --engine reference --all-logits-out %t/ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref-step.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %{m}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-seq.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %{m}/tokens.npy --mode step --engine cpu --all-logits-out %t/cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens.npy --mode step --engine cpu --all-logits-out %t/cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-step.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/model --tokens %{m}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq300.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq300.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-seq300.npy %{m}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 // L300: shape=(300, 256) max_abs_diff={{.*}} PASS
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/model --tokens %{m}/tokens_300.npy --mode step --decode-from 200 --engine cpu --all-logits-out %t/cpu-dec200.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens_300.npy --mode step --decode-from 200 --engine cpu --all-logits-out %t/cpu-dec200.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-dec200.npy %{m}/expected_logits_300.npy 1e-4 tail | FileCheck %s --check-prefix=TAIL
 // TAIL: shape=(100, 256) max_abs_diff={{.*}} PASS
 

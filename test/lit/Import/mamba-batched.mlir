@@ -34,7 +34,7 @@
 // JSON-NEXT:     "name": "forward_step_batched"
 // RUN: ssm-opt %t/m/model.mlir -o %t/m-opt.mlir
 // RUN: python3 %S/Inputs/batched_step_check.py ssm-run %t/m %t/ref reference | FileCheck %s --check-prefix=ROWS
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_step_check.py ssm-run %t/m %t/cpu cpu | FileCheck %s --check-prefix=ROWS
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_step_check.py ssm-run %t/m %t/cpu cpu | FileCheck %s --check-prefix=ROWS
 // ROWS: result0 logits: batch 2
 // ROWS: result4 layers.1.ssm_state: batch 2
 // ROWS: PASS

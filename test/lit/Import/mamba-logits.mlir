@@ -13,9 +13,9 @@
 // RUN: ssm-run %s --function same --input %t/ref-seq.npy --expected %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy --rtol 0 --atol 1e-4 | FileCheck %s
 // RUN: ssm-run %t/model --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --engine reference --all-logits-out %t/ref-step.npy
 // RUN: ssm-run %s --function same --input %t/ref-step.npy --expected %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy --rtol 0 --atol 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq.npy
 // RUN: ssm-run %s --function same --input %t/cpu-seq.npy --expected %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy --rtol 0 --atol 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --engine cpu --all-logits-out %t/cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --engine cpu --all-logits-out %t/cpu-step.npy
 // RUN: ssm-run %s --function same --input %t/cpu-step.npy --expected %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy --rtol 0 --atol 1e-4 | FileCheck %s
 
 // CHECK: result0 max_abs={{.*}} PASS

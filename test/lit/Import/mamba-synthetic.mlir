@@ -12,9 +12,9 @@
 // RUN: ssm-run %t/ma --engine reference --prompt 'Mamba on odd sizes: 40 x 3 layers!' --mode sequence --all-logits-out %t/a-ref-seq.npy
 // RUN: ssm-run %t/ma --engine reference --prompt 'Mamba on odd sizes: 40 x 3 layers!' --mode step --all-logits-out %t/a-ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-seq.npy %t/a-ref-step.npy 1e-4 | FileCheck %s --check-prefix=A
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/ma --engine cpu --prompt 'Mamba on odd sizes: 40 x 3 layers!' --mode sequence --all-logits-out %t/a-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/ma --engine cpu --prompt 'Mamba on odd sizes: 40 x 3 layers!' --mode sequence --all-logits-out %t/a-cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-seq.npy %t/a-cpu-seq.npy 1e-4 | FileCheck %s --check-prefix=A
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/ma --engine cpu --prompt 'Mamba on odd sizes: 40 x 3 layers!' --mode step --all-logits-out %t/a-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/ma --engine cpu --prompt 'Mamba on odd sizes: 40 x 3 layers!' --mode step --all-logits-out %t/a-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-seq.npy %t/a-cpu-step.npy 1e-4 | FileCheck %s --check-prefix=A
 // A: shape=(34, 256) max_abs_diff={{.*}} PASS
 
@@ -22,6 +22,6 @@
 // RUN: ssm-import mamba %t/b/model.safetensors --config %t/b/config.json -o %t/mb
 // RUN: python3 -c "print(('Selective state spaces, long prompt. ' * 20)[:600], end='')" > %t/long.txt
 // RUN: sh -c 'ssm-run %t/mb --engine reference --prompt "$(cat %t/long.txt)" --mode sequence --all-logits-out %t/b-ref.npy'
-// RUN: sh -c 'env SSM_CACHE_DIR=%t.cache ssm-run %t/mb --engine cpu --prompt "$(cat %t/long.txt)" --mode sequence --all-logits-out %t/b-cpu.npy'
+// RUN: sh -c 'env SSM_CACHE_DIR=%cache ssm-run %t/mb --engine cpu --prompt "$(cat %t/long.txt)" --mode sequence --all-logits-out %t/b-cpu.npy'
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-ref.npy %t/b-cpu.npy 1e-4 | FileCheck %s --check-prefix=B
 // B: shape=(600, 256) max_abs_diff={{.*}} PASS

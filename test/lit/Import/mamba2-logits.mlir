@@ -19,9 +19,9 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref-seq.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/model --tokens %{m}/tokens.npy --mode step --engine reference --all-logits-out %t/ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref-step.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %{m}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-seq.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %{m}/tokens.npy --mode step --engine cpu --all-logits-out %t/cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens.npy --mode step --engine cpu --all-logits-out %t/cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-step.npy %{m}/expected_logits.npy 1e-4 | FileCheck %s
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 
@@ -29,7 +29,7 @@
 // position only (its logits(1, vocab)); they are the expected last row.
 // RUN: ssm-run %t/model --tokens %{m}/tokens.npy --engine reference --logits-out %t/ref-last.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/ref-last.npy %{m}/expected_logits.npy 1e-4 last | FileCheck %s --check-prefix=LAST
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/model --tokens %{m}/tokens.npy --engine cpu --logits-out %t/cpu-last.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens.npy --engine cpu --logits-out %t/cpu-last.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-last.npy %{m}/expected_logits.npy 1e-4 last | FileCheck %s --check-prefix=LAST
 // LAST: shape=(256) max_abs_diff={{.*}} PASS
 

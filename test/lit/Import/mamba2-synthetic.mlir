@@ -17,9 +17,9 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-seq.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
 // RUN: ssm-run %t/ma --engine reference --tokens %t/a/tokens.npy --mode step --all-logits-out %t/a-ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-ref-step.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/ma --engine cpu --tokens %t/a/tokens.npy --mode sequence --all-logits-out %t/a-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/ma --engine cpu --tokens %t/a/tokens.npy --mode sequence --all-logits-out %t/a-cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-cpu-seq.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/ma --engine cpu --tokens %t/a/tokens.npy --mode step --all-logits-out %t/a-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/ma --engine cpu --tokens %t/a/tokens.npy --mode step --all-logits-out %t/a-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/a-cpu-step.npy %t/a/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=A
 // A: shape=(30, 256) max_abs_diff={{.*}} PASS
 
@@ -29,8 +29,8 @@
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-ref-seq.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B
 // RUN: ssm-run %t/mb --engine reference --tokens %t/b/tokens.npy --mode step --all-logits-out %t/b-ref-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-ref-step.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mb --engine cpu --tokens %t/b/tokens.npy --mode sequence --all-logits-out %t/b-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/mb --engine cpu --tokens %t/b/tokens.npy --mode sequence --all-logits-out %t/b-cpu-seq.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-cpu-seq.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mb --engine cpu --tokens %t/b/tokens.npy --mode step --all-logits-out %t/b-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/mb --engine cpu --tokens %t/b/tokens.npy --mode step --all-logits-out %t/b-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/b-cpu-step.npy %t/b/expected_logits.npy 1e-4 | FileCheck %s --check-prefix=B
 // B: shape=(40, 256) max_abs_diff={{.*}} PASS

@@ -22,7 +22,7 @@
 // SIG:        ssm.ssd_scan {{.*}} : (tensor<3x5x8x16xf32>, tensor<3x5x8xf32>, tensor<3x5x1x16xf32>, tensor<3x5x1x16xf32>, tensor<3x8x16x16xf32>) -> (tensor<3x5x8x16xf32>, tensor<3x8x16x16xf32>)
 // RUN: ssm-opt %t/m2/model.mlir -o %t/m2-opt.mlir
 // RUN: python3 %S/Inputs/batched_sequence_check.py ssm-run %t/m2 %t/m2-ref reference 0 0 | FileCheck %s --check-prefix=M2
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_sequence_check.py ssm-run %t/m2 %t/m2-cpu cpu | FileCheck %s --check-prefix=M2
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_sequence_check.py ssm-run %t/m2 %t/m2-cpu cpu | FileCheck %s --check-prefix=M2
 // M2: result0 logits: batch 3
 // M2: result4 layers.1.ssm_state: batch 3
 // M2: PASS

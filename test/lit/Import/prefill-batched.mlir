@@ -31,7 +31,7 @@
 // JSON-NEXT:   "name": "forward_sequence_batched"
 // RUN: ssm-opt %t/m/model.mlir -o %t/m-opt.mlir
 // RUN: python3 %S/Inputs/batched_sequence_check.py ssm-run %t/m %t/ref reference | FileCheck %s --check-prefix=ROWS
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_sequence_check.py ssm-run %t/m %t/cpu cpu | FileCheck %s --check-prefix=ROWS
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_sequence_check.py ssm-run %t/m %t/cpu cpu | FileCheck %s --check-prefix=ROWS
 // ROWS: result0 logits: batch 2
 // ROWS: PASS
 
@@ -43,7 +43,7 @@
 // LSIG:        ssm.attention {{.*}} : (tensor<3x4x{{.*}}, tensor<3x24x{{.*}}, tensor<3xi32>) ->
 // RUN: ssm-opt %t/l/model.mlir -o %t/l-opt.mlir
 // RUN: python3 %S/Inputs/batched_sequence_check.py ssm-run %t/l %t/lref reference | FileCheck %s --check-prefix=LROWS
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_sequence_check.py ssm-run %t/l %t/lcpu cpu | FileCheck %s --check-prefix=LROWS
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_sequence_check.py ssm-run %t/l %t/lcpu cpu | FileCheck %s --check-prefix=LROWS
 // LROWS: result0 logits: batch 3
 // LROWS: PASS
 

@@ -39,12 +39,12 @@
 // CHECK: shape=(40, 256) max_abs_diff={{.*}} PASS
 
 // 300 tokens: one sequence call, 300 steps, and 150 prefilled then 150 steps.
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/model --tokens %{m}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq300.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens_300.npy --mode sequence --engine cpu --all-logits-out %t/cpu-seq300.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-seq300.npy %{m}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/model --tokens %{m}/tokens_300.npy --mode step --engine cpu --all-logits-out %t/cpu-step300.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens_300.npy --mode step --engine cpu --all-logits-out %t/cpu-step300.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-step300.npy %{m}/expected_logits_300.npy 1e-4 | FileCheck %s --check-prefix=L300
 // L300: shape=(300, 256) max_abs_diff={{.*}} PASS
-// RUN: env SSM_CACHE_DIR=%t.cache300 ssm-run %t/model --tokens %{m}/tokens_300.npy --mode step --decode-from 150 --engine cpu --all-logits-out %t/cpu-dec150.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/model --tokens %{m}/tokens_300.npy --mode step --decode-from 150 --engine cpu --all-logits-out %t/cpu-dec150.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/cpu-dec150.npy %{m}/expected_logits_300.npy 1e-4 tail | FileCheck %s --check-prefix=TAIL
 // TAIL: shape=(150, 256) max_abs_diff={{.*}} PASS
 

@@ -28,23 +28,23 @@
 // JSON-NEXT:   "name": "forward_step_batched",
 // JSON-NEXT:   "batch": 3
 // RUN: python3 %S/Inputs/batched_step_check.py ssm-run %t/v4 %t/v4-ref reference | FileCheck %s --check-prefix=ROWS
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v4 %t/v4-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v4 %t/v4-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS
 // ROWS: result0 logits: batch 3
 // ROWS: PASS
 
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-5v2-730K-FP32.bin -o %t/v5 --seq-len 2 --batch 2 > /dev/null
 // RUN: python3 %S/Inputs/batched_step_check.py ssm-run %t/v5 %t/v5-ref reference | FileCheck %s --check-prefix=ROWS2
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v5 %t/v5-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS2
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v5 %t/v5-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS2
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-6v0-170K-FP32.bin -o %t/v6 --seq-len 2 --batch 2 > /dev/null
 // RUN: python3 %S/Inputs/batched_step_check.py ssm-run %t/v6 %t/v6-ref reference | FileCheck %s --check-prefix=ROWS2
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v6 %t/v6-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS2
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v6 %t/v6-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS2
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin -o %t/v7 --seq-len 2 --batch 2 > /dev/null
 // RUN: FileCheck %s --check-prefix=SIG7 < %t/v7/model.mlir
 // SIG7: func.func private @block0_step_batched(
 // SIG7: ssm.wkv7
 // SIG7: func.func private @block_step_batched(
 // RUN: python3 %S/Inputs/batched_step_check.py ssm-run %t/v7 %t/v7-ref reference | FileCheck %s --check-prefix=ROWS2
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v7 %t/v7-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS2
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_step_check.py ssm-run %t/v7 %t/v7-cpu cpu 1e-4 1e-5 | FileCheck %s --check-prefix=ROWS2
 // ROWS2: result0 logits: batch 2
 // ROWS2: PASS
 
@@ -54,4 +54,4 @@
 // M2SIG: func.func private @block_step_batched(
 // M2SIG: ssm.selective_update
 // RUN: python3 %S/Inputs/batched_step_check.py ssm-run %t/m2 %t/m2-ref reference | FileCheck %s --check-prefix=ROWS2
-// RUN: env SSM_CACHE_DIR=%t.cache python3 %S/Inputs/batched_step_check.py ssm-run %t/m2 %t/m2-cpu cpu | FileCheck %s --check-prefix=ROWS2
+// RUN: env SSM_CACHE_DIR=%cache python3 %S/Inputs/batched_step_check.py ssm-run %t/m2 %t/m2-cpu cpu | FileCheck %s --check-prefix=ROWS2

@@ -13,15 +13,15 @@
 // IMP51: rwkv5.1, n_vocab 256, n_embed 64, n_layer 2, 8 heads x 8
 
 // RUN: ssm-run %t/m52 --engine reference --prompt 'Hello, RWKV!' --mode sequence --all-logits-out %t/52-seq-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m52 --engine cpu --prompt 'Hello, RWKV!' --mode sequence --all-logits-out %t/52-seq-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m52 --engine cpu --prompt 'Hello, RWKV!' --mode sequence --all-logits-out %t/52-seq-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/52-seq-ref.npy %t/52-seq-cpu.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/m52 --engine reference --prompt 'Hello, RWKV!' --mode step --all-logits-out %t/52-step-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m52 --engine cpu --prompt 'Hello, RWKV!' --mode step --all-logits-out %t/52-step-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m52 --engine cpu --prompt 'Hello, RWKV!' --mode step --all-logits-out %t/52-step-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/52-step-ref.npy %t/52-step-cpu.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/m51 --engine reference --prompt 'Hello, RWKV!' --mode sequence --all-logits-out %t/51-seq-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m51 --engine cpu --prompt 'Hello, RWKV!' --mode sequence --all-logits-out %t/51-seq-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m51 --engine cpu --prompt 'Hello, RWKV!' --mode sequence --all-logits-out %t/51-seq-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/51-seq-ref.npy %t/51-seq-cpu.npy 1e-4 | FileCheck %s
 // RUN: ssm-run %t/m51 --engine reference --prompt 'Hello, RWKV!' --mode step --all-logits-out %t/51-step-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/m51 --engine cpu --prompt 'Hello, RWKV!' --mode step --all-logits-out %t/51-step-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/m51 --engine cpu --prompt 'Hello, RWKV!' --mode step --all-logits-out %t/51-step-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/51-step-ref.npy %t/51-step-cpu.npy 1e-4 | FileCheck %s
 // CHECK: shape=(12, 256) max_abs_diff={{.*}} PASS

@@ -11,6 +11,6 @@
 // RUN: ssm-opt %t/7/model.mlir --ssm-assign-schedules | FileCheck %s --check-prefix=SCHED
 // SCHED: ssm.wkv7 {{.*}}chunk = 16>{{.*}}tensor<1x256x1x64xf32>
 // RUN: ssm-import rwkv %shared/models/rwkv/tiny-rwkv-7v0-834K-FP32.bin -o %t/7d --seq-len 3
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/7d --engine cpu --mode sequence --check --rtol 1e-4 --atol 1e-4 --prompt 'The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick br' 2>&1 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/7d --engine cpu --mode sequence --check --rtol 1e-4 --atol 1e-4 --prompt 'The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs! The quick br' 2>&1 | FileCheck %s
 // CHECK: calls of 256
 // CHECK: logits_vs_reference {{.*}} PASS

@@ -25,8 +25,8 @@
 // MLIRQ-SAME: tensor<256x128xi8>, %{{.*}}: tensor<256x4xf16>
 // RUN: ssm-run %t/q4 --engine reference --prompt '"in' --mode sequence --logits-out %t/q4-ref-seq.npy
 // RUN: ssm-run %t/q4 --engine reference --prompt '"in' --mode step --logits-out %t/q4-ref-step.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q4 --engine cpu --prompt '"in' --mode sequence --logits-out %t/q4-cpu-seq.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/q4 --engine cpu --prompt '"in' --mode step --logits-out %t/q4-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/q4 --engine cpu --prompt '"in' --mode sequence --logits-out %t/q4-cpu-seq.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/q4 --engine cpu --prompt '"in' --mode step --logits-out %t/q4-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4-cpu-seq.npy %t/q4-ref-seq.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/q4-cpu-step.npy %t/q4-ref-step.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_logits.py %t/q4-ref-seq.npy %shared/models/rwkv/expected-logits-4v0-660K.bin 0.1 | FileCheck %s
@@ -51,16 +51,16 @@
 // RUN: ssm-import mamba %shared/models/mamba/tiny-mamba-seed5/model.safetensors -o %t/mq --weights q8 --seq-len 4 | FileCheck %s --check-prefix=MQ
 // MQ: F32 -> F16 x8 + F32 x15 + I8 x8 (--weights q8)
 // RUN: ssm-run %t/mh --engine reference --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mh-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mh --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --all-logits-out %t/mh-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/mh --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --all-logits-out %t/mh-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/mh-cpu.npy %t/mh-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/mh-ref.npy %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy 1e-2 | FileCheck %s --check-prefix=SAME
 // RUN: ssm-run %t/mb --engine reference --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mb-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mb --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mb-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/mb --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mb-cpu.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/mb-cpu.npy %t/mb-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/mb-ref.npy %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy 0.1 | FileCheck %s --check-prefix=SAME
 // RUN: ssm-run %t/mq --engine reference --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mq-ref.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mq --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mq-cpu.npy
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/mq --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --all-logits-out %t/mq-cpu-step.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/mq --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode sequence --all-logits-out %t/mq-cpu.npy
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/mq --engine cpu --tokens %shared/models/mamba/tiny-mamba-seed5/tokens.npy --mode step --all-logits-out %t/mq-cpu-step.npy
 // RUN: python3 %S/Inputs/compare_npy.py %t/mq-cpu.npy %t/mq-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/mq-cpu-step.npy %t/mq-ref.npy 1e-5 | FileCheck %s --check-prefix=SAME
 // RUN: python3 %S/Inputs/compare_npy.py %t/mq-ref.npy %shared/models/mamba/tiny-mamba-seed5/expected_logits.npy 0.2 | FileCheck %s --check-prefix=SAME
@@ -72,7 +72,7 @@
 // BADW: exit=2
 // RUN: cp -r %t/q4 %t/qd && python3 %S/Inputs/st_drop.py %t/q4/weights.safetensors %t/qd/weights.safetensors head.weight_scale
 // RUN: sh -c 'ssm-run %t/qd --engine reference --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSCALE
-// RUN: sh -c 'SSM_CACHE_DIR=%t.cache ssm-run %t/qd --engine cpu --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSCALE
+// RUN: sh -c 'SSM_CACHE_DIR=%cache ssm-run %t/qd --engine cpu --prompt x; echo "exit=$?"' 2>&1 | FileCheck %s --check-prefix=NOSCALE
 // NOSCALE: tensor 'head.weight' has dtype I8; {{.*}}'head.weight_scale'{{.*}}missing?
 // NOSCALE: exit=2
 // RUN: cp -r %t/q4 %t/qt && head -c 700000 %t/q4/weights.safetensors > %t/qt/weights.safetensors

@@ -17,27 +17,27 @@
 // RUN: ssm-run %s --function lti1 --seed 1 --output-dir %t/lti1
 // RUN: ssm-run %t/direct.mlir --function lti1 --seed 1 --expected %t/lti1/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
 // RUN: ssm-run %t/fft.mlir --function lti1 --seed 1 --expected %t/lti1/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function lti1 --seed 1 --engine cpu --expected %t/lti1/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/direct.mlir --function lti1 --seed 1 --engine cpu --expected %t/lti1/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/fft.mlir --function lti1 --seed 1 --engine cpu --expected %t/lti1/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function lti1 --seed 1 --engine cpu --expected %t/lti1/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/direct.mlir --function lti1 --seed 1 --engine cpu --expected %t/lti1/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/fft.mlir --function lti1 --seed 1 --engine cpu --expected %t/lti1/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --function lti2 --seed 2 --output-dir %t/lti2
 // RUN: ssm-run %t/direct.mlir --function lti2 --seed 2 --expected %t/lti2/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
 // RUN: ssm-run %t/fft.mlir --function lti2 --seed 2 --expected %t/lti2/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function lti2 --seed 2 --engine cpu --expected %t/lti2/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/direct.mlir --function lti2 --seed 2 --engine cpu --expected %t/lti2/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/fft.mlir --function lti2 --seed 2 --engine cpu --expected %t/lti2/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function lti2 --seed 2 --engine cpu --expected %t/lti2/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/direct.mlir --function lti2 --seed 2 --engine cpu --expected %t/lti2/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/fft.mlir --function lti2 --seed 2 --engine cpu --expected %t/lti2/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --function lti1000 --seed 1000 --output-dir %t/lti1000
 // RUN: ssm-run %t/direct.mlir --function lti1000 --seed 1000 --expected %t/lti1000/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
 // RUN: ssm-run %t/fft.mlir --function lti1000 --seed 1000 --expected %t/lti1000/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function lti1000 --seed 1000 --engine cpu --expected %t/lti1000/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/direct.mlir --function lti1000 --seed 1000 --engine cpu --expected %t/lti1000/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/fft.mlir --function lti1000 --seed 1000 --engine cpu --expected %t/lti1000/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function lti1000 --seed 1000 --engine cpu --expected %t/lti1000/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/direct.mlir --function lti1000 --seed 1000 --engine cpu --expected %t/lti1000/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/fft.mlir --function lti1000 --seed 1000 --engine cpu --expected %t/lti1000/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
 // RUN: ssm-run %s --function lti16384 --seed 16384 --output-dir %t/lti16384
 // RUN: ssm-run %t/direct.mlir --function lti16384 --seed 16384 --expected %t/lti16384/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
 // RUN: ssm-run %t/fft.mlir --function lti16384 --seed 16384 --expected %t/lti16384/result0.npy --rtol 1e-5 --atol 1e-7 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --function lti16384 --seed 16384 --engine cpu --expected %t/lti16384/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/direct.mlir --function lti16384 --seed 16384 --engine cpu --expected %t/lti16384/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %t/fft.mlir --function lti16384 --seed 16384 --engine cpu --expected %t/lti16384/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --function lti16384 --seed 16384 --engine cpu --expected %t/lti16384/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/direct.mlir --function lti16384 --seed 16384 --engine cpu --expected %t/lti16384/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %t/fft.mlir --function lti16384 --seed 16384 --engine cpu --expected %t/lti16384/result0.npy --rtol 1e-4 --atol 1e-5 | FileCheck %s
 
 // CHECK: result0 max_abs={{.*}} PASS
 

@@ -3,12 +3,12 @@
 // SIGILL in its first kernel. avx512_knl (Knights Landing's AVX512ER/PF) is
 // on no CPU this runs on.
 // REQUIRES: ssm-run
-// RUN: not env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 1 --engine cpu --target x86-64-linux-avx512_knl 2>&1 | FileCheck %s
+// RUN: not env SSM_CACHE_DIR=%cache ssm-run %s --seed 1 --engine cpu --target x86-64-linux-avx512_knl 2>&1 | FileCheck %s
 // CHECK: ssm-run: error: {{.*}}: compiled for x86-64-linux-avx512_knl, and this CPU cannot run its 'avx512_knl' instructions (compile it here with --target host)
 //
 // The host target only names what this CPU runs (see also
 // ssm-compile-targets.mlir): the same graph runs and agrees.
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 1 --engine cpu --check | FileCheck %s --check-prefix=HOST
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 1 --engine cpu --check | FileCheck %s --check-prefix=HOST
 // HOST: result0_vs_reference {{.*}} PASS
 
 func.func @main(%x: tensor<64xf32>, %h: tensor<64xf16> {ssm.name = "h"}) -> tensor<64xf32> {

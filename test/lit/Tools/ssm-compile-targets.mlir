@@ -25,9 +25,9 @@
 //
 // Each of Halide 14's autoscheduler plugins schedules the whole pipeline
 // (the IR's schedules ignored) and the result agrees with the reference.
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule li2018 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule mullapudi2016 | FileCheck %s
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule adams2019 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule li2018 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule mullapudi2016 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 2 --engine cpu --check --rtol 1e-4 --atol 1e-5 --autoschedule adams2019 | FileCheck %s
 // RUN: not ssm-compile %s --autoschedule tvm -o %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
 // CHECK: result0_vs_reference {{.*}} PASS
 // CHECK: result1_vs_reference {{.*}} PASS

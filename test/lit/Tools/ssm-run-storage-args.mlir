@@ -3,7 +3,7 @@
 // fills int8 ones with integers in [-127, 127], and the cpu engine agrees
 // with the reference exactly (it read a null buffer, all zeros, before).
 // REQUIRES: ssm-run
-// RUN: env SSM_CACHE_DIR=%t.cache ssm-run %s --seed 3 --engine cpu --check --rtol 0 --atol 0 | FileCheck %s
+// RUN: env SSM_CACHE_DIR=%cache ssm-run %s --seed 3 --engine cpu --check --rtol 0 --atol 0 | FileCheck %s
 // CHECK: result0_vs_reference max_abs=0 {{.*}} PASS
 // CHECK: result1_vs_reference max_abs=0 {{.*}} PASS
 // CHECK: result2_vs_reference max_abs=0 {{.*}} PASS
@@ -11,7 +11,7 @@
 // An int8 argument given values that are not int8 integers is refused,
 // naming it and the element.
 // RUN: python3 %S/Inputs/npy_fill.py %t.half.npy 0.5 4x64
-// RUN: not env SSM_CACHE_DIR=%t.cache ssm-run %s --input q=%t.half.npy --seed 3 --engine cpu 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not env SSM_CACHE_DIR=%cache ssm-run %s --input q=%t.half.npy --seed 3 --engine cpu 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: argument 'q' is int8, but its element 0 is 0.500000 (not an integer in [-128, 127])
 
 func.func @main(%q: tensor<4x64xi8> {ssm.name = "q"}, %s: tensor<4x2xf16> {ssm.name = "s"},
