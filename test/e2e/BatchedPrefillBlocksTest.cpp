@@ -18,6 +18,7 @@
 // come from the formula above (expectedLogits / expectedCache), not from the runtime.
 #include "runtime/BatchedStep.h"
 #include "runtime/Model.h"
+#include "ToyModelFolder.h"
 
 #include <gtest/gtest.h>
 
@@ -201,19 +202,11 @@ protected:
         << function("forward_sequence", 1, 2, false) << function("forward_step", 1, 1, false)
         << function("forward_step_batched", 2, 1, true)
         << function("forward_sequence_batched", 2, 2, true);
-    std::string cmd = std::string(SSM_COMPILE_PATH) + " " + dir_ + "/graph.mlir -o " + dir_ +
-                      "/compiled/m";
-    compiled_ = std::system(cmd.c_str()) == 0;
+    compiled_ = toy_model::compileGraph(dir_);
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<Model> open() {
-    EXPECT_TRUE(compiled_) << "ssm-compile failed on " << dir_ << "/graph.mlir";
-    Status st;
-    std::unique_ptr<Model> m = Model::open(dir_, st);
-    EXPECT_TRUE(st) << st.message();
-    return m;
-  }
+  std::unique_ptr<Model> open() { return toy_model::open(dir_, compiled_); }
 
   static std::string dir_;
   static bool compiled_;

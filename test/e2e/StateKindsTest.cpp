@@ -13,6 +13,7 @@
 // The batched step function (2 streams) does the same per row, with each
 // row's own position.
 #include "runtime/Model.h"
+#include "ToyModelFolder.h"
 #include "runtime/StateFile.h"
 
 #include <gtest/gtest.h>
@@ -118,19 +119,11 @@ protected:
 })";
     writeWeights(dir_ + "/weights.safetensors");
     std::ofstream(dir_ + "/graph.mlir") << stepFunction(0) << stepFunction(2);
-    std::string cmd = std::string(SSM_COMPILE_PATH) + " " + dir_ + "/graph.mlir -o " + dir_ +
-                      "/compiled/m";
-    compiled_ = std::system(cmd.c_str()) == 0;
+    compiled_ = toy_model::compileGraph(dir_);
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<Model> open() {
-    EXPECT_TRUE(compiled_) << "ssm-compile failed on " << dir_ << "/graph.mlir";
-    Status st;
-    std::unique_ptr<Model> m = Model::open(dir_, st);
-    EXPECT_TRUE(st) << st.message();
-    return m;
-  }
+  std::unique_ptr<Model> open() { return toy_model::open(dir_, compiled_); }
 
   static std::string dir_;
   static bool compiled_;
