@@ -1,5 +1,6 @@
 // Model::stepTogether: streams gathered into the batched step function's buffers, one call per B streams, scattered back.
 #include "runtime/BatchedStep.h"
+#include "runtime/BatchedPrefill.h"
 #include "runtime/Shape.h"
 
 #include <algorithm>
@@ -175,6 +176,25 @@ std::unique_ptr<Model::BatchSlot> Model::takeBatchSlot(const Entry &e, Status &s
 void Model::returnBatchSlot(std::unique_ptr<BatchSlot> slot) {
   std::lock_guard<std::mutex> lock(batchSlotsMutex_);
   batchSlots_.push_back(std::move(slot));
+}
+
+Status Model::reserveBatchBuffers(int64_t longestBatched) {
+  Status status = Status::ok();
+  if (!batchedEntries_.empty()) {
+    std::unique_ptr<BatchSlot> slot = takeBatchSlot(*batchedEntries_.front(), status);
+    if (!slot)
+      return status;
+    returnBatchSlot(std::move(slot));
+  }
+  for (const auto &e : batchedSequenceEntries_) {
+    if (e->length > longestBatched)
+      continue;
+    std::unique_ptr<PrefillSlot> slot = takePrefillSlot(*e, status);
+    if (!slot)
+      return status;
+    returnPrefillSlot(std::move(slot));
+  }
+  return Status::ok();
 }
 
 Status Model::stepTogether(Stream *const *streams, size_t n, const int32_t *tokens,

@@ -162,6 +162,20 @@ public:
                          const size_t *counts, size_t *failed = nullptr,
                          int64_t longestBatched = INT64_MAX);
 
+  /// Allocates and binds now the buffers the batched functions' calls use
+  /// (those stepTogether and prefillTogether otherwise make at their first
+  /// call and then keep for the next): one batch of the batched step
+  /// function, and one of each batched sequence function of at most
+  /// `longestBatched` tokens. Their size is B times a stream's states (the
+  /// KV caches at the compiled capacity included), and at LFM2-350M shapes
+  /// with 8 streams at context 1,280 making them took seconds (every page
+  /// zeroed and faulted in: 0.25 GB per cache buffer, several per batch), all
+  /// of it inside the first requests' time (ssm-serve calls this at start).
+  /// A model without batched functions: nothing to do, Ok. Errors: those of
+  /// binding the functions (Mismatch, Internal), as their first call would
+  /// report them.
+  Status reserveBatchBuffers(int64_t longestBatched = INT64_MAX);
+
 private:
   friend class Stream;
   Model() = default;

@@ -178,6 +178,12 @@ std::unique_ptr<Server> Server::open(const std::string &modelDir, const ServerOp
   so.queue = o.queue;
   so.cacheBytes = o.cacheMb << 20;
   so.context = s->context_;
+  // The batched calls' buffers now, not in the first requests' time.
+  if (o.parallel >= 2)
+    if (rt::Status bs = s->model_->reserveBatchBuffers(so.batchedPrefillMax); !bs) {
+      error = modelDir + ": the batched functions: " + bs.message();
+      return nullptr;
+    }
   s->scheduler_ = std::make_unique<Scheduler>(*s->model_, s->tokenizer_.get(),
                                               s->model_->spec().byteTokens && !s->tokenizer_, so,
                                               s->metrics_);

@@ -77,6 +77,10 @@ TEST_P(BatchedPrefill, StreamsPrefilledTogetherEqualStreamsAlone) {
   ASSERT_TRUE(model);
   ASSERT_EQ(model->prefillBatch(), 3);
   ASSERT_EQ(model->batchedSequenceLengths(), (std::vector<int64_t>{2, 4}));
+  // The buffers of the batched step and of the 2-token calls made before
+  // the first call (as ssm-serve does at start); those of the 4-token calls
+  // at their first call.
+  ASSERT_TRUE(model->reserveBatchBuffers(2).isOk());
   const int64_t vocab = model->vocab();
   std::mt19937 rng(11);
   auto prompt = [&](size_t n) {
