@@ -10,6 +10,7 @@
 // dot products along K of both operands. The #ssm.matmul
 // attribute picks the algorithm and the tile shapes.
 #include "codegen/Lowering.h"
+#include "codegen/lowerings/ActivationBlocks.h"
 #include "codegen/kernels/Widen.h"
 #include "codegen/schedules/Schedules.h"
 #include "dialect/SsmOps.h"
@@ -116,7 +117,104 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
     Expr byte = (row * k + kIndex) * bytes;
     return withPrefetchT0(value, weightBuffer, byte, state.target);
   };
-  if (q8Blocks) {
+  // A q8 weight's scales and mins (rows, K / block) are read by per-tile
+  // stages (blockScale, blockMin), once per register tile: at M = 1 each
+  // tile's row of them is prefetched one tile ahead too, as the weight rows
+  // are (their loads missed the caches: in the Q4_K in_proj at mamba-130m
+  // shapes a third of the kernel's samples sat on the multiply after the
+  // scales' and mins' loads). Three prefetches per row and stage vector
+  // (offsets 0, 64 and the row's last byte: rows of 24 f32 span up to 3
+  // lines), the offsets independent of the vectorised block index.
+  auto prefetchingNextTileRow = [&](Expr value, Value operand, Halide::Var row) {
+    auto it = weightBuffer.defined() ? state.argumentBuffers.find(operand) : state.argumentBuffers.end();
+    if (it == state.argumentBuffers.end())
+      return value;
+    const int64_t rowBytes = static_cast<int64_t>(k / block) * it->second.type().bytes();
+    if ((static_cast<int64_t>(n) + tileCols) * rowBytes >= (int64_t(1) << 31))
+      return value;
+    Expr start = (row + tileCols) * static_cast<int>(rowBytes);
+    for (int64_t off : {int64_t(0), int64_t(64), rowBytes - 1})
+      if (off < rowBytes)
+        value = withPrefetchT0(value, it->second, start + static_cast<int>(off), state.target);
+    return value;
+  };
+  // The integer matvec: decode (M = 1) with a q8 weight whose A is an
+  // ssm.quantize_activations into q8 blocks (GGUF imports, `--activations
+  // ggml`) on an x86 CPU. A's int8 codes and block scales (ActivationBlocks)
+  // are computed once per call; each 32 elements (a block of 32: Q8_0,
+  // Q4_0, Q4_K; two of 16: Q6_K, lanes 0-7 the first) are then one int16
+  // dot product (vpmaddwd: 16 lanes of two products each, exact in int32),
+  // converted once and scaled by the weight's and A's scales together
+  // (llama.cpp's vec_dot_q8_0_q8_0 / vec_dot_q4_K_q8_K). The f32 path
+  // multiplied each widened int8 weight by A's f32 value (q * d): the same
+  // products up to f32 rounding, 2 conversions and 2 multiply-adds per 32
+  // weights and row where this does one of each and one vpmaddwd.
+  auto actQuant = op->getOperand(0).getDefiningOp<QuantizeActivationsOp>();
+  const int64_t actBlock = actQuant ? activationQuantBlock(actQuant.getFormat()) : 0;
+  const bool intDot = q8Blocks && m == 1 && targetFamily(state.target) == TargetFamily::X86 &&
+                      (block == 2 * vw || (block == vw && !hasMin)) && actBlock > 0 &&
+                      actBlock % block == 0 &&
+                      k % actBlock == 0 && state.has(actQuant.getInput()) &&
+                      cast<RankedTensorType>(deq.getInput().getType()).getElementType().isInteger(8);
+  Halide::Func blockIntSum, actCodes, actScales, actCodeSums;
+  if (intDot) {
+    const TensorFunc &q = state.get(deq.getInput()), &scale = state.get(deq.getScale());
+    ActivationBlocks ab = ActivationBlocks::define(state, state.get(actQuant.getInput()),
+                                                   static_cast<int>(actBlock),
+                                                   actQuant.getFormat() == "q8_K");
+    Halide::Var kv("kv"), blk("blk");
+    // A's codes (Int(16), read as vpmaddwd's second operand) and scales.
+    actCodes = Halide::Func(state.uniqueName("mm_acode"));
+    actCodes(kv, y) = ab.code({y, kv});
+    actScales = Halide::Func(state.uniqueName("mm_ascale"));
+    actScales(blk, y) = ab.scale({y, blk});
+    // Groups of 2 vw elements (one vpmaddwd vector): one block of 32 at
+    // vw 16, or two blocks of 16 (Q6_K's), lanes 0-7 the first.
+    const int group = 2 * vw, lanesPerBlock = block / 2;
+    rk = Halide::RDom(0, k / group, state.uniqueName("qb"));
+    Halide::RDom pair(0, 2, state.uniqueName("qp"));
+    Expr kk = blk * group + 2 * lane + pair;
+    blockIntSum = Halide::Func(state.uniqueName("mm_isum"));
+    blockIntSum(lane, x, y, blk) = 0;
+    blockIntSum(lane, x, y, blk) += Halide::cast(Halide::Int(32), actCodes(kk, y)) *
+                                   Halide::cast(Halide::Int(32), Halide::cast(Halide::Int(16), at(q, {x, kk})));
+    // The weight's block scale times A's (y is 0: one row of A).
+    const int perAct = static_cast<int>(actBlock / block);
+    blockScale = Halide::Func(state.uniqueName("mm_scale"));
+    Expr term;
+    if (block == group) {
+      blockScale(blk, x) = prefetchingNextTileRow(
+          Halide::cast(Halide::Float(32), at(scale, {x, blk})) * actScales(blk / perAct, 0), deq.getScale(), x);
+      term = Halide::cast(Halide::Float(32), blockIntSum(lane, x, y, rk)) * blockScale(rk, x);
+    } else {
+      // Per lane: the scale of the block the lane's products belong to (a
+      // select of the two, not an index lane / 8: Halide 14 died with
+      // SIGFPE flattening the nested ramps of that one).
+      Expr b0 = blk * 2, b1 = blk * 2 + 1;
+      Expr s0 = Halide::cast(Halide::Float(32), at(scale, {x, b0})) * actScales(b0 / perAct, 0);
+      Expr s1 = Halide::cast(Halide::Float(32), at(scale, {x, b1})) * actScales(b1 / perAct, 0);
+      blockScale(lane, blk, x) =
+          prefetchingNextTileRow(Halide::select(lane < lanesPerBlock, s0, s1), deq.getScale(), x);
+      term = Halide::cast(Halide::Float(32), blockIntSum(lane, x, y, rk)) * blockScale(lane, rk, x);
+    }
+    if (hasMin) {
+      // w = q s - mn: a block's dot is d_A (s sum(qA q) - mn sum(qA)); the
+      // second term spread evenly over the lanes (/ vw: a power of two,
+      // exact), with A's code sums computed once per call.
+      const TensorFunc &mn = state.get(deq.getMin());
+      Halide::RDom rb(0, block, state.uniqueName("qs"));
+      actCodeSums = Halide::Func(state.uniqueName("mm_acsum"));
+      actCodeSums(blk, y) = 0;
+      actCodeSums(blk, y) += Halide::cast(Halide::Int(32), actCodes(blk * block + rb, y));
+      blockMin = Halide::Func(state.uniqueName("mm_min"));
+      blockMin(blk, x) = prefetchingNextTileRow(
+          Halide::cast(Halide::Float(32), at(mn, {x, blk})) *
+              (actScales(blk / perAct, 0) * Halide::cast(Halide::Float(32), actCodeSums(blk, 0)) * (1.0f / vw)),
+          deq.getMin(), x);
+      term = term - blockMin(rk, x);
+    }
+    part(lane, x, y) += prefetchingNextTile(term, rk * group);
+  } else if (q8Blocks) {
     const TensorFunc &q = state.get(deq.getInput()), &scale = state.get(deq.getScale());
     rk = Halide::RDom(0, k / block, state.uniqueName("qb"));
     Expr inner;
@@ -127,7 +225,8 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
     }
     Halide::Var blk("blk");
     blockScale = Halide::Func(state.uniqueName("mm_scale"));
-    blockScale(blk, x) = Halide::cast(Halide::Float(32), at(scale, {x, blk}));
+    blockScale(blk, x) = prefetchingNextTileRow(Halide::cast(Halide::Float(32), at(scale, {x, blk})),
+                                                deq.getScale(), x);
     Expr term = inner * blockScale(rk, x);
     if (hasMin) {
       // w = q * s - mn over a block, so a block's contribution to each lane
@@ -171,7 +270,8 @@ LogicalResult lowerDot(Operation *op, LoweringState &state, Halide::Func aRows, 
   out.func(x, y) = initialValue(op, state, y, x) + dot;
 
   DotStages stages{out.func, part, halves, rk, kBlocks > 0, m, n, k, blockScale,
-                   q8Blocks ? k / block : 0, b.func, blockMin, blockXSum};
+                   intDot && block != 2 * vw ? vw : q8Blocks ? k / block : 0, b.func, blockMin, blockXSum,
+                   blockIntSum, actCodes, actScales, actCodeSums};
   if (state.manualSchedules)
     scheduleDot(stages, sched, state.target);
   state.kernelOutputs.push_back(out);

@@ -1,6 +1,7 @@
 // Lowerings of the ssm ops: each gathers its operands and attributes and calls
 // the op's kernel builder in codegen/kernels/<Op>Kernel.cpp.
 #include "codegen/Lowering.h"
+#include "codegen/lowerings/ActivationBlocks.h"
 #include "codegen/kernels/LtiConvFftKernel.h"
 #include "codegen/kernels/Wkv7Kernel.h"
 #include "codegen/schedules/LtiConvFftSchedule.h"
@@ -233,22 +234,6 @@ LogicalResult lower(DequantizeOp op, LoweringState &state) {
   return success();
 }
 
-/// `v` (f32) rounded to the nearest f16 (ties to even), as an f32, in f32
-/// bit arithmetic so every target computes it alike (no half-precision
-/// types: OpenCL needs an extension for them): normals keep 10 mantissa
-/// bits, below 2^-14 the step is 2^-24, from 65520 on it is infinite.
-Halide::Expr roundToHalf(Halide::Expr v) {
-  using namespace Halide;
-  auto u32 = [](uint64_t c) { return Internal::make_const(UInt(32), c); };
-  Expr a = abs(v);
-  Expr bits = reinterpret(UInt(32), a);
-  Expr normal = reinterpret(
-      Float(32), (bits + u32(0xfff) + ((bits >> u32(13)) & u32(1))) & u32(0xffffe000u));
-  Expr small = round(a * 16777216.0f) * (1.0f / 16777216.0f); // round: nearest even
-  Expr r = select(a >= 65520.0f, Float(32).max() * 2.0f, select(a < 6.103515625e-05f, small, normal));
-  return select(v < 0.0f, -r, r);
-}
-
 /// `v` (f32) rounded to the nearest bf16 (ties to even), as an f32.
 Halide::Expr roundToBf16(Halide::Expr v) {
   using namespace Halide;
@@ -278,37 +263,11 @@ LogicalResult lower(QuantizeActivationsOp op, LoweringState &state) {
   }
   if (block < 0)
     return op.emitOpError() << "unknown format '" << format << "'";
-  const int b = static_cast<int>(block);
-  std::vector<Halide::Expr> blocksShape = x.shape;
-  blocksShape.back() = blocksShape.back() / b;
-  const bool q8k = format == "q8_K";
-  // Each block's max |x| (q8_0) or its first x of largest |x| (q8_K).
-  TensorFunc peak = state.define("quantize_act_max", blocksShape, [&](const auto &idx) {
-    Halide::RDom r(0, b, state.uniqueName("qa_r"));
-    std::vector<Halide::Expr> xi = idx;
-    xi.back() = idx.back() * b + r;
-    if (!q8k)
-      return Halide::maximum(Halide::abs(at(x, xi)));
-    Halide::Tuple best = Halide::argmax(r, Halide::abs(at(x, xi)));
-    std::vector<Halide::Expr> first = idx;
-    first.back() = idx.back() * b + Halide::clamp(best[0], 0, b - 1); // bounded for Halide
-    return at(x, first);
-  });
+  // Each block's max |x| (q8_0) or its first x of largest |x| (q8_K), then q * d.
+  ActivationBlocks blocks =
+      ActivationBlocks::define(state, x, static_cast<int>(block), format == "q8_K");
   state.set(op.getResult(), state.define("quantize_act", x.shape, [&](const auto &idx) {
-    std::vector<Halide::Expr> bi = idx;
-    bi.back() = idx.back() / b;
-    Halide::Expr m = at(peak, bi), v = at(x, idx);
-    if (!q8k) {
-      Halide::Expr d = roundToHalf(m / 127.0f);
-      Halide::Expr id = Halide::select(m != 0.0f, 127.0f / m, 0.0f);
-      // d == 0: every q * d is 0 (also where 127 / m overflows and q is not
-      // finite: ggml's int8 conversion saturates it).
-      return Halide::select(d == 0.0f, 0.0f, Halide::round(v * id) * d);
-    }
-    Halide::Expr iscale = -127.0f / m, d = 1.0f / iscale;
-    Halide::Expr q = Halide::min(127.0f, Halide::round(iscale * v));
-    // m == 0, or |m| < 127 / FLT_MAX (iscale infinite, d 0): 0, as q * d is in ggml.
-    return Halide::select(m == 0.0f || d == 0.0f, 0.0f, q * d);
+    return blocks.value(idx);
   }));
   return success();
 }

@@ -154,6 +154,28 @@ void scheduleDot(DotStages &d, const MatmulSchedule &s, const Target &target) {
   }
   if (d.blockXSum.defined())
     d.blockXSum.compute_root().vectorize(d.blockXSum.args()[0], static_cast<int>(s.vectorWidth));
+  // The integer matvec: each block's int32 sums computed inside the block
+  // loop, per weight row of the register tile right before their
+  // conversion (computed for the whole tile first, the 16 sums and 16
+  // accumulators of a 16-row tile spilled), the pair of
+  // products per lane vectorised atomically so Halide emits one vpmaddwd
+  // (a VectorReduce of factor 2 over Int(16) products) per block and row;
+  // A's codes, scales and code sums once per call.
+  if (d.blockIntSum.defined()) {
+    const int vw = static_cast<int>(s.vectorWidth);
+    Var il = d.blockIntSum.args()[0], ix = d.blockIntSum.args()[1], iy = d.blockIntSum.args()[2];
+    d.blockIntSum.compute_at(d.part, d.part.args()[1]).vectorize(il).unroll(ix).unroll(iy);
+    d.blockIntSum.update()
+        .atomic()
+        .vectorize(d.blockIntSum.rvars()[0])
+        .vectorize(il)
+        .unroll(ix)
+        .unroll(iy);
+    d.actCodes.compute_root().vectorize(d.actCodes.args()[0], vw * 2, TailStrategy::GuardWithIf);
+    d.actScales.compute_root();
+    if (d.actCodeSums.defined())
+      d.actCodeSums.compute_root();
+  }
 }
 
 } // namespace ssm::codegen

@@ -100,6 +100,12 @@ struct DotStages {
   // A weight with a min per block (Q4_K): the mins (block, weight row) and
   // A's per-lane sums of each block (lane, block, row of A); else undefined.
   Halide::Func blockMin, blockXSum;
+  // The integer matvec (a q8 weight times ssm.quantize_activations' q8
+  // blocks, M = 1): each block's int32 dot (lane, weight row, row of A,
+  // block) of A's Int(16) codes (k, row of A) and the weight's int8; A's
+  // block scales (block, row of A) and code sums per weight block (with a
+  // min); else undefined.
+  Halide::Func blockIntSum, actCodes, actScales, actCodeSums;
 };
 void scheduleDot(DotStages &d, const MatmulSchedule &s, const Halide::Target &t);
 
