@@ -33,7 +33,7 @@ ssm_status_t ssm::rt::capi::fail(ssm_status_t code, std::string message) {
 
 extern "C" {
 
-const char *ssm_runtime_version(void) { return "0.10.0"; }
+const char *ssm_runtime_version(void) { return "0.11.0"; }
 
 const char *ssm_status_name(ssm_status_t s) {
   switch (s) {
@@ -139,6 +139,10 @@ int ssm_model_has_step(const ssm_model_t *model) { return model && model->impl->
 
 int64_t ssm_model_step_batch(const ssm_model_t *model) {
   return model ? model->impl->stepBatch() : 0;
+}
+
+int64_t ssm_model_prefill_batch(const ssm_model_t *model) {
+  return model ? model->impl->prefillBatch() : 0;
 }
 
 ssm_status_t ssm_model_set_threads(ssm_model_t *model, int threads) {
@@ -331,6 +335,35 @@ ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n, const int3
     if (logits)
       for (size_t i = 0; i < n; ++i)
         logits[i] = streams[i]->impl->logits().data();
+    return SSM_OK;
+  });
+}
+
+ssm_status_t ssm_streams_prefill(ssm_stream_t *const *streams, size_t n,
+                                 const int32_t *const *tokens, const size_t *counts,
+                                 const float **logits) {
+  SSM_REQUIRE(streams && tokens && counts, "streams, tokens or counts is NULL");
+  SSM_REQUIRE(n > 0, "n is 0");
+  for (size_t i = 0; i < n; ++i) {
+    SSM_REQUIRE(streams[i], "streams[" + std::to_string(i) + "] is NULL");
+    SSM_REQUIRE(&streams[i]->impl->model() == &streams[0]->impl->model(),
+                "stream " + std::to_string(i) + " is of another model than stream 0");
+    SSM_REQUIRE(tokens[i] || counts[i] == 0, "tokens[" + std::to_string(i) + "] is NULL");
+  }
+  return guarded([&] {
+    // Model::prefillTogether checks the rest (repeats, empty prompts, the
+    // vocabulary, the context) before anything runs.
+    std::vector<ssm::rt::Stream *> impl(n);
+    for (size_t i = 0; i < n; ++i)
+      impl[i] = streams[i]->impl.get();
+    size_t failed = 0;
+    Status s = impl[0]->model().prefillTogether(impl.data(), n, tokens, counts, &failed);
+    if (!s.isOk())
+      return fail(static_cast<ssm_status_t>(s.code()),
+                  "stream " + std::to_string(failed) + ": " + s.message());
+    if (logits)
+      for (size_t i = 0; i < n; ++i)
+        logits[i] = impl[i]->logits().data();
     return SSM_OK;
   });
 }

@@ -57,7 +57,7 @@ extern "C" {
 /* The version of this interface: functions are only added within a major
  * version; the shared library's SONAME carries the major. */
 #define SSM_RUNTIME_VERSION_MAJOR 0
-#define SSM_RUNTIME_VERSION_MINOR 10
+#define SSM_RUNTIME_VERSION_MINOR 11
 #define SSM_RUNTIME_VERSION_PATCH 0
 
 typedef enum ssm_status {
@@ -86,7 +86,7 @@ typedef struct ssm_sampler ssm_sampler_t;
 /* DLPack 0.6's managed tensor (dlpack/dlpack.h); include that header to use it. */
 struct DLManagedTensor;
 
-/* "0.10.0". */
+/* "0.11.0". */
 SSM_RT_API const char *ssm_runtime_version(void);
 /* "SSM_OK", "SSM_ERROR_NOT_FOUND", ... */
 SSM_RT_API const char *ssm_status_name(ssm_status_t status);
@@ -162,6 +162,10 @@ SSM_RT_API int ssm_model_has_step(const ssm_model_t *model);
  * `ssm-import --batch B`: model.json functions.step_batched), which
  * ssm_streams_step uses; 0 when none is compiled. Since 0.5. */
 SSM_RT_API int64_t ssm_model_step_batch(const ssm_model_t *model);
+/* Streams per call of the compiled batched sequence function (a model imported
+ * with `ssm-import --prefill-batch B`: model.json functions.sequence_batched),
+ * which ssm_streams_prefill uses; 0 when none is compiled. Since 0.11. */
+SSM_RT_API int64_t ssm_model_prefill_batch(const ssm_model_t *model);
 /* Threads of the kernels' parallel loops, the calling thread included (0: the
  * process's CPUs, or HL_NUM_THREADS when set). The loops run on a pool shared by
  * the process's modules of that thread count, whose workers spin for about 20 ms
@@ -247,6 +251,30 @@ SSM_RT_API ssm_status_t ssm_stream_step(ssm_stream_t *stream, int32_t token,
  * stream's state is undefined (as after ssm_stream_prefill). */
 SSM_RT_API ssm_status_t ssm_streams_step(ssm_stream_t *const *streams, size_t n,
                                          const int32_t *tokens, const float **logits);
+/* Prefills n >= 1 distinct streams of one model together: stream i runs counts[i]
+ * >= 1 tokens from tokens[i] (n pointers, each to counts[i] token ids), each ending
+ * where ssm_stream_prefill(streams[i], tokens[i], counts[i], NULL) would leave it
+ * (the same split into compiled calls: the longest compiled length that fits what is
+ * left, then steps), within float32 rounding (the batched kernels may sum in another
+ * order: within 1e-5 x the largest magnitude + 1e-6 on the tests' models). The calls
+ * of a length that has a batched sequence function (ssm_model_prefill_batch() = B >
+ * 0) run B streams per call, each weight read once per B prompts; streams whose
+ * prompts differ in length share the calls of the lengths they have in common, a
+ * single stream left over in a call and calls of other lengths run alone, and the
+ * one-token remainders go through the batched step (as ssm_streams_step). With no
+ * batched sequence function every call runs alone, one stream after another.
+ * `logits` (may be NULL) receives n pointers, each to stream i's vocab logits after
+ * its last token, valid until that stream's next call. Errors, checked for every
+ * stream before any runs (then no stream has changed; the message names the
+ * stream, "stream 2: ..."): NULL arguments, n 0, a NULL or repeated stream, streams
+ * of different models, a count of 0, a token outside the vocabulary
+ * (SSM_ERROR_INVALID_ARGUMENT), a prompt past a stream's context length
+ * (SSM_ERROR_CONTEXT_FULL), no compiled function for a remainder (SSM_ERROR_UNSUPPORTED);
+ * a kernel error (SSM_ERROR_KERNEL_FAILED) leaves the streams' states undefined, as
+ * after a failed ssm_stream_prefill: reset them or load states. Since 0.11. */
+SSM_RT_API ssm_status_t ssm_streams_prefill(ssm_stream_t *const *streams, size_t n,
+                                            const int32_t *const *tokens, const size_t *counts,
+                                            const float **logits);
 /* The logits after the last token (SSM_ERROR_INVALID_ARGUMENT at position 0). */
 SSM_RT_API ssm_status_t ssm_stream_logits(const ssm_stream_t *stream, const float **logits);
 /* Tokens processed since creation, reset or the state loaded. */

@@ -97,6 +97,8 @@ public:
   bool hasStep() const { return ssm_model_has_step(handle_) != 0; }
   /// Streams per call of the batched step function stepTogether uses (0: none).
   int64_t stepBatch() const { return ssm_model_step_batch(handle_); }
+  /// Streams per call of the batched sequence function prefillTogether uses (0: none).
+  int64_t prefillBatch() const { return ssm_model_prefill_batch(handle_); }
   std::vector<int64_t> sequenceLengths() const {
     std::vector<int64_t> l(ssm_model_sequence_lengths(handle_, nullptr, 0));
     ssm_model_sequence_lengths(handle_, l.data(), l.size());
@@ -215,6 +217,32 @@ inline std::vector<std::vector<float>> stepTogether(const std::vector<Stream *> 
     handles.push_back(s->get());
   std::vector<const float *> logits(streams.size());
   check(ssm_streams_step(handles.data(), handles.size(), tokens.data(), logits.data()));
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    size_t vocab = static_cast<size_t>(ssm_model_vocab_size(streams[i]->model()));
+    out.emplace_back(logits[i], logits[i] + vocab);
+  }
+  return out;
+}
+
+/// Prefills streams[i] (of one model) with prompts[i] together
+/// (ssm_streams_prefill: the calls of a length with a batched sequence
+/// function run together); returns each stream's logits after its prompt.
+inline std::vector<std::vector<float>> prefillTogether(
+    const std::vector<Stream *> &streams, const std::vector<std::vector<int32_t>> &prompts) {
+  if (streams.size() != prompts.size())
+    throw std::invalid_argument("prefillTogether: one prompt per stream");
+  std::vector<ssm_stream_t *> handles;
+  std::vector<const int32_t *> tokens;
+  std::vector<size_t> counts;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    handles.push_back(streams[i]->get());
+    tokens.push_back(prompts[i].data());
+    counts.push_back(prompts[i].size());
+  }
+  std::vector<const float *> logits(streams.size());
+  check(ssm_streams_prefill(handles.data(), handles.size(), tokens.data(), counts.data(),
+                            logits.data()));
   std::vector<std::vector<float>> out;
   for (size_t i = 0; i < streams.size(); ++i) {
     size_t vocab = static_cast<size_t>(ssm_model_vocab_size(streams[i]->model()));

@@ -100,6 +100,7 @@ _sig = {
     "ssm_model_free": (None, [_p]),
     "ssm_model_vocab_size": (ctypes.c_int64, [_p]),
     "ssm_model_step_batch": (ctypes.c_int64, [_p]),
+    "ssm_model_prefill_batch": (ctypes.c_int64, [_p]),
     "ssm_model_set_threads": (ctypes.c_int, [_p, ctypes.c_int]),
     "ssm_model_state_count": (ctypes.c_size_t, [_p]),
     "ssm_model_state_info": (ctypes.c_int, [_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
@@ -129,6 +130,10 @@ _sig = {
     "ssm_stream_state_dlpack": (ctypes.c_int, [_p, ctypes.c_char_p, ctypes.POINTER(_p)]),
     "ssm_streams_step": (ctypes.c_int, [ctypes.POINTER(_p), ctypes.c_size_t, ctypes.POINTER(ctypes.c_int32),
                                         ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
+    "ssm_streams_prefill": (ctypes.c_int, [ctypes.POINTER(_p), ctypes.c_size_t,
+                                           ctypes.POINTER(ctypes.POINTER(ctypes.c_int32)),
+                                           ctypes.POINTER(ctypes.c_size_t),
+                                           ctypes.POINTER(ctypes.POINTER(ctypes.c_float))]),
     "ssm_module_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_p)]),
     "ssm_module_free": (None, [_p]),
     "ssm_module_set_threads": (ctypes.c_int, [_p, ctypes.c_int]),
@@ -351,6 +356,11 @@ class Model:
 
     def set_threads(self, n):
         _check(_lib.ssm_model_set_threads(self._h, n))
+
+    @property
+    def prefill_batch(self):
+        """Streams per call of the batched sequence function prefill_streams uses (0: none)."""
+        return _lib.ssm_model_prefill_batch(self._h)
 
     @property
     def step_batch(self):
@@ -607,6 +617,36 @@ def step_streams(streams, tokens):
         ids[i] = _token_id(t, s.model.vocab_size, f"token of stream {i}:")
     out = (ctypes.POINTER(ctypes.c_float) * n)()
     _check(_lib.ssm_streams_step(handles, n, ids, out))
+    return [s._floats(out[i]) for i, s in enumerate(streams)]
+
+
+def prefill_streams(streams, prompts):
+    """Prefills streams[i] with prompts[i] (a sequence of token ids, at least one)
+    together (ssm_streams_prefill: the calls of a length with a batched sequence
+    function, Model.prefill_batch streams per call, run together; each stream ends
+    as its own prefill() would leave it, within float32 rounding); returns each
+    stream's logits after its last token, array('f'). Streams of one model only;
+    errors (ssm_runtime.Error) name the stream, and a bad argument changes none."""
+    if len(streams) != len(prompts):
+        raise ValueError("prefill_streams: one prompt per stream")
+    n = len(streams)
+    if n == 0:
+        raise ValueError("prefill_streams: no streams")
+    handles = (_p * n)(*[s._h for s in streams])
+    arrays = []
+    for i, (s, prompt) in enumerate(zip(streams, prompts)):
+        try:
+            arr = _token_ids(prompt, s.model.vocab_size)
+        except ValueError as e:
+            raise ValueError(f"prefill_streams: stream {i}: {e}") from None
+        if len(arr) == 0:
+            raise ValueError(f"prefill_streams: the prompt of stream {i} has no tokens")
+        arrays.append(arr)
+    ptrs = (ctypes.POINTER(ctypes.c_int32) * n)(
+        *[ctypes.cast(a, ctypes.POINTER(ctypes.c_int32)) for a in arrays])
+    counts = (ctypes.c_size_t * n)(*[len(a) for a in arrays])
+    out = (ctypes.POINTER(ctypes.c_float) * n)()
+    _check(_lib.ssm_streams_prefill(handles, n, ptrs, counts, out))
     return [s._floats(out[i]) for i, s in enumerate(streams)]
 
 

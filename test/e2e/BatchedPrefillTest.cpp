@@ -11,6 +11,7 @@
 // (the caches' rows past the first), batching only the calls of up to 2 tokens
 // (prefillTogether's longestBatched). Bad calls are refused before anything runs.
 #include "runtime/Model.h"
+#include "runtime/ssm_runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -169,6 +170,89 @@ TEST_P(BatchedPrefill, BadCallsAreRefusedBeforeAnythingRuns) {
     EXPECT_EQ(failed, 1u);
     EXPECT_EQ(a.position(), 0) << "nothing ran";
   }
+}
+
+// The C API (ssm_streams_prefill): four streams' prompts of 9 (4+4+1), 6 (4+2),
+// 4 and 3 (2+1) tokens prefilled together end with the logits and position of
+// each prompt prefilled alone through ssm_stream_prefill (same tolerance);
+// bad calls change no stream and name the stream.
+TEST_P(BatchedPrefill, TheCApiPrefillsStreamsTogetherAsEachAlone) {
+  const std::string dir = std::string(SSM_BATCHED_PREFILL_DIR) + "/" + GetParam();
+  ssm_model_t *model = nullptr;
+  ASSERT_EQ(ssm_model_open(dir.c_str(), &model), SSM_OK) << ssm_last_error();
+  EXPECT_EQ(ssm_model_prefill_batch(model), 3);
+  const int64_t vocab = ssm_model_vocab_size(model);
+  std::mt19937 rng(5);
+  const std::vector<size_t> lengths = {9, 6, 4, 3};
+  std::vector<std::vector<int32_t>> prompts;
+  for (size_t n : lengths) {
+    prompts.emplace_back(n);
+    for (int32_t &t : prompts.back())
+      t = static_cast<int32_t>(rng() % static_cast<uint32_t>(vocab));
+  }
+  std::vector<ssm_stream_t *> together(lengths.size()), alone(lengths.size());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    ASSERT_EQ(ssm_stream_create(model, &together[i]), SSM_OK);
+    ASSERT_EQ(ssm_stream_create(model, &alone[i]), SSM_OK);
+  }
+  std::vector<const int32_t *> tokens;
+  for (const auto &p : prompts)
+    tokens.push_back(p.data());
+  // Refused before anything runs: a repeated stream, an empty prompt, a token
+  // outside the vocabulary, n 0, NULL arguments.
+  ssm_stream_t *twice[] = {together[0], together[0]};
+  size_t counts2[] = {lengths[0], lengths[0]};
+  const int32_t *tokens2[] = {tokens[0], tokens[0]};
+  EXPECT_EQ(ssm_streams_prefill(twice, 2, tokens2, counts2, nullptr), SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ssm_last_error()).find("stream 1"), std::string::npos) << ssm_last_error();
+  size_t empty[] = {lengths[0], 0};
+  EXPECT_EQ(ssm_streams_prefill(together.data(), 2, tokens.data(), empty, nullptr),
+            SSM_ERROR_INVALID_ARGUMENT);
+  std::vector<int32_t> bad = {1, static_cast<int32_t>(vocab)};
+  const int32_t *badTokens[] = {tokens[0], bad.data()};
+  size_t badCounts[] = {lengths[0], bad.size()};
+  EXPECT_EQ(ssm_streams_prefill(together.data(), 2, badTokens, badCounts, nullptr),
+            SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ssm_last_error()).find("stream 1"), std::string::npos) << ssm_last_error();
+  EXPECT_EQ(ssm_streams_prefill(together.data(), 0, tokens.data(), counts2, nullptr),
+            SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ssm_streams_prefill(nullptr, 1, tokens.data(), counts2, nullptr),
+            SSM_ERROR_INVALID_ARGUMENT);
+  for (ssm_stream_t *s : together)
+    EXPECT_EQ(ssm_stream_position(s), 0) << "nothing ran";
+  // Streams of two models are refused.
+  ssm_model_t *other = nullptr;
+  ASSERT_EQ(ssm_model_open(dir.c_str(), &other), SSM_OK) << ssm_last_error();
+  ssm_stream_t *foreign = nullptr;
+  ASSERT_EQ(ssm_stream_create(other, &foreign), SSM_OK);
+  ssm_stream_t *mixed[] = {together[0], foreign};
+  EXPECT_EQ(ssm_streams_prefill(mixed, 2, tokens.data(), lengths.data(), nullptr),
+            SSM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ssm_stream_position(foreign), 0);
+  ssm_stream_free(foreign);
+  ssm_model_free(other);
+
+  std::vector<const float *> logits(lengths.size(), nullptr);
+  ASSERT_EQ(ssm_streams_prefill(together.data(), together.size(), tokens.data(), lengths.data(),
+                                logits.data()),
+            SSM_OK)
+      << ssm_last_error();
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    ASSERT_EQ(ssm_stream_prefill(alone[i], prompts[i].data(), prompts[i].size(), nullptr), SSM_OK)
+        << ssm_last_error();
+    const float *want = nullptr;
+    ASSERT_EQ(ssm_stream_logits(alone[i], &want), SSM_OK);
+    EXPECT_EQ(ssm_stream_position(together[i]), static_cast<int64_t>(lengths[i]));
+    ASSERT_NE(logits[i], nullptr);
+    expectClose(std::vector<float>(logits[i], logits[i] + vocab),
+                std::vector<float>(want, want + vocab),
+                std::string(GetParam()) + " C API stream " + std::to_string(i) + " logits");
+  }
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    ssm_stream_free(together[i]);
+    ssm_stream_free(alone[i]);
+  }
+  ssm_model_free(model);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, BatchedPrefill, ::testing::Values("mamba", "lfm2"),

@@ -77,7 +77,7 @@ ssm_sampling_params_t sampled(uint64_t seed) {
   return p;
 }
 
-TEST(SamplingApi, Version) { EXPECT_STREQ(ssm_runtime_version(), "0.10.0"); }
+TEST(SamplingApi, Version) { EXPECT_STREQ(ssm_runtime_version(), "0.11.0"); }
 
 TEST(SamplingApi, GreedyGenerationIsTheArgmaxLoop) {
   Model model(modelDir());
