@@ -1,5 +1,6 @@
 // Activation quantisation for GGUF imports (see ActivationQuant.h).
 #include "passes/ActivationQuant.h"
+#include "passes/ModuleText.h"
 
 #include "dialect/SsmOps.h"
 
@@ -193,26 +194,22 @@ void applyActivationQuant(ModuleOp module, llvm::function_ref<std::string(llvm::
 bool applyActivationQuant(std::string &text, MLIRContext &ctx,
                           llvm::function_ref<std::string(llvm::StringRef)> formatOf,
                           ActivationQuantSummary &summary, std::string &error) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  llvm::SourceMgr sm;
-  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "model.mlir"), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sm, &ctx, os);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
-  if (!module) {
-    os.flush();
-    error = "activation quantisation: " + diagnostics;
-    return false;
-  }
-  applyActivationQuant(*module, formatOf, summary);
-  if (summary.matmuls == 0)
-    return true; // nothing changed: the text stays as written
-  std::string out;
-  llvm::raw_string_ostream ps(out);
-  module->print(ps);
-  ps.flush();
-  text = std::move(out);
-  return true;
+  return editModuleText(text, ctx, "activation quantisation", [&](ModuleOp module) {
+    applyActivationQuant(module, formatOf, summary);
+    return summary.matmuls == 0 ? ModuleEdit::Unchanged : ModuleEdit::Changed;
+  }, error);
+}
+
+bool applyActivationQuant(std::string &text, MLIRContext &ctx,
+                          const std::map<std::string, std::string> &formats,
+                          ActivationQuantSummary &summary, std::string &error) {
+  return applyActivationQuant(
+      text, ctx,
+      [&](llvm::StringRef p) {
+        auto it = formats.find(p.str());
+        return it == formats.end() ? std::string() : it->second;
+      },
+      summary, error);
 }
 
 } // namespace ssm

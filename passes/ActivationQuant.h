@@ -45,6 +45,12 @@ bool applyActivationQuant(std::string &text, mlir::MLIRContext &ctx,
                           llvm::function_ref<std::string(llvm::StringRef param)> formatOf,
                           ActivationQuantSummary &summary, std::string &error);
 
+/// The same with the formats by weight name (as activationFormatsFromModelJson
+/// reads them; a weight not in the map keeps f32 activations).
+bool applyActivationQuant(std::string &text, mlir::MLIRContext &ctx,
+                          const std::map<std::string, std::string> &formats,
+                          ActivationQuantSummary &summary, std::string &error);
+
 /// model.json's "activation_quant" (an object: weight name -> format, as
 /// ssm-import writes it for a GGUF) into `formats`; absent: empty, true.
 /// False with `error` naming the key when it is not an object of format

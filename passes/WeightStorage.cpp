@@ -1,5 +1,6 @@
 // Weight storage: retyping weight arguments and placing ssm.dequantize (see WeightStorage.h).
 #include "passes/WeightStorage.h"
+#include "passes/ModuleText.h"
 
 #include "dialect/SsmOps.h"
 
@@ -253,33 +254,18 @@ WeightStorage storageFromDtypes(
 bool applyWeightStorage(std::string &text, MLIRContext &ctx,
                         llvm::function_ref<WeightStorage(llvm::StringRef)> storageOf,
                         std::string &error) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  llvm::SourceMgr sm;
-  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "model.mlir"), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sm, &ctx, os);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
-  if (module) {
+  return editModuleText(text, ctx, "weight storage", [&](ModuleOp module) {
     // Nothing to retype: the text stays as written (names and comments).
     bool any = false;
-    for (auto f : module->getOps<func::FuncOp>())
+    for (auto f : module.getOps<func::FuncOp>())
       for (unsigned i = 0; !f.isPrivate() && i < f.getNumArguments(); ++i)
         if (auto p = f.getArgAttrOfType<StringAttr>(i, "ssm.param"))
           any = any || storageOf(p.getValue()) != WeightStorage::F32;
     if (!any)
-      return true;
-  }
-  if (!module || failed(applyWeightStorage(*module, storageOf))) {
-    os.flush();
-    error = "weight storage: " + diagnostics;
-    return false;
-  }
-  std::string out;
-  llvm::raw_string_ostream ps(out);
-  module->print(ps);
-  ps.flush();
-  text = std::move(out);
-  return true;
+      return ModuleEdit::Unchanged;
+    return failed(applyWeightStorage(module, storageOf)) ? ModuleEdit::Failed
+                                                         : ModuleEdit::Changed;
+  }, error);
 }
 
 } // namespace ssm

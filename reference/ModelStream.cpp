@@ -36,13 +36,7 @@ bool storedModelGraph(const std::string &specText, int64_t len, importer::Logits
   if (formats.empty())
     return true;
   ssm::ActivationQuantSummary summary;
-  return ssm::applyActivationQuant(
-      text, ctx,
-      [&](llvm::StringRef p) {
-        auto it = formats.find(p.str());
-        return it == formats.end() ? std::string() : it->second;
-      },
-      summary, error);
+  return ssm::applyActivationQuant(text, ctx, formats, summary, error);
 }
 
 struct ModelStream::Graphs {

@@ -197,13 +197,7 @@ bool storeGraph(std::string &text, const StFile &weights, std::string &error) {
   if (gActivationFormats.empty())
     return true;
   gActivationSummary = {};
-  return ssm::applyActivationQuant(
-      text, context,
-      [&](llvm::StringRef p) {
-        auto it = gActivationFormats.find(p.str());
-        return it == gActivationFormats.end() ? std::string() : it->second;
-      },
-      gActivationSummary, error);
+  return ssm::applyActivationQuant(text, context, gActivationFormats, gActivationSummary, error);
 }
 
 /// The line a GGUF import prints about its activations (after the summary
