@@ -71,9 +71,11 @@ On a loaded machine (load average above the core count) prefer --threads 1: llam
 threads spin at each op's barrier, and with 2 threads on 2 busy cores a descheduled
 partner cost it 10x (lfm2-350m Q8_0 decode 3.9 s/token against 0.33 s at 1 thread, load 11).
 
---ours-from-gguf: the hybrids' ours imported from the very GGUF llama.cpp reads
-(`ssm-import model-<type>.gguf`: Q8_0 matrices kept as our q8 blocks byte for byte,
-docs/gguf.md) instead of from the safetensors checkpoint with --weights.
+--ours-from-gguf: ours (the Hugging Face layout models: mamba130m and the hybrids)
+imported from the very GGUF llama.cpp reads (`ssm-import model-<type>.gguf`: Q8_0
+matrices kept as our q8 blocks byte for byte, the activations rounded as llama.cpp's
+CPU matmuls round them, docs/gguf.md) instead of from the safetensors checkpoint with
+--weights.
 
 Usage: bench/realsize_bench.py [--models mamba130m,rwkv4-169m,lfm2-350m,granite-h-350m,qwen35-0.8b]
           [--forms prefill,decode,deep-decode] [--threads 2] [--rounds 3]
@@ -149,7 +151,7 @@ class Model:
             raise SystemExit(f"realsize_bench: unknown model '{name}' "
                              f"({', '.join(list(HF_MODELS) + ['rwkv4-169m', 'rwkv7-0.1b'])})")
         self.ours_dir = os.path.join(w, f"ours-{name}" + ("" if args.weights == "f32" else f"-{args.weights}")
-                                     + ("-gguf" if args.ours_from_gguf and self.hybrid else ""))
+                                     + ("-gguf" if args.ours_from_gguf and name in HF_MODELS else ""))
         # bench/torch_models.py implements Mamba and RWKV only
         self.torch_ok = name in ("mamba130m", "rwkv4-169m")
 
@@ -166,8 +168,8 @@ class Model:
                 self.quantize()
             if a.weights in QUANTIZED:
                 src, extra = [self.gguf], (["--context", str(a.context)] if self.hybrid else [])
-            elif self.hybrid and a.ours_from_gguf:
-                src, extra = [self.gguf], ["--context", str(a.context)]
+            elif a.ours_from_gguf:
+                src, extra = [self.gguf], (["--context", str(a.context)] if self.hybrid else [])
             elif self.hybrid:
                 src, extra = [self.ckpt], ["--context", str(a.context)]
             else:
@@ -185,7 +187,7 @@ class Model:
             src, extra = ["rwkv", self.ckpt], []
         stamp = os.path.join(self.ours_dir, "bench-import.json")  # the ssm-import options it was made with
         want = {"weights": a.weights, "seq_len": a.prefill, "extra": extra}
-        if self.hybrid and a.ours_from_gguf:
+        if self.name in HF_MODELS and a.ours_from_gguf:
             want["source"] = os.path.basename(self.gguf)
         try:
             with open(stamp) as f:
@@ -195,7 +197,7 @@ class Model:
             have = want if not extra and os.path.exists(os.path.join(self.ours_dir, "model.json")) else None
         if have != want or not os.path.exists(os.path.join(self.ours_dir, "model.json")):
             # From the GGUF: its own storage (Q8_0 kept as q8, F16 as f16; --weights source).
-            weights = ("source" if (self.hybrid and a.ours_from_gguf) or self.name == "rwkv7-0.1b"
+            weights = ("source" if (self.name in HF_MODELS and a.ours_from_gguf) or self.name == "rwkv7-0.1b"
                        or a.weights in QUANTIZED else a.weights)
             print(run([a.ssm_import] + src + ["-o", self.ours_dir, "--force", "--seq-len", str(a.prefill),
                                               "--weights", weights] + extra).strip(), flush=True)
@@ -346,7 +348,7 @@ def main():
     ap.add_argument("--llama-no-repack", action="store_true",
                     help="time llama.cpp with bench/gguf/llama_decode.cpp, repacked weight buffers off")
     ap.add_argument("--ours-from-gguf", action="store_true",
-                    help="hybrids: import ours from the GGUF llama.cpp reads")
+                    help="mamba130m and the hybrids: import ours from the GGUF llama.cpp reads")
     ap.add_argument("--rwkv-lib", default=None)
     ap.add_argument("--rwkv-chunk", type=int, default=16, help="rwkv_eval_sequence_in_chunks chunk")
     ap.add_argument("--no-torch", dest="torch", action="store_false")
