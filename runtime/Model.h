@@ -145,7 +145,8 @@ public:
   /// at once (streams whose prompts differ in length share the calls of the
   /// lengths they have in common; a stream with fewer is not padded, only
   /// a partial call's unused rows are, with the init state and token 0, and
-  /// dropped). A single stream left over in a call, a call that would pass
+  /// dropped). A partial call of fewer than B / 3 streams (padding would
+  /// cost more than their own calls), a single stream left over in a call, a call that would pass
   /// the capacity the batched function was compiled for, and calls of other
   /// lengths run alone; the one-token remainders go through stepTogether
   /// when the model has a batched step. Errors: as Stream::prefill's, checked for every stream

@@ -207,8 +207,12 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   f.rhsU(j, r, h, n, b) = betaA(r, h, n) * vA(j, r, h, n);
   f.rhsW = Func("gdr_rhs_w");
   f.rhsW(i, r, h, n, b) = betaA(r, h, n) * f.kC(i, r, h / ratio, n, b) * egAt(i, r, h, n);
+  // Over all C rows: T is 0 above its diagonal (exactly: the solve only
+  // ever subtracts products with those zeros), so the rows s > r add
+  // exact zeros after the sum, the same value as the sum over s <= r; a
+  // full square is a branch-free register tile (with `where`, each of the
+  // tile's unrolled rows tested every term).
   RDom rx(0, C, "rx");
-  rx.where(rx <= r);
   f.rowsX = rx;
   f.xu = Func("gdr_xu"); // U~
   f.xu(j, r, h, n, b) = 0.0f;
@@ -227,8 +231,8 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   // The outputs as a map of the state entering the chunk:
   //   O = (Q (.) exp G) S + P V' = Qeff S + Oloc, V' = U~ - W S,
   //   Qeff = (Q (.) exp G) - P W, Oloc = P U~ (P = pqk, lower triangular).
+  // (all C rows: P is 0 above its diagonal, as T above)
   RDom rc(0, C, "rc");
-  rc.where(rc <= r);
   f.rows = rc;
   f.oloc = Func("gdr_oloc");
   f.oloc(j, r, h, n, b) = 0.0f;
@@ -237,11 +241,13 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   // matrix: a < C the rows of -W (V' = U~ - W S), a >= C those of Qeff
   // (O = Oloc + Qeff S).
   f.coef = Func("gdr_coef");
+  // (all C rows ra, P's zeros above its diagonal; the rows of -W, a < C,
+  // add exact zeros)
   RDom ra(0, C, "ra");
-  ra.where(ra <= c - C);
   f.coef(i, c, h, n, b) = select(c < C, -f.xw(i, min(c, C - 1), h, n, b),
                                  f.qg(i, max(c - C, 0), h, n, b));
-  f.coef(i, c, h, n, b) -= f.pqk(ra, clamp(c - C, 0, C - 1), h, n, b) * f.xw(i, ra, h, n, b);
+  f.coef(i, c, h, n, b) -=
+      select(c >= C, f.pqk(ra, clamp(c - C, 0, C - 1), h, n, b), 0.0f) * f.xw(i, ra, h, n, b);
   f.rowsA = ra;
 
   // The pass (ChunkedPass.h), sequential over chunks per (value head,

@@ -99,16 +99,16 @@ struct GatedDeltaRuleKernel {
   Halide::RDom solve;      // (r, s), s < r: row s of T subtracted from row r
   Halide::Func rhsU, rhsW; // beta_r v_r (value j, r, ...), beta_r k_r exp(G_r) (key i, r, ...)
   Halide::Func xu, xw;     // U~ = T rhsU, W = T rhsW
-  Halide::RDom rowsX;      // their reduction: the rows s <= r
+  Halide::RDom rowsX;      // their reduction: the C rows s (T is 0 for s > r)
   Halide::Func kt, qg;     // (key i, r, h, n, batch)
   Halide::Func glast;      // (key i, h, n, batch)
   Halide::Func ratioC;     // (s, r, h, n, batch): exp(G_r - G_s) for s <= r, else 0 (scalar gate only)
   Halide::Func eg, egl;    // exp(G_r), exp(G_last - G_r): (r, h, n, batch), per channel (key i, r, h, n, batch)
   Halide::Func oloc;       // (value j, r, h, n, batch)
   Halide::Func coef;       // (key i, row a < 2C, h, n, batch): [-W ; Qeff]
-  Halide::RDom rowsA;      // coef's reduction: the rows s <= a - C
+  Halide::RDom rowsA;      // coef's reduction: the C rows s (P's zeros past a - C; 0 for a < C)
   ChunkedPass pass;        // the inter-chunk pass (its Func `states`)
-  Halide::RDom keys, rows; // the Dk key channels; the rows s <= r of a chunk (reductions)
+  Halide::RDom keys, rows; // the Dk key channels; the C rows of a chunk (oloc; P is 0 for s > r)
   // Both forms.
   Halide::Func out;        // (j, h, t, batch)
   Halide::Func finalState; // (value j, key i, h, batch)

@@ -28,9 +28,10 @@ void chunkTiledReduction(Halide::Func consumer, Halide::Func red,
                          Halide::LoopLevel chunk, const CpuSchedule &s);
 
 /// The pass (ChunkedPass.h) at root: each step a register tile of R rows by
-/// up to 4 vectors of value columns (the rest of the columns a loop around
-/// it), the blocks inside the steps (a step's state or work rows stay in L1
-/// while every block reads them), the three phases unrolled; one task per
+/// up to 4 vectors of value columns (the rest of the columns a loop between
+/// the blocks and the steps, so a tile's coefficients are not hoisted out
+/// of it), the blocks inside the steps (a step's state or work rows stay in
+/// L1 while every block reads them), the three phases unrolled; one task per
 /// (head, stream) when `s.parallel`. Returns the chunk's loop level, where
 /// the chunk-local stages go.
 Halide::LoopLevel scheduleChunkedPass(ChunkedPass &p, const CpuSchedule &s);

@@ -103,8 +103,14 @@ LoopLevel scheduleChunkedPass(ChunkedPass &p, const CpuSchedule &s) {
   const RDom &r = p.pass;
   Var co(st.name() + "_co"), ci(st.name() + "_ci"), task(st.name() + "_task");
   Stage pass = st.update(1);
+  // The column tiles between the blocks and the steps: a block's E x R
+  // coefficients are read inside its tile only. With the columns just
+  // outside the tile (a loop of Dv / (4 vw) > 1 around it), LLVM hoisted
+  // the R x E broadcasts of the coefficients out of that loop and spilled
+  // them (Dv = 128, vw = 16: 141 zmm reloads from the stack in the task's
+  // code, 42 after).
   pass.split(col, co, ci, vecs * vw, TailStrategy::GuardWithIf)
-      .reorder(ci, co, r.x, r.y, r.z, r.w, h, b)
+      .reorder(ci, r.x, co, r.y, r.z, r.w, h, b)
       .vectorize(ci)
       .unroll(r.z);
   if (s.parallel)
@@ -196,6 +202,18 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   at(k.qg);
   tiled(k.coef.in(k.pass.states), k.coef, {k.rowsA.x}, k.dk, 2 * C);
   tiled(k.oloc.in(k.pass.states), k.oloc, {k.rows.x}, k.dv, C);
+  // The outputs from the pass's output rows, R tokens per block (one Tuple
+  // element each): the tokens in groups of R, unrolled, so that each reads
+  // its own element (t % R constant; one loop over t loaded all R elements
+  // per vector and selected one), and in parallel over the groups.
+  const int R = k.pass.rowsPerSlot;
+  Var t = k.out.args()[2], to("gdr_out_to"), ti("gdr_out_ti");
+  if (R > 1) {
+    k.out.split(t, to, ti, R, TailStrategy::GuardWithIf).unroll(ti);
+    t = to;
+  }
+  if (s.parallel)
+    k.out.parallel(t, 16, TailStrategy::GuardWithIf);
 }
 
 } // namespace
