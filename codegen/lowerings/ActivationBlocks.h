@@ -11,6 +11,7 @@
 #define SSM_CODEGEN_LOWERINGS_ACTIVATIONBLOCKS_H
 
 #include "codegen/Lowering.h"
+#include "codegen/kernels/RoundEven.h"
 
 #include <string>
 #include <vector>
@@ -21,14 +22,15 @@ namespace ssm::codegen {
 /// bit arithmetic so every target computes it alike (no half-precision
 /// types: OpenCL needs an extension for them): normals keep 10 mantissa
 /// bits, below 2^-14 the step is 2^-24, from 65520 on it is infinite.
-inline Halide::Expr roundToHalf(Halide::Expr v) {
+/// `target`: the subnormal steps' rounding (roundTiesToEven).
+inline Halide::Expr roundToHalf(Halide::Expr v, const Halide::Target &target) {
   using namespace Halide;
   auto u32 = [](uint64_t c) { return Internal::make_const(UInt(32), c); };
   Expr a = abs(v);
   Expr bits = reinterpret(UInt(32), a);
   Expr normal = reinterpret(
       Float(32), (bits + u32(0xfff) + ((bits >> u32(13)) & u32(1))) & u32(0xffffe000u));
-  Expr small = round(a * 16777216.0f) * (1.0f / 16777216.0f); // round: nearest even
+  Expr small = roundTiesToEven(a * 16777216.0f, target) * (1.0f / 16777216.0f);
   Expr r = select(a >= 65520.0f, Float(32).max() * 2.0f, select(a < 6.103515625e-05f, small, normal));
   return select(v < 0.0f, -r, r);
 }
@@ -38,16 +40,18 @@ inline Halide::Expr roundToHalf(Halide::Expr v) {
 /// q = round(x * 127 / m); q8_K (block 256): m = the block's first x of
 /// largest |x|, d = 1 / (-127 / m), q = min(127, round(x * -127 / m)).
 /// Where d is 0 (m = 0, or |m| so small that 127 / m overflows) every
-/// value is 0: code() and scale() are both 0 there. |q| <= 127.
+/// value is 0: code() and scale() are both 0 there. |q| <= 127. Ties
+/// round to even on every target (roundTiesToEven).
 struct ActivationBlocks {
   TensorFunc x;    ///< the op's input
   TensorFunc peak; ///< m per block: shape of x with the last dim / block
   int block = 0;
   bool q8k = false;
+  Halide::Target target; ///< the module's target (how ties are rounded)
 
   /// Defines the peak stage of `x` (a generic stage of the op being lowered).
   static ActivationBlocks define(LoweringState &state, const TensorFunc &x, int block, bool q8k) {
-    ActivationBlocks a{x, {}, block, q8k};
+    ActivationBlocks a{x, {}, block, q8k, state.target};
     std::vector<Halide::Expr> blocksShape = x.shape;
     blocksShape.back() = blocksShape.back() / block;
     a.peak = state.define("quantize_act_max", blocksShape, [&](const auto &idx) {
@@ -73,7 +77,7 @@ struct ActivationBlocks {
   Halide::Expr scale(const std::vector<Halide::Expr> &bi) const {
     Halide::Expr m = at(peak, bi);
     if (!q8k)
-      return roundToHalf(m / 127.0f);
+      return roundToHalf(m / 127.0f, target);
     Halide::Expr d = 1.0f / (-127.0f / m);
     return Halide::select(m == 0.0f, 0.0f, d);
   }
@@ -82,9 +86,9 @@ struct ActivationBlocks {
     Halide::Expr m = at(peak, blockOf(idx)), v = at(x, idx);
     if (!q8k) {
       Halide::Expr id = Halide::select(m != 0.0f, 127.0f / m, 0.0f);
-      return Halide::round(v * id);
+      return roundTiesToEven(v * id, target);
     }
-    return Halide::min(127.0f, Halide::round((-127.0f / m) * v));
+    return Halide::min(127.0f, roundTiesToEven((-127.0f / m) * v, target));
   }
   /// q of element idx as an Int(16) (0 where the block's d is 0).
   Halide::Expr code(const std::vector<Halide::Expr> &idx) const {

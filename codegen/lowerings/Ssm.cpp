@@ -257,7 +257,7 @@ LogicalResult lower(QuantizeActivationsOp op, LoweringState &state) {
     const bool half = format == "f16";
     state.set(op.getResult(), state.define("quantize_act", x.shape, [&](const auto &idx) {
       Halide::Expr v = at(x, idx);
-      return half ? roundToHalf(v) : roundToBf16(v);
+      return half ? roundToHalf(v, state.target) : roundToBf16(v);
     }));
     return success();
   }

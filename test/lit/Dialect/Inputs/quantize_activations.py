@@ -6,7 +6,7 @@
 Writes x.npy (7, 512) f32: rows of different magnitudes, a zero block, a
 block whose largest |x| is negative and one where +a and -a tie (q8_K keeps
 the first), values that land exactly half-way between two steps (ties go to
-even), f16 / bf16 ties, and blocks of tiny normal values (largest |x| under
+even), f16 (normal and subnormal) / bf16 ties, and blocks of tiny normal values (largest |x| under
 127 / FLT_MAX, so 127 / amax overflows to infinity: ggml's scale d is 0 and
 every value q * d is 0, its int8 conversion saturating the infinite q); and q8_0.npy, q8_K.npy, f16.npy, bf16.npy,
 computed from the formats as ggml defines them (ggml-cpu's x86
@@ -33,6 +33,8 @@ x[5, 0:32] = np.arange(32, dtype=f32) - 15.5; x[5, 31] = 127.0
 x[5, 64] = f32(1.0 + 2.0 ** -11)   # f16 tie -> 1.0
 x[5, 65] = f32(1.0 + 3 * 2.0 ** -11)  # f16 tie -> 1 + 2^-9
 x[5, 66] = f32(1.0 + 2.0 ** -8)    # bf16 tie -> 1.0
+x[5, 67] = f32(2.0 ** -25)         # f16 subnormal tie -> 0
+x[5, 68] = f32(-3 * 2.0 ** -25)    # f16 subnormal tie -> -2^-23
 # Tiny blocks: a q8_K block (0..255, so its q8_0 blocks too) and one q8_0
 # block (256..287) inside an ordinary q8_K block.
 x[6, 0:256] = (rng.uniform(-1, 1, 256) * 1e-37).astype(f32); x[6, 7] = f32(2e-37)
