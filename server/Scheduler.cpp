@@ -331,6 +331,20 @@ void Scheduler::loop() {
                            [](const auto &s) { return s->phase != Slot::Phase::Idle; });
       };
       wake_.wait(lock, [&] { return busy() || !queue_.empty() || stop_ || abort_; });
+      // Idle, and requests came: those arriving right behind them (clients
+      // that start together) are waited for, while each comes within
+      // admitGap of the last and at most admitWindow in all, so that their
+      // prompts start in one batched prefill (a few admitted first would run
+      // their calls before the others' and delay those).
+      if (!busy() && !queue_.empty() && slots_.size() > 1 && options_.admitWindow.count() > 0) {
+        const auto until = std::chrono::steady_clock::now() + options_.admitWindow;
+        for (size_t seen = queue_.size(); seen < slots_.size() && !stop_ && !abort_;
+             seen = queue_.size()) {
+          const auto next = std::min(until, std::chrono::steady_clock::now() + options_.admitGap);
+          if (!wake_.wait_until(lock, next, [&] { return queue_.size() > seen || stop_ || abort_; }))
+            break;
+        }
+      }
       if (abort_) {
         for (auto &s : slots_)
           if (s->phase != Slot::Phase::Idle)
