@@ -100,8 +100,11 @@ void registerSsmLowerings(llvm::StringMap<LowerFn> &table);
 
 /// The scalar Halide expression of an arith/math op applied to `operands`
 /// (shared by elementwise tensor ops and linalg bodies); an undefined Expr
-/// when the op is not a supported scalar op.
-Halide::Expr scalarExpr(mlir::Operation *op, const std::vector<Halide::Expr> &operands);
+/// when the op is not a supported scalar op. `target`: the module's target
+/// (math.round / math.roundeven round ties to even on each, as the
+/// reference interpreter's nearbyint: kernels/RoundEven.h).
+Halide::Expr scalarExpr(mlir::Operation *op, const std::vector<Halide::Expr> &operands,
+                        const Halide::Target &target);
 
 } // namespace ssm::codegen
 

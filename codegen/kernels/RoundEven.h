@@ -4,8 +4,8 @@
 // nearbyint / roundps) and CUDA (libdevice __nv_nearbyintf), but Halide 14's
 // OpenCL C backend defines round_f32 as OpenCL's round(), which rounds ties
 // away from zero (0.5 -> 1, 2.5 -> 3, -0.5 -> -1): measured on PoCL, see
-// test/lit/Gpu/quantize-activations.mlir. The shader backends (Metal, D3D12,
-// OpenGL compute) print the same C-style name, so they are treated alike.
+// test/lit/Gpu/quantize-activations.mlir. The other C-source backends
+// (Metal, D3D12, OpenGL compute; not run here) take the portable form too.
 #ifndef SSM_CODEGEN_KERNELS_ROUNDEVEN_H
 #define SSM_CODEGEN_KERNELS_ROUNDEVEN_H
 

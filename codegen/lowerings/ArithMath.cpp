@@ -1,6 +1,7 @@
 // Lowerings of arith and math ops: scalar expressions, applied elementwise to tensors.
 #include "codegen/Lowering.h"
 #include "codegen/kernels/MathExt.h"
+#include "codegen/kernels/RoundEven.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -57,7 +58,7 @@ Expr floorDiv(Expr a, Expr b) { return Halide::div_round_to_zero(a, b) - Halide:
 
 } // namespace
 
-Expr scalarExpr(Operation *op, const std::vector<Expr> &x) {
+Expr scalarExpr(Operation *op, const std::vector<Expr> &x, const Halide::Target &target) {
   if (auto cmp = dyn_cast<arith::CmpFOp>(op))
     return cmpF(cmp.getPredicate(), x[0], x[1]);
   if (auto cmp = dyn_cast<arith::CmpIOp>(op))
@@ -106,7 +107,7 @@ Expr scalarExpr(Operation *op, const std::vector<Expr> &x) {
       .Case("math.powf", [&] { return Halide::pow(f(0), f(1)); })
       .Case("math.floor", [&] { return Halide::floor(f(0)); })
       .Case("math.ceil", [&] { return Halide::ceil(f(0)); })
-      .Cases("math.round", "math.roundeven", [&] { return Halide::round(f(0)); })
+      .Cases("math.round", "math.roundeven", [&] { return roundTiesToEven(f(0), target); })
       .Case("math.fma", [&] { return x[0] * x[1] + x[2]; })
       .Default([] { return Expr(); })();
 }
@@ -127,7 +128,7 @@ LogicalResult lowerElementwise(Operation *op, LoweringState &state) {
                                   for (const TensorFunc &in : ins)
                                     // A scalar condition of select broadcasts.
                                     xs.push_back(in.rank() == 0 ? in.func() : at(in, idx));
-                                  Expr e = scalarExpr(op, xs);
+                                  Expr e = scalarExpr(op, xs, state.target);
                                   ok = e.defined();
                                   return ok ? e : Expr(0.0f);
                                 });

@@ -164,7 +164,7 @@ LogicalResult lowerLinalg(Operation *op, LoweringState &state) {
         else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
           e = Expr(static_cast<int>(i.getValue().getSExtValue()));
       } else {
-        e = scalarExpr(&bop, xs);
+        e = scalarExpr(&bop, xs, state.target);
       }
       if (!e.defined()) {
         err = "unsupported op '" + bop.getName().getStringRef().str() + "' in the body";
