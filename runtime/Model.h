@@ -158,7 +158,10 @@ public:
   /// sequence function): at LFM2-350M shapes a call of 8 streams x 128 tokens
   /// took 1.25-1.35x the time of the 8 calls alone, where 8 x (16 + 4) took
   /// 0.62x (ssm-serve's time to first token, 2 threads), so a caller batches
-  /// the short calls only (the server: 16).
+  /// the short calls only (the server: 16). (That first figure included
+  /// making the call's buffers, now reserveBatchBuffers; with them made, 1
+  /// thread: 0.85-1.14x, the 128-token calls alone already read each weight
+  /// once per 128 tokens.)
   Status prefillTogether(Stream *const *streams, size_t n, const int32_t *const *tokens,
                          const size_t *counts, size_t *failed = nullptr,
                          int64_t longestBatched = INT64_MAX);
