@@ -101,8 +101,9 @@ void registerSsmLowerings(llvm::StringMap<LowerFn> &table);
 /// The scalar Halide expression of an arith/math op applied to `operands`
 /// (shared by elementwise tensor ops and linalg bodies); an undefined Expr
 /// when the op is not a supported scalar op. `target`: the module's target
-/// (math.round / math.roundeven round ties to even on each, as the
-/// reference interpreter's nearbyint: kernels/RoundEven.h).
+/// (math.roundeven rounds ties to even on each, as the reference
+/// interpreter's nearbyint: kernels/RoundEven.h; math.round ties away from
+/// zero, MLIR's meaning and the reference's std::round).
 Halide::Expr scalarExpr(mlir::Operation *op, const std::vector<Halide::Expr> &operands,
                         const Halide::Target &target);
 

@@ -81,7 +81,7 @@ bool isStatic(Type t) {
 enum class SK {
   Add, Sub, Mul, Div, DivTrunc, DivFloor, DivCeil, Rem, Neg, Max, Min, MaxNum,
   MinNum, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Tanh, Sqrt, Rsqrt, Abs,
-  Sin, Cos, Erf, Pow, Floor, Ceil, Round, Fma, CmpF, CmpI, Select, Identity,
+  Sin, Cos, Erf, Pow, Floor, Ceil, Round, RoundEven, Fma, CmpF, CmpI, Select, Identity,
   ToInt, And, Or, Xor
 };
 
@@ -135,7 +135,8 @@ std::optional<ScalarOp> classify(Operation *op) {
           .Cases("math.powf", "math.fpowi", "math.ipowi", SK::Pow)
           .Case("math.floor", SK::Floor)
           .Case("math.ceil", SK::Ceil)
-          .Cases("math.round", "math.roundeven", SK::Round)
+          .Case("math.round", SK::Round)         // ties away from zero (MLIR's math.round)
+          .Case("math.roundeven", SK::RoundEven) // ties to even
           .Case("math.fma", SK::Fma)
           .Default(std::nullopt);
   if (!k)
@@ -214,7 +215,8 @@ double evalScalar(const ScalarOp &s, const double *x) {
   case SK::Pow: return std::pow(x[0], x[1]);
   case SK::Floor: return std::floor(x[0]);
   case SK::Ceil: return std::ceil(x[0]);
-  case SK::Round: return std::nearbyint(x[0]);
+  case SK::Round: return std::round(x[0]);
+  case SK::RoundEven: return std::nearbyint(x[0]);
   case SK::Fma: return x[0] * x[1] + x[2];
   case SK::CmpF: return cmpF(s.predicate, x[0], x[1]) ? 1.0 : 0.0;
   case SK::CmpI: return cmpI(s.predicate, x[0], x[1]) ? 1.0 : 0.0;

@@ -1,4 +1,4 @@
-// Round to the nearest integer, ties to even, on every Halide target.
+// Round to the nearest integer, ties to even (or, for math.round, away from zero), on every Halide target.
 //
 // Halide::round is documented as ties-to-even and is on the CPU (LLVM
 // nearbyint / roundps) and CUDA (libdevice __nv_nearbyintf), but Halide 14's
@@ -40,6 +40,20 @@ inline Halide::Expr roundTiesToEven(Halide::Expr x, const Halide::Target &t) {
   Expr q = select(up, r + 1.0f, r);
   auto u32 = [](uint64_t c) { return Internal::make_const(UInt(32), c); };
   return reinterpret(Float(32), reinterpret(UInt(32), q) | (reinterpret(UInt(32), x) & u32(0x80000000u)));
+}
+
+/// x (f32) rounded to the nearest integer, ties away from zero (C's round,
+/// MLIR's math.round: 0.5 -> 1, -2.5 -> -3), the same on every target (Halide
+/// has no such op): t = trunc(x), d = x - t (exact, |d| < 1, the sign of x),
+/// t + 1 where d >= 1/2, t - 1 where d <= -1/2, else t (which keeps the sign
+/// of a zero result: -0.3 -> -0). Not floor(x + 0.5): that rounds
+/// 0.49999997 up, as x + 0.5 rounds to 1. Infinities and NaN pass through
+/// (d is NaN and both tests fail).
+inline Halide::Expr roundTiesAwayFromZero(Halide::Expr x) {
+  using namespace Halide;
+  Expr t = trunc(x);
+  Expr d = x - t;
+  return select(d >= 0.5f, t + 1.0f, d <= -0.5f, t - 1.0f, t);
 }
 
 } // namespace ssm::codegen

@@ -107,7 +107,8 @@ Expr scalarExpr(Operation *op, const std::vector<Expr> &x, const Halide::Target 
       .Case("math.powf", [&] { return Halide::pow(f(0), f(1)); })
       .Case("math.floor", [&] { return Halide::floor(f(0)); })
       .Case("math.ceil", [&] { return Halide::ceil(f(0)); })
-      .Cases("math.round", "math.roundeven", [&] { return roundTiesToEven(f(0), target); })
+      .Case("math.round", [&] { return roundTiesAwayFromZero(f(0)); })
+      .Case("math.roundeven", [&] { return roundTiesToEven(f(0), target); })
       .Case("math.fma", [&] { return x[0] * x[1] + x[2]; })
       .Default([] { return Expr(); })();
 }
