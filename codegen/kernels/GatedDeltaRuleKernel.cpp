@@ -240,15 +240,16 @@ void buildChunked(GatedDeltaRuleKernel &f, const GatedDeltaRuleKernelInputs &in,
   // The pass's first phase multiplies S by the rows a of one (2C x Dk)
   // matrix: a < C the rows of -W (V' = U~ - W S), a >= C those of Qeff
   // (O = Oloc + Qeff S).
-  f.coef = Func("gdr_coef");
-  // (all C rows ra, P's zeros above its diagonal; the rows of -W, a < C,
-  // add exact zeros)
+  // Qeff's rows sum over all C rows ra (P's zeros above its diagonal);
+  // the rows of -W are copies, no sum.
+  f.coefQ = Func("gdr_coef_q");
   RDom ra(0, C, "ra");
-  f.coef(i, c, h, n, b) = select(c < C, -f.xw(i, min(c, C - 1), h, n, b),
-                                 f.qg(i, max(c - C, 0), h, n, b));
-  f.coef(i, c, h, n, b) -=
-      select(c >= C, f.pqk(ra, clamp(c - C, 0, C - 1), h, n, b), 0.0f) * f.xw(i, ra, h, n, b);
+  f.coefQ(i, r, h, n, b) = f.qg(i, r, h, n, b);
+  f.coefQ(i, r, h, n, b) -= f.pqk(ra, r, h, n, b) * f.xw(i, ra, h, n, b);
   f.rowsA = ra;
+  f.coef = Func("gdr_coef");
+  f.coef(i, c, h, n, b) = select(c < C, -f.xw(i, min(c, C - 1), h, n, b),
+                                 f.coefQ(i, max(c - C, 0), h, n, b));
 
   // The pass (ChunkedPass.h), sequential over chunks per (value head,
   // stream), all value columns j together; work rows V' (first U~), the

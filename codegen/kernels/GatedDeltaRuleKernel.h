@@ -68,7 +68,8 @@ struct GatedDeltaRuleKernelInputs {
 ///          O = (Q (.) exp G) S + P V' with V' = U~ - W S (the WY form's
 ///          corrected values), so O = Qeff S + Oloc with
 ///          Qeff = (Q (.) exp G) - P W, Oloc = P U~ (P = pqk)
-///          coef: the (2C x Dk) rows [-W ; Qeff] the pass multiplies S by
+///          coefQ: Qeff; coef: the (2C x Dk) rows [-W ; Qeff] the pass
+///          multiplies S by
 ///   pass   (ChunkedPass.h) sequential over chunks per (value head,
 ///          stream), all value columns together (the WY form, as fla's
 ///          chunk_gated_delta_rule_fwd_h):
@@ -105,8 +106,9 @@ struct GatedDeltaRuleKernel {
   Halide::Func ratioC;     // (s, r, h, n, batch): exp(G_r - G_s) for s <= r, else 0 (scalar gate only)
   Halide::Func eg, egl;    // exp(G_r), exp(G_last - G_r): (r, h, n, batch), per channel (key i, r, h, n, batch)
   Halide::Func oloc;       // (value j, r, h, n, batch)
+  Halide::Func coefQ;      // (key i, r, h, n, batch): Qeff
   Halide::Func coef;       // (key i, row a < 2C, h, n, batch): [-W ; Qeff]
-  Halide::RDom rowsA;      // coef's reduction: the C rows s (P's zeros past a - C; 0 for a < C)
+  Halide::RDom rowsA;      // coefQ's reduction: the C rows s (P is 0 for s > r)
   ChunkedPass pass;        // the inter-chunk pass (its Func `states`)
   Halide::RDom keys, rows; // the Dk key channels; the C rows of a chunk (oloc; P is 0 for s > r)
   // Both forms.

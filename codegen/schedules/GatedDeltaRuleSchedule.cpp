@@ -200,7 +200,8 @@ void scheduleChunked(GatedDeltaRuleKernel &k, const CpuSchedule &s) {
   at(k.glast);
   at(k.kt);
   at(k.qg);
-  tiled(k.coef.in(k.pass.states), k.coef, {k.rowsA.x}, k.dk, 2 * C);
+  tiled(k.coefQ.in(), k.coefQ, {k.rowsA.x}, k.dk, C);
+  at(k.coef);
   tiled(k.oloc.in(k.pass.states), k.oloc, {k.rows.x}, k.dv, C);
   // The outputs from the pass's output rows, R tokens per block (one Tuple
   // element each): the tokens in groups of R, unrolled, so that each reads

@@ -58,8 +58,8 @@ void scheduleGatedDeltaRuleGpu(GatedDeltaRuleKernel &k, const CpuSchedule &s, co
     gpuRoot({k.decay, k.kv0, k.scan, k.out, k.finalState}, s.gpuThreads);
   else
     gpuRoot({k.gcum, k.kC, k.qC, k.kRows, k.gRows, k.gramKK, k.gramQK, k.ratioC, k.akk, k.pqk,
-             k.eg, k.egl, k.tinv, k.rhsU, k.rhsW, k.xu, k.xw, k.glast, k.kt, k.qg, k.oloc, k.coef,
-             k.pass.states, k.out, k.finalState},
+             k.eg, k.egl, k.tinv, k.rhsU, k.rhsW, k.xu, k.xw, k.glast, k.kt, k.qg, k.oloc, k.coefQ,
+             k.coef, k.pass.states, k.out, k.finalState},
             s.gpuThreads);
 }
 
