@@ -358,9 +358,15 @@ ssm_status_t ssm_streams_prefill(ssm_stream_t *const *streams, size_t n,
       impl[i] = streams[i]->impl.get();
     size_t failed = 0;
     Status s = impl[0]->model().prefillTogether(impl.data(), n, tokens, counts, &failed);
-    if (!s.isOk())
-      return fail(static_cast<ssm_status_t>(s.code()),
-                  "stream " + std::to_string(failed) + ": " + s.message());
+    if (!s.isOk()) {
+      // Most of prefillTogether's messages name the stream already ("stream 1
+      // is stream 0 again"); the others (the context, a kernel) get its name.
+      std::string name = "stream " + std::to_string(failed);
+      const std::string &m = s.message();
+      bool named = m.compare(0, name.size(), name) == 0 &&
+                   (m.size() == name.size() || m[name.size()] == ' ' || m[name.size()] == ':');
+      return fail(static_cast<ssm_status_t>(s.code()), named ? m : name + ": " + m);
+    }
     if (logits)
       for (size_t i = 0; i < n; ++i)
         logits[i] = impl[i]->logits().data();

@@ -205,6 +205,8 @@ TEST_P(BatchedPrefill, TheCApiPrefillsStreamsTogetherAsEachAlone) {
   const int32_t *tokens2[] = {tokens[0], tokens[0]};
   EXPECT_EQ(ssm_streams_prefill(twice, 2, tokens2, counts2, nullptr), SSM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(ssm_last_error()).find("stream 1"), std::string::npos) << ssm_last_error();
+  auto namedOnce = [](const std::string &m) { return m.find("stream 1") == m.rfind("stream 1"); };
+  EXPECT_TRUE(namedOnce(ssm_last_error())) << ssm_last_error();
   size_t empty[] = {lengths[0], 0};
   EXPECT_EQ(ssm_streams_prefill(together.data(), 2, tokens.data(), empty, nullptr),
             SSM_ERROR_INVALID_ARGUMENT);
@@ -214,6 +216,7 @@ TEST_P(BatchedPrefill, TheCApiPrefillsStreamsTogetherAsEachAlone) {
   EXPECT_EQ(ssm_streams_prefill(together.data(), 2, badTokens, badCounts, nullptr),
             SSM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(ssm_last_error()).find("stream 1"), std::string::npos) << ssm_last_error();
+  EXPECT_TRUE(namedOnce(ssm_last_error())) << ssm_last_error();
   EXPECT_EQ(ssm_streams_prefill(together.data(), 0, tokens.data(), counts2, nullptr),
             SSM_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(ssm_streams_prefill(nullptr, 1, tokens.data(), counts2, nullptr),
