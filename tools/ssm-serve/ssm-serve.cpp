@@ -42,7 +42,11 @@ Options:
   --context N         positions per request, prompt and generated tokens: the
                       KV caches' capacity each slot allocates (default: the
                       model's, as ssm-import --context recorded it); a model
-                      without KV caches is not sized by it (default 32768)
+                      without KV caches is not sized by it (default 32768).
+                      The slots' caches and batched buffers are allocated
+                      and zeroed at start, so --parallel x --context sets
+                      the start-up time and memory (refused at start when
+                      they pass what this process may use)
   --threads N         kernel threads (default 0: one per core)
   --queue N           requests waiting for a slot; past it, 503 with
                       Retry-After (default 64)
