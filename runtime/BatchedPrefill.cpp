@@ -191,19 +191,22 @@ Status Model::prefillTogether(Stream *const *streams, size_t n, const int32_t *c
     if (counts[i] == 0 || !tokens[i])
       return fail(i, {Code::InvalidArgument,
                       "stream " + std::to_string(i) + ": the prompt has no tokens"});
+    if (Status st = streams[i]->checkContext(counts[i]); !st)
+      return fail(i, st);
+    if (counts[i] > static_cast<size_t>(INT32_MAX) ||
+        streams[i]->position_ + static_cast<int64_t>(counts[i]) > INT32_MAX)
+      return fail(i, {Code::InvalidArgument,
+                      "stream " + std::to_string(i) + ": position " +
+                          std::to_string(streams[i]->position_) + " + " +
+                          std::to_string(counts[i]) + " tokens passes 2^31 - 1 (nothing was run)"});
+    // After the length checks: an absurd count is refused before this reads
+    // counts[i] tokens (past the caller's array).
     for (size_t t = 0; t < counts[i]; ++t)
       if (tokens[i][t] < 0 || (vocab_ > 0 && tokens[i][t] >= vocab_))
         return fail(i, {Code::InvalidArgument,
                         "stream " + std::to_string(i) + ": token " + std::to_string(tokens[i][t]) +
                             " at position " + std::to_string(t) +
                             " is outside the vocabulary of " + std::to_string(vocab_)});
-    if (Status st = streams[i]->checkContext(counts[i]); !st)
-      return fail(i, st);
-    if (streams[i]->position_ + static_cast<int64_t>(counts[i]) > INT32_MAX)
-      return fail(i, {Code::InvalidArgument,
-                      "stream " + std::to_string(i) + ": position " +
-                          std::to_string(streams[i]->position_) + " + " +
-                          std::to_string(counts[i]) + " tokens passes 2^31 - 1 (nothing was run)"});
     size_t done = 0;
     while (done < counts[i]) {
       const Entry *best = nullptr;

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -161,6 +162,16 @@ TEST_P(BatchedPrefill, BadCallsAreRefusedBeforeAnythingRuns) {
   st = model->prefillTogether(streams, 2, tokens, empty, &failed);
   EXPECT_EQ(st.code(), Code::InvalidArgument) << st.message();
   EXPECT_EQ(model->prefillTogether(streams, 0, tokens, counts).code(), Code::InvalidArgument);
+  // An absurd count (SIZE_MAX on a 3-token array) is refused by the length
+  // checks before the vocabulary scan reads past the array: its message is
+  // about the length, not about the out-of-vocabulary token at index 2 (that
+  // scan ran first and read the caller's array up to it).
+  size_t absurd[] = {ok.size(), SIZE_MAX};
+  st = model->prefillTogether(streams, 2, tokens, absurd, &failed);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_EQ(st.message().find("outside the vocabulary"), std::string::npos) << st.message();
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(a.position(), 0) << "nothing ran";
   if (model->contextLength() > 0) {
     std::vector<int32_t> longer(static_cast<size_t>(model->contextLength()) + 1, 1);
     const int32_t *full[] = {ok.data(), longer.data()};
