@@ -32,28 +32,15 @@ except ImportError as e:
     sys.exit(1 if os.environ.get("CI") else 77)
 import ssm_runtime  # noqa: E402
 import ssm_torch  # noqa: E402
+import pycheck  # noqa: E402
+from pycheck import check, raises  # noqa: E402
 
 model_dir = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(f"{'PASS' if ok else 'FAIL'} {what}")
-    failures += not ok
 
 
 def refused(fn, words):
     """fn() raises ValueError whose message holds `words`."""
-    try:
-        fn()
-    except ValueError as e:
-        return words in str(e) or print(f"  message: {e}")
-    except Exception as e:  # noqa: BLE001
-        print(f"  raised {type(e).__name__}: {e}")
-        return False
-    print("  nothing raised")
-    return False
+    return raises(fn, ValueError, words)
 
 
 model = ssm_runtime.Model(model_dir)
@@ -184,5 +171,5 @@ with tempfile.TemporaryDirectory() as tmp:
     t.load(path)
     check(tv.tolist() == list(ref.logits()), "ssm_torch: a logits tensor taken before load() reads the loaded logits")
 
-print("python_binding: " + ("PASS" if failures == 0 else f"{failures} FAILED"))
-sys.exit(1 if failures else 0)
+print("python_binding: " + ("PASS" if pycheck.failures == 0 else f"{pycheck.failures} FAILED"))
+sys.exit(1 if pycheck.failures else 0)

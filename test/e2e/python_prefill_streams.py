@@ -22,26 +22,8 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "runtime", "python"))
 import ssm_runtime  # noqa: E402
-
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(f"{'PASS' if ok else 'FAIL'} {what}")
-    failures += not ok
-
-
-def raises(fn, kind, words):
-    try:
-        fn()
-    except kind as e:
-        return words in str(e) or print(f"  message: {e}")
-    except Exception as e:  # noqa: BLE001
-        print(f"  raised {type(e).__name__}: {e}")
-        return False
-    print("  nothing raised")
-    return False
+import pycheck  # noqa: E402
+from pycheck import check, raises  # noqa: E402
 
 
 for model_dir in sys.argv[1:]:
@@ -74,5 +56,5 @@ for model_dir in sys.argv[1:]:
               f"(largest difference {worst:.3g}, tolerance {tol:.3g})")
         check(list(together[i].logits()) == list(got[i]), f"{name}: stream {i}'s logits() are those returned")
 
-print("python_prefill_streams: " + ("PASS" if failures == 0 else f"FAIL ({failures})"))
-sys.exit(1 if failures else 0)
+print("python_prefill_streams: " + ("PASS" if pycheck.failures == 0 else f"FAIL ({pycheck.failures})"))
+sys.exit(1 if pycheck.failures else 0)
